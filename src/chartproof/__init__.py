@@ -34,6 +34,7 @@ __all__ = [
     "save_samples",
 ]
 
+
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
