@@ -1,0 +1,19 @@
+"""Run folders: config, append-only per-sample results, summary; resumable after any crash."""
+
+from chartproof.runs.folder import (
+    RunBusyError,
+    RunConfigMismatch,
+    RunFolder,
+    code_version,
+    load_run,
+    result_key,
+)
+
+__all__ = [
+    "RunBusyError",
+    "RunConfigMismatch",
+    "RunFolder",
+    "code_version",
+    "load_run",
+    "result_key",
+]

@@ -1,0 +1,267 @@
+"""Run folders: a run's config, its append-only per-sample results and its summary on disk.
+
+A run can be killed at any moment (even SIGKILL) and resumed: results are appended one whole
+line per `write` and fsynced, a torn last line is dropped on reopen, and a sample already
+recorded is never recorded (or counted) twice.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import ValidationError
+
+from chartproof import __version__
+from chartproof.types import RunRecord, SampleResult
+
+__all__ = [
+    "RunBusyError",
+    "RunConfigMismatch",
+    "RunFolder",
+    "code_version",
+    "load_run",
+    "result_key",
+]
+
+RUN_FILE = "run.json"
+RESULTS_FILE = "results.jsonl"
+SUMMARY_FILE = "summary.json"
+LOCK_FILE = ".lock"
+
+
+class RunConfigMismatch(ValueError):
+    """Resuming a run with a different configuration or dataset than it was started with."""
+
+
+class RunBusyError(RuntimeError):
+    """Another process is writing to the same run folder."""
+
+
+def result_key(result: SampleResult) -> tuple[str, str, str]:
+    """What makes a result unique within a run: sample, protocol, model."""
+    return (result.sample_id, result.protocol, result.model)
+
+
+def code_version() -> str:
+    """chartproof's version, plus the git commit when running from a checkout."""
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return __version__
+    commit = out.stdout.strip()
+    return f"{__version__}+g{commit}" if out.returncode == 0 and commit else __version__
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class RunFolder:
+    """An open run folder. Use as a context manager: it holds an exclusive lock while open.
+
+    `RunFolder.open(path, config, fingerprint)` creates a new run or resumes an existing
+    one; resuming with a different `config` or dataset fingerprint raises
+    `RunConfigMismatch` (start a new folder instead).
+    """
+
+    def __init__(self, path: Path, record: RunRecord, lock: IO[str]) -> None:
+        self.path = path
+        self.record = record
+        self._lock = lock
+        self._fd: int | None = None
+        self._load_results()
+
+    # -- opening ----------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        config: dict[str, Any],
+        fingerprint: str,
+        *,
+        run_id: str | None = None,
+    ) -> RunFolder:
+        """Create `path` as a new run, or reopen it to resume when it already holds one."""
+        root = Path(path)
+        root.mkdir(parents=True, exist_ok=True)
+        lock = (root / LOCK_FILE).open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            raise RunBusyError(f"run folder {root} is in use by another process") from None
+        try:
+            record = cls._read_or_create(root, config, fingerprint, run_id)
+        except BaseException:
+            lock.close()
+            raise
+        return cls(root, record, lock)
+
+    @staticmethod
+    def _read_or_create(
+        root: Path, config: dict[str, Any], fingerprint: str, run_id: str | None
+    ) -> RunRecord:
+        run_file = root / RUN_FILE
+        normalised = json.loads(json.dumps(config, sort_keys=True, default=str))
+        if run_file.exists():
+            try:
+                record = RunRecord.model_validate_json(run_file.read_text(encoding="utf-8"))
+            except (ValidationError, ValueError) as exc:
+                raise RunConfigMismatch(
+                    f"{run_file} is not a chartproof run record: {exc}"
+                ) from exc
+            if record.config != normalised:
+                changed = sorted(
+                    k
+                    for k in set(record.config) | set(normalised)
+                    if record.config.get(k) != normalised.get(k)
+                )
+                raise RunConfigMismatch(
+                    f"run {root} was started with a different configuration "
+                    f"(differs in: {', '.join(changed)}); use a new --out folder"
+                )
+            if record.dataset_fingerprint != fingerprint:
+                raise RunConfigMismatch(
+                    f"run {root} was started on a different dataset "
+                    f"({record.dataset_fingerprint} != {fingerprint}); use a new --out folder"
+                )
+            return record.model_copy(update={"status": "running"})
+        record = RunRecord(
+            id=run_id or root.resolve().name,
+            created=_now(),
+            config=normalised,
+            dataset_fingerprint=fingerprint,
+            code_version=code_version(),
+        )
+        _atomic_write(run_file, record.model_dump_json(indent=2))
+        return record
+
+    def _load_results(self) -> None:
+        results = self.path / RESULTS_FILE
+        self._done, good_bytes, self.dropped_lines = _read_results(results)
+        if results.exists() and results.stat().st_size != good_bytes:
+            # drop the torn tail so the next append starts on a line boundary
+            with results.open("r+b") as f:
+                f.truncate(good_bytes)
+
+    # -- writing ----------------------------------------------------------------------
+
+    def is_done(self, sample_id: str, protocol: str, model: str) -> bool:
+        """Whether this sample already has a result in the run."""
+        return (sample_id, protocol, model) in self._done
+
+    def append(self, results: Iterable[SampleResult]) -> int:
+        """Record finished samples; returns how many were new (duplicates are skipped)."""
+        if self._fd is None:
+            self._fd = os.open(
+                self.path / RESULTS_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644
+            )
+        chunks: list[bytes] = []
+        for res in results:
+            key = result_key(res)
+            if key in self._done:
+                continue
+            self._done[key] = res
+            chunks.append(res.model_dump_json().encode("utf-8") + b"\n")
+        if chunks:
+            # one write per line: a kill tears at most the line being written
+            for chunk in chunks:
+                os.write(self._fd, chunk)
+            os.fsync(self._fd)
+        return len(chunks)
+
+    def results(self) -> list[SampleResult]:
+        """Every recorded result, in the order first recorded."""
+        return list(self._done.values())
+
+    def __iter__(self) -> Iterator[SampleResult]:
+        return iter(self._done.values())
+
+    def __len__(self) -> int:
+        return len(self._done)
+
+    def finish(
+        self, summary: dict[str, Any], counts: dict[str, int], status: str = "done"
+    ) -> RunRecord:
+        """Write the summary and mark the run with its final status."""
+        _atomic_write(self.path / SUMMARY_FILE, json.dumps(summary, indent=2, sort_keys=True))
+        self.record = self.record.model_copy(
+            update={"status": status, "counts": counts, "summary": summary}
+        )
+        _atomic_write(self.path / RUN_FILE, self.record.model_dump_json(indent=2))
+        return self.record
+
+    def close(self) -> None:
+        """Release the results file and the folder lock."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        if not self._lock.closed:
+            fcntl.flock(self._lock.fileno(), fcntl.LOCK_UN)
+            self._lock.close()
+
+    def __enter__(self) -> RunFolder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def load_run(path: str | Path) -> tuple[RunRecord, list[SampleResult]]:
+    """Read a run folder without locking it (for reports): its record and results."""
+    root = Path(path)
+    run_file = root / RUN_FILE
+    if not run_file.exists():
+        raise FileNotFoundError(f"{root} is not a chartproof run folder (no {RUN_FILE})")
+    record = RunRecord.model_validate_json(run_file.read_text(encoding="utf-8"))
+    done, _, _ = _read_results(root / RESULTS_FILE)
+    return record, list(done.values())
+
+
+def _read_results(
+    path: Path,
+) -> tuple[dict[tuple[str, str, str], SampleResult], int, int]:
+    """Results of a results file, the byte length of its intact prefix, and how many torn or
+    unreadable lines were found after that prefix (a killed writer leaves at most one)."""
+    done: dict[tuple[str, str, str], SampleResult] = {}
+    good_bytes = 0
+    dropped = 0
+    if not path.exists():
+        return done, 0, 0
+    with path.open("rb") as f:
+        for raw in f:
+            if not raw.endswith(b"\n"):
+                dropped += 1
+                break
+            try:
+                res = SampleResult.model_validate_json(raw)
+            except ValidationError:
+                dropped += 1
+                break
+            good_bytes += len(raw)
+            done.setdefault(result_key(res), res)
+    return done, good_bytes, dropped
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
