@@ -1,7 +1,7 @@
 """The one protocol every model backend speaks: a batch of requests in, responses out.
 
 Backends never raise for a failed call: the response carries the error, so a run goes on and
-counts failures honestly.
+counts failures honestly. `answered` and `failed` build those responses the same way for all.
 """
 
 from __future__ import annotations
@@ -9,9 +9,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from chartproof.types import ModelRequest, ModelResponse
+from chartproof.models.parsing import parse_output
+from chartproof.types import ModelRequest, ModelResponse, Record, Usage
 
-__all__ = ["Backend"]
+__all__ = [
+    "Backend",
+    "BackendIdentity",
+    "answered",
+    "backend_identity",
+    "failed",
+    "output_kind",
+]
 
 
 @runtime_checkable
@@ -20,6 +28,8 @@ class Backend(Protocol):
 
     `generate` answers every request, in order, with exactly one response whose
     `request_id` is the request's id; a failed call gives a response with `error` set.
+    A backend may also expose `identity` (a `BackendIdentity`) so the response cache can
+    tell models and revisions apart; without it the cache keys on `name`.
     """
 
     @property
@@ -34,3 +44,72 @@ class Backend(Protocol):
     def close(self) -> None:
         """Release connections, processes and memory."""
         ...
+
+
+class BackendIdentity(Record):
+    """What makes a backend's answers differ: the response cache keys on it."""
+
+    kind: str
+    """Backend kind: "openai", "hf", "builtin", "scripted", ..."""
+    model: str
+    """Model name (API model id, checkpoint folder, built-in name)."""
+    revision: str = ""
+    """Weights or code version; "" when unknown (then a new revision needs a cache clear)."""
+
+
+def backend_identity(backend: Backend) -> BackendIdentity:
+    """The backend's `identity` when it has one, else one derived from its spec string."""
+    found = getattr(backend, "identity", None)
+    if isinstance(found, BackendIdentity):
+        return found
+    kind, _, rest = backend.name.partition(":")
+    return BackendIdentity(kind=kind if rest else "unknown", model=rest or kind)
+
+
+# prompt name -> output kind, for requests built without `prompts.build_request`
+_KNOWN_OUTPUTS = {
+    "short": "answer",
+    "chartqax": "answer_explanation",
+    "cot": "cot",
+    "premise": "truth",
+    "chain_step": "answer",
+    "narrative": "narrative",
+}
+
+
+def output_kind(request: ModelRequest) -> str:
+    """How to parse the reply to `request`: its metadata's "output", else by prompt name."""
+    declared = request.metadata.get("output")
+    if isinstance(declared, str):
+        return declared
+    return _KNOWN_OUTPUTS.get(request.prompt.partition("@")[0], "answer")
+
+
+def answered(
+    request: ModelRequest,
+    model: str,
+    text: str,
+    *,
+    usage: Usage | None = None,
+    latency_s: float = 0.0,
+    cached: bool = False,
+) -> ModelResponse:
+    """A successful response, with the text parsed for the request's prompt."""
+    return ModelResponse(
+        request_id=request.id,
+        model=model,
+        text=text,
+        parsed=parse_output(text, output_kind(request)),
+        usage=usage or Usage(),
+        latency_s=latency_s,
+        cached=cached,
+    )
+
+
+def failed(
+    request: ModelRequest, model: str, error: str, *, latency_s: float = 0.0
+) -> ModelResponse:
+    """A response recording why the call failed (after any retries)."""
+    return ModelResponse(
+        request_id=request.id, model=model, error=error or "unknown error", latency_s=latency_s
+    )

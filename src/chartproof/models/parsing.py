@@ -1,0 +1,421 @@
+"""Pull the answer, explanation, true/false verdict and list items out of a model's free text.
+
+Parsers strip the wrapping (prose, markdown, hedges, units after a number, trailing
+punctuation) but keep what the model said: "1,234" stays "1,234"; comparing numbers is the
+accuracy metric's job (`chartproof.numeric.parse_number`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from chartproof.types import ParsedOutput
+
+__all__ = [
+    "clean_answer",
+    "extract_answer",
+    "extract_explanation",
+    "extract_items",
+    "extract_truth",
+    "parse_output",
+    "split_items",
+    "strip_markup",
+]
+
+# ------------------------------------------------------------------ markup
+
+_FENCE = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n?(.*?)(?:```|$)", re.S)
+_SPECIAL_TOKENS = re.compile(
+    r"<\|[A-Za-z0-9_]+\|>|</s>|<s>|<end_of_utterance>|<eos>|<pad>|<\|endoftext\|>"
+)
+_EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1|(?<![\w*])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![\w*])")
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(.*?)[ \t]*$", re.M)
+_HTML_BREAK = re.compile(r"<br\s*/?>", re.I)
+_LATEX_TEXT = re.compile(r"\\text\{([^{}]*)\}")
+_BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
+
+
+def strip_markup(text: str) -> str:
+    """The text without code fences, bold/italic markers, headings and leaked special tokens."""
+    t = text.replace("\r\n", "\n").replace("\r", "\n")
+    t = _SPECIAL_TOKENS.sub("", t)
+    t = _FENCE.sub(lambda m: m.group(1), t)
+    t = _HTML_BREAK.sub("\n", t)
+    # a heading introduces what follows, as "Answer:" would
+    t = _HEADING.sub(lambda m: m.group(1) if m.group(1)[-1:] in ".:?!" else m.group(1) + ":", t)
+    for _ in range(3):  # nested emphasis, e.g. ***x***
+        new = _EMPHASIS.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(3), t)
+        if new == t:
+            break
+        t = new
+    t = t.replace("**", "").replace("`", "")
+    t = _LATEX_TEXT.sub(lambda m: m.group(1), t)
+    return t.strip()
+
+
+# ------------------------------------------------------------------ answer cleaning
+
+_HEDGE = re.compile(
+    r"^(?:approximately|approx\.?|about|around|roughly|nearly|almost|close to|circa|ca\.|"
+    r"an estimated|estimated|some|just (?:over|under)|~|≈|≃)\s*",
+    re.I,
+)
+_NUMBER = r"[-+−]?[$€£¥]?\d[\d,]*(?:\.\d+)?(?:\s?%)?"
+_UNIT_AFTER_NUMBER = re.compile(
+    rf"^(?P<num>{_NUMBER})\s*(?P<unit>[A-Za-z°µ$€£][A-Za-z°µ$€£%./\s-]*)$"
+)
+_YES_NO_LEAD = re.compile(r"^(?P<word>yes|no)\b(?:\s*[,.!;:\-–—]|\s*$)", re.I)
+_BULLET = re.compile(r"^[ \t]*(?:[-*•·+]|\d{1,2}[.)])[ \t]+")
+_WRAPPERS = (("(", ")"), ("[", "]"), ('"', '"'), ("'", "'"), ("“", "”"), ("‘", "’"), ("«", "»"))
+_TRAILING = re.compile(r"(?<!\b[A-Za-z]\.[A-Za-z])[\s.,;:!?]+$")
+_LEADING = re.compile(r"^(?:[\s:=,]+|[-–—](?![\d$€£¥.])\s*|(?:the\s+)?answer\s+is\b)", re.I)
+_TRAILING_PAREN = re.compile(r"\s+\([^()]*\)$")
+_MAX_UNIT_WORDS = 3
+
+
+def clean_answer(text: str) -> str:
+    """An answer without its wrapping: markdown, bullets, quotes, hedges, units after a number.
+
+    "**approximately 1,234 million.**" → "1,234"; "Yes, it is." → "Yes"; "(B)" → "B".
+    """
+    s = strip_markup(text).strip()
+    s = _BULLET.sub("", s, count=1)
+    for _ in range(3):
+        before = s
+        s = _LEADING.sub("", s)
+        s = _TRAILING.sub("", s)
+        s = _HEDGE.sub("", s)
+        for left, right in _WRAPPERS:
+            if len(s) >= 2 and s.startswith(left) and s.endswith(right):
+                inner = s[1:-1]
+                if left not in inner[:1] and right not in inner[-1:]:
+                    s = inner.strip()
+        if s != before:
+            continue
+        break
+    yes_no = _YES_NO_LEAD.match(s)
+    if yes_no:
+        return yes_no.group("word")
+    s = _TRAILING_PAREN.sub("", s)
+    m = _UNIT_AFTER_NUMBER.match(s)
+    if m and len(m.group("unit").split()) <= _MAX_UNIT_WORDS:
+        s = m.group("num").strip()
+    return s.strip()
+
+
+# ------------------------------------------------------------------ segments
+
+_FINAL_MARKER = re.compile(
+    r"\b(?:the\s+)?final\s+answer[ \t]*(?:is[ \t]*)?(?:[:：=\-–—][ \t]*)?(?:is[ \t]*)?(?::[ \t]*)?",
+    re.I,
+)
+_ANSWER_MARKER = re.compile(
+    r"\b(?:so\s+|thus\s+|therefore\s+|hence\s+)?(?:the\s+)?(?:correct\s+|short\s+|my\s+)?"
+    r"answer[ \t]*(?:is[ \t]*[:：]?|[:：=]|[ \t][-–—])[ \t]*",
+    re.I,
+)
+_EXPLANATION_MARKER = re.compile(
+    r"(?:^|(?<=[\s.;,)]))(?:explanation|reasoning|rationale|justification)\s*[:：]\s*", re.I
+)
+_REASON_CUT = re.compile(
+    r"(?:,\s*|\s+|\s*[-–—]\s*)(?:because|since|as shown|as seen|as indicated|according to|"
+    r"based on|which is|which|given that|due to|as it|as the|as per)\b.*$",
+    re.I | re.S,
+)
+_ABBREVIATIONS = frozenset(
+    {"approx", "vs", "etc", "e.g", "i.e", "mr", "mrs", "dr", "st", "no", "ca", "inc", "co", "jr"}
+)
+_SENTENCE_WORDS = 6
+_TAIL = re.compile(
+    r"\b(?:is|are|was|were|equals|equal to|amounts to|totals|stands at|reaches|reached|of)\s+"
+    r"(?P<v>[^\s].*)$",
+    re.I,
+)
+_MAX_TAIL_WORDS = 4
+
+
+_JSON_KEYS = {
+    "answer": "answer",
+    "final_answer": "answer",
+    "finalanswer": "answer",
+    "explanation": "explanation",
+    "reasoning": "explanation",
+    "rationale": "explanation",
+}
+
+
+def _json_fields(text: str) -> dict[str, object]:
+    """Answer and explanation of a reply written as one JSON object; {} for other replies."""
+    if not (text.startswith("{") and text.endswith("}")):
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    out: dict[str, object] = {}
+    for key, value in data.items():
+        role = _JSON_KEYS.get(str(key).lower().replace(" ", "_"))
+        if role is not None and role not in out and value is not None:
+            out[role] = value
+    return out
+
+
+def _first_sentence(text: str) -> str:
+    """Text up to the first sentence end (a period, ! or ? followed by space) or line break."""
+    line = text.split("\n", 1)[0]
+    for m in re.finditer(r"[.!?](?=\s|$)", line):
+        i = m.start()
+        if line[i] == ".":
+            word = re.search(r"([A-Za-z.]+)$", line[:i])
+            prev = word.group(1).lower() if word else ""
+            if len(prev) == 1 or "." in prev or prev in _ABBREVIATIONS:
+                continue
+        return line[:i]
+    return line
+
+
+def _sentences(text: str) -> list[str]:
+    """Sentences and lines of a text, in order, without empties."""
+    out: list[str] = []
+    rest = text
+    while rest.strip():
+        rest = rest.lstrip()
+        s = _first_sentence(rest)
+        out.append(s.strip())
+        rest = rest[len(s) + 1 :]
+    return [s for s in out if s]
+
+
+def _bullets(lines: list[str]) -> list[str]:
+    """Leading run of bullet lines as items (empty when the first line is not a bullet)."""
+    items: list[str] = []
+    for line in lines:
+        if not line.strip():
+            if items:
+                break
+            continue
+        if not _BULLET.match(line):
+            break
+        items.append(clean_answer(line))
+    return [i for i in items if i]
+
+
+def _after_marker(text: str, start: int) -> tuple[str, tuple[int, int]]:
+    """The answer that follows a marker ending at `start`, and its span in `text`."""
+    rest = text[start:]
+    stop = _EXPLANATION_MARKER.search(rest)
+    segment = rest[: stop.start()] if stop else rest
+    line = segment.split("\n", 1)[0]
+    if not line.strip():
+        lines = segment.split("\n")[1:]
+        items = _bullets(lines)
+        if items:
+            consumed = "\n".join(lines[: len(items) + 1])
+            return ", ".join(items), (start, start + len(consumed) + 1)
+        nonblank = next((ln for ln in lines if ln.strip()), "")
+        offset = segment.find(nonblank) if nonblank else 0
+        line = nonblank
+        start += offset
+    sentence = _first_sentence(line)
+    span = (start, start + len(sentence) + 1)
+    sentence = _REASON_CUT.sub("", sentence)
+    return sentence, span
+
+
+def _find_answer(text: str, prefer_last: bool) -> tuple[str | None, tuple[int, int] | None]:
+    """The answer text and its span, from \\boxed{}, "final answer", "answer:" or "is X"."""
+    boxed = list(_BOXED.finditer(text))
+    if boxed:
+        b = boxed[-1]
+        return b.group(1), (b.start(), b.end())
+    finals = list(_FINAL_MARKER.finditer(text))
+    if finals:
+        m = finals[-1]
+        value, span = _after_marker(text, m.end())
+        return value, (m.start(), span[1])
+    answers = [m for m in _ANSWER_MARKER.finditer(text) if text[m.end() : m.end() + 1] != "s"]
+    if answers:
+        m = answers[-1] if prefer_last else answers[0]
+        value, span = _after_marker(text, m.end())
+        return value, (m.start(), span[1])
+    explanation = _EXPLANATION_MARKER.search(text)
+    if explanation and explanation.start() > 0:
+        head = text[: explanation.start()]
+        return _first_sentence(head.strip()), (0, explanation.start())
+    lines = text.split("\n")
+    items = _bullets(lines)
+    if items and all(not ln.strip() or _BULLET.match(ln) for ln in lines):
+        return ", ".join(items), (0, len(text))
+    sentences = _sentences(text)
+    if not sentences:
+        return None, None
+    chosen = sentences[-1] if prefer_last else sentences[0]
+    where = text.find(chosen)
+    span = (where, where + len(chosen))
+    if _YES_NO_LEAD.match(chosen):
+        return chosen, span
+    tail = _TAIL.search(_REASON_CUT.sub("", chosen))
+    if tail and _short_value(tail.group("v")):
+        return tail.group("v"), span
+    if len(chosen.split()) <= _SENTENCE_WORDS:
+        return chosen, span
+    return None, None
+
+
+def _short_value(value: str) -> bool:
+    """A value short enough to be an answer: a few words, or a list of few-word items."""
+    return all(len(item.split()) <= _MAX_TAIL_WORDS for item in split_items(value))
+
+
+def extract_answer(text: str, *, prefer_last: bool = False) -> str | None:
+    """The final answer in a model's text, cleaned; None when no answer can be found.
+
+    Looks for, in order: ``\\boxed{...}``, the last "Final answer: ...", an "Answer: ..." /
+    "The answer is ..." marker (the first, or the last with `prefer_last`), the text before an
+    "Explanation:" marker, a bare bullet list, then a short first (or last) sentence or the
+    value of "... is X" in it.
+    """
+    t = strip_markup(text)
+    if not t:
+        return None
+    fields = _json_fields(t)
+    if fields.get("answer") is not None:
+        return clean_answer(str(fields["answer"])) or None
+    raw, _ = _find_answer(t, prefer_last)
+    if raw is None:
+        return None
+    answer = clean_answer(raw)
+    return answer or None
+
+
+def extract_explanation(text: str, *, prefer_last: bool = False) -> str | None:
+    """The explanation: after an "Explanation:" marker, else the text around the answer.
+
+    Returns None when the text holds nothing but the answer.
+    """
+    t = strip_markup(text)
+    fields = _json_fields(t)
+    if fields:
+        found = fields.get("explanation")
+        return str(found).strip() or None if found is not None else None
+    m = _EXPLANATION_MARKER.search(t)
+    if m:
+        rest = t[m.end() :]
+        final = _FINAL_MARKER.search(rest) or _ANSWER_MARKER.search(rest)
+        if final and final.start() > 0 and rest[final.start() :].count("\n") <= 1:
+            rest = rest[: final.start()]
+        out = rest.strip()
+        return out or None
+    _, span = _find_answer(t, prefer_last)
+    if span is None:
+        return None
+    rest = (t[: span[0]] + " " + t[span[1] :]).strip()
+    rest = re.sub(r"[ \t]+", " ", rest).strip(" \n.:")
+    return rest + "." if rest and not rest.endswith((".", "!", "?")) else rest or None
+
+
+def split_items(answer: str) -> tuple[str, ...]:
+    """Items of a list answer: "A, B and C" → ("A", "B", "C"); "1,234" stays one item."""
+    parts = re.split(r"\s*;\s*|,(?!\d{3}(?!\d))\s*|\s+(?:and|&)\s+|\n+", answer)
+    items: list[str] = []
+    for p in parts:
+        p = re.sub(r"^(?:and|or|&)\s+", "", p.strip(), flags=re.I)
+        p = clean_answer(p)
+        if p:
+            items.append(p)
+    return tuple(items)
+
+
+def extract_items(text: str) -> tuple[str, ...] | None:
+    """The answer as list items; None when there is no answer."""
+    answer = extract_answer(text)
+    return None if answer is None else split_items(answer)
+
+
+# ------------------------------------------------------------------ true / false
+
+_TRUE_WORDS = frozenset({"true", "yes", "correct", "right", "holds", "supported", "valid"})
+_FALSE_WORDS = frozenset({"false", "no", "incorrect", "wrong", "untrue", "unsupported", "invalid"})
+_NEGATED = re.compile(
+    r"\b(?:not|isn't|is not|isn’t)\s+(true|correct|right|valid|supported)\b", re.I
+)
+_VERDICT_PHRASE = re.compile(
+    r"\b(?:statement|premise|claim|it|this|that)\s+(?:is|was)\s+(not\s+)?"
+    r"(true|false|correct|incorrect|wrong|right|valid|invalid|accurate|inaccurate)\b",
+    re.I,
+)
+_VERDICT_MARKER = re.compile(
+    r"\b(?:final\s+answer|answer|verdict|conclusion|label|result)\s*(?:is\s*)?[:：=\-–—]?\s*",
+    re.I,
+)
+
+
+def _word_truth(word: str) -> bool | None:
+    w = word.lower()
+    if w in _TRUE_WORDS or w == "accurate":
+        return True
+    if w in _FALSE_WORDS or w == "inaccurate":
+        return False
+    return None
+
+
+def _leading_truth(text: str) -> bool | None:
+    m = re.match(r"^\W*([A-Za-z]+)", text)
+    return _word_truth(m.group(1)) if m else None
+
+
+def extract_truth(text: str) -> bool | None:
+    """A true/false verdict: "True.", "false", "Answer: Yes", "The statement is not true".
+
+    Checks an answer marker, then the first word, then "the statement is (not) X"; last, a
+    text that uses words of only one polarity. None when the verdict is missing or mixed.
+    """
+    t = strip_markup(text)
+    if not t:
+        return None
+    markers = list(_VERDICT_MARKER.finditer(t))
+    for m in reversed(markers):
+        verdict = _leading_truth(t[m.end() :])
+        if verdict is not None:
+            return verdict
+    verdict = _leading_truth(t)
+    if verdict is not None:
+        return verdict
+    phrases = list(_VERDICT_PHRASE.finditer(t))
+    if phrases:
+        p = phrases[-1]
+        word = _word_truth(p.group(2))
+        if word is not None:
+            return (not word) if p.group(1) else word
+    if _NEGATED.search(t):
+        return False
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", t)}
+    pos = bool(words & (_TRUE_WORDS - {"right"}))
+    neg = bool(words & (_FALSE_WORDS - {"no"}))
+    if pos != neg:
+        return pos
+    return None
+
+
+# ------------------------------------------------------------------ dispatch
+
+
+def parse_output(text: str, output: str = "answer") -> ParsedOutput:
+    """Parse a reply according to its prompt's output kind (see `prompts.OutputKind`).
+
+    "answer" and "answer_explanation" read the answer, explanation and items; "cot" prefers
+    the last answer-like line; "truth" adds the true/false verdict; "narrative" keeps the
+    cleaned description as the explanation. Unknown kinds parse as "answer".
+    """
+    if output == "narrative":
+        described = strip_markup(text)
+        return ParsedOutput(explanation=described or None)
+    prefer_last = output == "cot"
+    answer = extract_answer(text, prefer_last=prefer_last)
+    explanation = extract_explanation(text, prefer_last=prefer_last)
+    items = split_items(answer) if answer is not None else None
+    truth = extract_truth(text) if output == "truth" else None
+    return ParsedOutput(answer=answer, explanation=explanation, truth=truth, items=items)

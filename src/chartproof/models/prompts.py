@@ -1,0 +1,308 @@
+"""Named, versioned prompt templates and the one function that turns them into model requests.
+
+Every model gets the same text for the same prompt id (``name@version``); users may add or
+override templates from a TOML/JSON file, and a changed text must carry a new version.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import string
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Literal, TypeAlias
+
+from pydantic import Field, JsonValue, ValidationError
+
+from chartproof.models.images import image_part
+from chartproof.types import (
+    GenerationConfig,
+    ImagePart,
+    Message,
+    ModelRequest,
+    Record,
+    TextPart,
+)
+
+__all__ = [
+    "BUILTIN_PROMPTS",
+    "OutputKind",
+    "PromptSet",
+    "PromptTemplate",
+    "build_request",
+    "default_prompts",
+    "load_prompts",
+    "render_earlier",
+]
+
+OutputKind: TypeAlias = Literal["answer", "answer_explanation", "cot", "truth", "narrative"]
+"""What a prompt asks the model to write, and so how its output is parsed: a short answer,
+"The answer is: ... Explanation: ...", reasoning then a final-answer line, a true/false
+verdict, or free description."""
+
+
+class PromptTemplate(Record):
+    """One named, versioned prompt.
+
+    `text` is a Python format string over named fields: ``{question}`` (also available as
+    ``{statement}``), ``{earlier}`` (the rendered earlier steps of a chain) and any extra
+    field the caller passes.
+    """
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    """Short name, e.g. "short"."""
+    version: int = Field(ge=1)
+    """Version; bump it whenever the text changes."""
+    text: str = Field(min_length=1)
+    """The user message, as a format string."""
+    output: OutputKind
+    """How the reply is parsed."""
+    system: str | None = None
+    """Optional system message (the built-ins use none: not every chat template has one)."""
+    description: str = ""
+    """What the prompt is for."""
+
+    @property
+    def id(self) -> str:
+        """The prompt id recorded on requests: ``name@version``."""
+        return f"{self.name}@{self.version}"
+
+    def fields(self) -> tuple[str, ...]:
+        """Names of the fields the text and system message use, in order of appearance."""
+        names: list[str] = []
+        for source in (self.system or "", self.text):
+            for _, field, _, _ in string.Formatter().parse(source):
+                if field is not None and field not in names:
+                    if not field.isidentifier():
+                        raise ValueError(f"prompt {self.id}: field {{{field}}} is not a plain name")
+                    names.append(field)
+        return tuple(names)
+
+    def render(self, values: Mapping[str, str]) -> tuple[str | None, str]:
+        """The (system, user) texts with `values` filled in; KeyError naming a missing field."""
+        missing = [f for f in self.fields() if f not in values]
+        if missing:
+            raise KeyError(f"prompt {self.id} needs field(s) {missing}; got {sorted(values)}")
+        system = self.system.format_map(values) if self.system else None
+        return system, self.text.format_map(values).strip()
+
+
+_ANSWER_RULE = (
+    "Reply with the answer only: a single word, a number or a short phrase, with no "
+    "explanation and no units unless the question asks for them."
+)
+
+BUILTIN_PROMPTS: tuple[PromptTemplate, ...] = (
+    PromptTemplate(
+        name="short",
+        version=1,
+        output="answer",
+        description="ChartQA-style short answer.",
+        text=f"Look at the chart and answer the question. {_ANSWER_RULE}\n\nQuestion: {{question}}",
+    ),
+    PromptTemplate(
+        name="chartqax",
+        version=1,
+        output="answer_explanation",
+        description="ChartQA-X answer with an explanation that cites visual elements.",
+        text="Look at the chart and answer the question. Write your reply in exactly this "
+        "form:\nThe answer is: <answer>. Explanation: <explanation>\n"
+        "The answer is a single word, a number or a short phrase. The explanation has at "
+        "most four sentences that give the steps from the chart to the answer, naming the "
+        "visual elements used (colours, heights, positions, labels), with no conversational "
+        "language.\n\nQuestion: {question}",
+    ),
+    PromptTemplate(
+        name="cot",
+        version=1,
+        output="cot",
+        description="Step-by-step reasoning followed by a final-answer line.",
+        text="Look at the chart and answer the question. First reason step by step, quoting "
+        "the values you read from the chart. Then write the result on a last line of the "
+        "form:\nFinal answer: <answer>\n\nQuestion: {question}",
+    ),
+    PromptTemplate(
+        name="premise",
+        version=1,
+        output="truth",
+        description="Visual premise proving: is a statement about the chart true?",
+        text="Look at the chart and decide whether the statement below is true or false for "
+        "this chart. Reply with one word: True or False.\n\nStatement: {statement}",
+    ),
+    PromptTemplate(
+        name="chain_step",
+        version=1,
+        output="answer",
+        description="One sub-question of a reasoning chain, with the model's earlier answers.",
+        text="Look at the chart and answer the question.{earlier}\n\n"
+        + _ANSWER_RULE
+        + "\n\nQuestion: {question}",
+    ),
+    PromptTemplate(
+        name="narrative",
+        version=1,
+        output="narrative",
+        description="A short description of the chart (bias audits, captions).",
+        text="Describe the chart in one paragraph of three to five sentences: what it shows, "
+        "its main trends, its largest and smallest values and any notable comparison. State "
+        "only what the chart shows. {question}",
+    ),
+)
+
+
+def render_earlier(earlier: Sequence[tuple[str, str]]) -> str:
+    """The block of earlier (question, answer) pairs a chain step shows; "" when there are none."""
+    if not earlier:
+        return ""
+    lines = ["Earlier questions about this chart and the answers you gave:"]
+    for i, (question, answer) in enumerate(earlier, start=1):
+        lines.append(f"{i}. {question.strip()} Your answer: {answer.strip()}")
+    lines.append("You may use these answers.")
+    return "\n\n" + "\n".join(lines)
+
+
+class PromptSet:
+    """A lookup of prompt templates by ``name`` (newest version) or ``name@version``."""
+
+    def __init__(self, templates: Iterable[PromptTemplate]) -> None:
+        self._by_id: dict[str, PromptTemplate] = {}
+        for t in templates:
+            old = self._by_id.get(t.id)
+            if old is not None and old != t:
+                raise ValueError(
+                    f"prompt {t.id} is defined twice with different contents; "
+                    "give the new text a new version number or another name"
+                )
+            self._by_id[t.id] = t
+
+    def get(self, prompt: str) -> PromptTemplate:
+        """The template for ``name@version``, or the newest version of ``name``."""
+        if "@" in prompt:
+            found = self._by_id.get(prompt)
+            if found is None:
+                raise KeyError(f"unknown prompt {prompt!r}; known: {self.ids()}")
+            return found
+        versions = [t for t in self._by_id.values() if t.name == prompt]
+        if not versions:
+            raise KeyError(f"unknown prompt {prompt!r}; known: {self.ids()}")
+        return max(versions, key=lambda t: t.version)
+
+    def __contains__(self, prompt: object) -> bool:
+        if not isinstance(prompt, str):
+            return False
+        try:
+            self.get(prompt)
+        except KeyError:
+            return False
+        return True
+
+    def ids(self) -> list[str]:
+        """Every ``name@version`` held, sorted."""
+        return sorted(self._by_id)
+
+    def templates(self) -> list[PromptTemplate]:
+        """Every template held, sorted by id."""
+        return [self._by_id[i] for i in self.ids()]
+
+    def merged(self, others: Iterable[PromptTemplate]) -> PromptSet:
+        """A new set with `others` added (a clash with different text is an error)."""
+        return PromptSet([*self._by_id.values(), *others])
+
+
+_DEFAULT = PromptSet(BUILTIN_PROMPTS)
+
+
+def default_prompts() -> PromptSet:
+    """The built-in templates."""
+    return _DEFAULT
+
+
+def load_prompts(path: str | os.PathLike[str]) -> PromptSet:
+    """The built-in templates plus a user file of templates (TOML or JSON).
+
+    The file holds a list ``prompts`` of tables with the `PromptTemplate` fields::
+
+        [[prompts]]
+        name = "short"
+        version = 2
+        output = "answer"
+        text = "Answer briefly. Question: {question}"
+
+    Raises ValueError naming the file and the entry on a bad template or a clash with a
+    built-in id whose text differs.
+    """
+    p = Path(path)
+    raw = p.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(raw) if p.suffix.lower() == ".toml" else json.loads(raw)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{p}: not valid {p.suffix.lstrip('.') or 'JSON'}: {e}") from None
+    entries = data.get("prompts") if isinstance(data, dict) else data
+    if not isinstance(entries, list):
+        raise ValueError(f"{p}: expected a list 'prompts' of prompt templates")
+    templates: list[PromptTemplate] = []
+    for i, entry in enumerate(entries):
+        try:
+            t = PromptTemplate.model_validate(entry)
+            t.fields()
+        except (ValidationError, ValueError) as e:
+            raise ValueError(f"{p}: prompt #{i + 1}: {e}") from None
+        templates.append(t)
+    try:
+        return _DEFAULT.merged(templates)
+    except ValueError as e:
+        raise ValueError(f"{p}: {e}") from None
+
+
+def build_request(
+    prompt: str,
+    image: str | os.PathLike[str] | None,
+    question: str = "",
+    *,
+    request_id: str,
+    earlier: Sequence[tuple[str, str]] = (),
+    config: GenerationConfig | None = None,
+    prompts: PromptSet | None = None,
+    metadata: Mapping[str, JsonValue] | None = None,
+    **fields: str,
+) -> ModelRequest:
+    """A `ModelRequest` for one prompt: the chart image then the rendered text, in one user turn.
+
+    `prompt` is a name ("short", newest version) or an id ("short@1"); `question` fills
+    ``{question}`` and ``{statement}``; `earlier` holds a chain step's (question, answer)
+    pairs for its ``depends_on`` steps; `fields` fill any other placeholder. The request's
+    metadata records the output kind, the question and the fields (never a gold answer), so
+    built-in models can read them without parsing the prompt.
+    """
+    template = (prompts or _DEFAULT).get(prompt)
+    values: dict[str, str] = {
+        "question": question,
+        "statement": question,
+        "earlier": render_earlier(earlier),
+        **fields,
+    }
+    system, text = template.render(values)
+    content: list[TextPart | ImagePart] = []
+    if image is not None:
+        content.append(image_part(image))
+    content.append(TextPart(text=text))
+    messages: list[Message] = []
+    if system:
+        messages.append(Message(role="system", content=(TextPart(text=system),)))
+    messages.append(Message(role="user", content=tuple(content)))
+    meta: dict[str, JsonValue] = {
+        "output": template.output,
+        "question": question,
+        **({"earlier": [[q, a] for q, a in earlier]} if earlier else {}),
+        **dict(fields),
+        **dict(metadata or {}),
+    }
+    return ModelRequest(
+        id=request_id,
+        messages=tuple(messages),
+        config=config or GenerationConfig(),
+        prompt=template.id,
+        metadata=meta,
+    )
