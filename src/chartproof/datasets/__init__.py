@@ -1,0 +1,66 @@
+"""Dataset IO: chartproof's native folders (samples.jsonl + images), Parquet, Hugging Face
+export, loaders for real datasets, image hashes and dataset fingerprints.
+
+Every reader reports a bad row as a `RowError` naming file, line and field (collected in
+`LoadResult.errors`, or raised as `DatasetError` with `strict=True`); none drops one silently.
+"""
+
+from __future__ import annotations
+
+from chartproof.datasets.answers import type_answer
+from chartproof.datasets.errors import DatasetError, LoadResult, RowError
+from chartproof.datasets.hf import samples_from_hf, to_hf_dataset
+from chartproof.datasets.images import (
+    dataset_fingerprint,
+    hash_image,
+    resolve_image,
+    with_image_hashes,
+)
+from chartproof.datasets.jsonl import (
+    IMAGES_DIR,
+    SAMPLES_FILE,
+    SampleWriter,
+    iter_samples,
+    load_samples,
+    save_samples,
+)
+from chartproof.datasets.loaders import (
+    LOADERS,
+    detect_format,
+    load_chartqa,
+    load_dataset,
+    load_jsonl,
+    load_shared,
+    parse_data_spec,
+    register_loader,
+)
+from chartproof.datasets.parquet import load_parquet, save_parquet
+
+__all__ = [
+    "IMAGES_DIR",
+    "LOADERS",
+    "SAMPLES_FILE",
+    "DatasetError",
+    "LoadResult",
+    "RowError",
+    "SampleWriter",
+    "dataset_fingerprint",
+    "detect_format",
+    "hash_image",
+    "iter_samples",
+    "load_chartqa",
+    "load_dataset",
+    "load_jsonl",
+    "load_parquet",
+    "load_samples",
+    "load_shared",
+    "parse_data_spec",
+    "register_loader",
+    "resolve_image",
+    "samples_from_hf",
+    "save_parquet",
+    "save_samples",
+    "to_hf_dataset",
+    "type_answer",
+    "with_image_hashes",
+]

@@ -1,0 +1,65 @@
+"""Export of samples to a Hugging Face `datasets.Dataset` with an `Image` feature, for
+training and for sharing; `datasets` is an optional extra imported on use."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from chartproof.datasets.images import resolve_image
+from chartproof.datasets.parquet import JSON_FIELDS, SCALAR_FIELDS, sample_columns
+from chartproof.types import Sample
+
+__all__ = ["samples_from_hf", "to_hf_dataset"]
+
+_MISSING = "Hugging Face export needs the `datasets` package: pip install 'chartproof[datasets]'"
+
+
+def to_hf_dataset(samples: Iterable[Sample], root: Path) -> Any:
+    """A `datasets.Dataset` with one row per sample.
+
+    Columns: `image` (an `Image` feature, decoded to PIL on access, loaded from dataset
+    folder `root`), `answer_text` (the gold answer as a model would write it),
+    `answer_kind`, the scalar fields of `Sample` as strings, and its nested records as JSON
+    text, the same columns as the Parquet layout, so `samples_from_hf` restores the samples
+    exactly.
+    """
+    try:
+        import datasets
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(_MISSING) from exc
+    columns: dict[str, list[Any]] = {
+        name: [] for name in ("image", "answer_text", "answer_kind", *SCALAR_FIELDS)
+    }
+    columns.update({f"{name}_json": [] for name in JSON_FIELDS})
+    for s in samples:
+        row = sample_columns(s)
+        columns["image"].append(str(resolve_image(root, s.image)))
+        columns["answer_text"].append(s.answer.text())
+        columns["answer_kind"].append(s.answer.kind)
+        for name in SCALAR_FIELDS:
+            columns[name].append(row[name])
+        for name in JSON_FIELDS:
+            columns[f"{name}_json"].append(row[name])
+    features = datasets.Features(
+        {
+            name: datasets.Image() if name == "image" else datasets.Value("string")
+            for name in columns
+        }
+    )
+    return datasets.Dataset.from_dict(columns, features=features)
+
+
+def samples_from_hf(dataset: Any) -> list[Sample]:
+    """The samples of a dataset made by `to_hf_dataset` (images are not read)."""
+    import json
+
+    plain = dataset.remove_columns(["image"]) if "image" in dataset.column_names else dataset
+    out: list[Sample] = []
+    for row in plain:
+        data: dict[str, Any] = {name: row[name] for name in SCALAR_FIELDS}
+        for name in JSON_FIELDS:
+            data[name] = json.loads(row[f"{name}_json"])
+        out.append(Sample.model_validate(data))
+    return out

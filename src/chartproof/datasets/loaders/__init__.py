@@ -1,0 +1,125 @@
+"""Loaders that turn datasets on disk into `Sample`s, registered by name so the CLI can
+say `--data chartqa:/path` (or just a path, whose format is then detected)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from chartproof.datasets.errors import LoadResult
+from chartproof.datasets.loaders.chartqa import load_chartqa
+from chartproof.datasets.loaders.generic import load_jsonl, load_shared
+
+__all__ = [
+    "LOADERS",
+    "Loader",
+    "detect_format",
+    "load_chartqa",
+    "load_dataset",
+    "load_jsonl",
+    "load_shared",
+    "parse_data_spec",
+    "register_loader",
+]
+
+Loader = Callable[..., LoadResult]
+"""A loader: `loader(path, *, strict=False, **options) -> LoadResult`."""
+
+
+def _native(path: Path, *, strict: bool = False, check_images: bool = True) -> LoadResult:
+    from chartproof.datasets.jsonl import load_samples
+
+    return load_samples(path, strict=strict, check_images=check_images)
+
+
+def _parquet(path: Path, *, strict: bool = False, images: str | None = None) -> LoadResult:
+    from chartproof.datasets.parquet import load_parquet
+
+    return load_parquet(path, strict=strict, image_dir=None if images is None else Path(images))
+
+
+LOADERS: dict[str, Loader] = {
+    "chartproof": _native,
+    "parquet": _parquet,
+    "chartqa": load_chartqa,
+    "jsonl": load_jsonl,
+    "shared": load_shared,
+}
+"""Loaders by name. `chartproof` is the native folder (samples.jsonl + images)."""
+
+
+def register_loader(name: str, loader: Loader) -> None:
+    """Add a loader under `name` (ValueError if the name is taken)."""
+    if name in LOADERS:
+        raise ValueError(f"a loader called {name!r} is already registered")
+    LOADERS[name] = loader
+
+
+def parse_data_spec(spec: str | Path) -> tuple[str | None, Path, dict[str, str]]:
+    """Split "name:path?key=value&key=value" into the loader name (None when absent),
+    the path and loader options, e.g. "jsonl:data.jsonl?question=query&answer=label"."""
+    text = str(spec)
+    name: str | None = None
+    head, sep, rest = text.partition(":")
+    if sep and head in LOADERS:
+        name, text = head, rest
+    path_text, _, query = text.partition("?")
+    options: dict[str, str] = {}
+    for part in filter(None, query.split("&")):
+        key, eq, value = part.partition("=")
+        if not eq or not key:
+            raise ValueError(f"data option {part!r} in {str(spec)!r} is not key=value")
+        options[key] = value
+    return name, Path(path_text), options
+
+
+def detect_format(path: Path) -> str:
+    """Guess the loader of a path: a folder with samples.jsonl is native, a .parquet file
+    Parquet, a folder with {split}/{split}_human.json ChartQA, other JSONL `shared`."""
+    path = Path(path)
+    if path.is_dir():
+        if (path / "samples.jsonl").is_file():
+            return "chartproof"
+        if any(path.glob("*/*_human.json")) or any(path.glob("*/*_augmented.json")):
+            return "chartqa"
+        if any(path.glob("*.jsonl")):
+            return "shared"
+    elif path.suffix == ".parquet":
+        return "parquet"
+    elif path.name == "samples.jsonl":
+        return "chartproof"
+    elif path.suffix == ".jsonl":
+        return "shared"
+    if not path.exists():
+        raise FileNotFoundError(f"no dataset at {path}")
+    raise ValueError(
+        f"cannot tell the format of {path}; name a loader, e.g. 'jsonl:{path}' "
+        f"(loaders: {sorted(LOADERS)})"
+    )
+
+
+def load_dataset(spec: str | Path, *, strict: bool = False, **options: Any) -> LoadResult:
+    """Load a dataset named by a data spec ("chartqa:/data/ChartQA?split=val", a path).
+
+    Options in the spec and keyword options are passed to the loader; an option it does not
+    take raises ValueError listing those it does.
+    """
+    name, path, spec_options = parse_data_spec(spec)
+    name = name or detect_format(path)
+    loader = LOADERS.get(name)
+    if loader is None:
+        raise ValueError(f"no loader called {name!r}; loaders: {sorted(LOADERS)}")
+    merged = {**spec_options, **options}
+    accepted = [
+        p.name
+        for p in inspect.signature(loader).parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "strict"
+    ]
+    unknown = sorted(set(merged) - set(accepted))
+    if unknown:
+        raise ValueError(f"loader {name!r} takes no option {unknown}; it takes {accepted}")
+    if "check_images" in merged and isinstance(merged["check_images"], str):
+        merged["check_images"] = merged["check_images"].lower() not in ("0", "false", "no")
+    return loader(path, strict=strict, **merged)

@@ -1,0 +1,101 @@
+"""Loaders for JSONL files of real chart-QA data: any layout through a field mapping
+(`jsonl`), and the layout of the project's shared test data (`shared`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chartproof.datasets.errors import LoadResult, RowLog
+from chartproof.datasets.loaders._records import (
+    FieldMap,
+    RecordContext,
+    iter_jsonl_records,
+    records_to_samples,
+)
+
+__all__ = ["SHARED_GROUP_KEYS", "load_jsonl", "load_shared"]
+
+SHARED_GROUP_KEYS = (
+    "source_site", "polarity", "figureqa_subset", "chart_complexity", "question_complexity",
+)  # fmt: skip
+"""Extra keys of the shared data that become group labels (short categorical values)."""
+
+
+def _jsonl_file(path: Path) -> Path:
+    if path.is_file():
+        return path
+    if path.is_dir():
+        files = sorted(p for p in path.glob("*.jsonl") if not p.name.startswith("."))
+        if len(files) == 1:
+            return files[0]
+        found = [p.name for p in files] or "none"
+        raise ValueError(f"{path}: expected exactly one .jsonl file in the folder, found {found}")
+    raise FileNotFoundError(f"no dataset at {path}")
+
+
+def load_jsonl(
+    path: Path,
+    *,
+    strict: bool = False,
+    check_images: bool = True,
+    id: str = "id",
+    image: str = "image",
+    question: str = "question",
+    answer: str = "answer",
+    table: str = "table",
+    chart_type: str = "chart_type",
+    question_type: str = "question_type",
+    split: str = "split",
+    groups: str | tuple[str, ...] = (),
+    images: str | Path | None = None,
+    name: str | None = None,
+) -> LoadResult:
+    """Load a JSONL file (or a folder holding exactly one) whose keys are named by the
+    arguments: e.g. `load_jsonl(p, question="query", answer="label", image="imgname")`.
+
+    Pass "" for a part the source lacks. `groups` lists extra keys (comma-separated or a
+    tuple) that become group labels; all other keys go to `Sample.source`. Image paths are
+    relative to `images` (default: the file's folder). Gold answers are typed by
+    `type_answer`; the raw string stays in `source["answer_raw"]`.
+    """
+    file = _jsonl_file(Path(path))
+    root = Path(images) if images is not None else file.parent
+    group_keys = tuple(g for g in groups.split(",") if g) if isinstance(groups, str) else groups
+    fields = FieldMap(
+        id=id,
+        image=image,
+        question=question,
+        answer=answer,
+        table=table,
+        chart_type=chart_type,
+        question_type=question_type,
+        split=split,
+        groups=group_keys,
+    )
+    log = RowLog([], strict=strict)
+    ctx = RecordContext(
+        file=str(file),
+        root=root,
+        dataset=name or file.stem,
+        log=log,
+        check_images=check_images,
+    )
+    samples = records_to_samples(iter_jsonl_records(file, log), fields, ctx)
+    return LoadResult(samples=samples, errors=log.errors, root=root)
+
+
+def load_shared(path: Path, *, strict: bool = False, check_images: bool = True) -> LoadResult:
+    """Load a folder of the shared test data (`../shared/data/<name>/`: one JSONL with id,
+    image, question, answer, chart_type, question_type, table as CSV text or null, extras).
+
+    Extras go to `Sample.source`; `SHARED_GROUP_KEYS` among them become group labels. The
+    dataset name is the folder name.
+    """
+    file = _jsonl_file(Path(path))
+    return load_jsonl(
+        file,
+        strict=strict,
+        check_images=check_images,
+        groups=SHARED_GROUP_KEYS,
+        name=file.parent.name,
+    )

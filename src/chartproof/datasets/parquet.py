@@ -1,0 +1,226 @@
+"""Parquet round trip of samples, optionally with the image bytes embedded, for sharing a
+dataset as one file and for column-wise analysis (pyarrow, imported on use).
+
+Layout: one row per sample. Top-level scalar fields of `Sample` (id, question, chart_type,
+question_type, task_type, program, explanation, split, parent_id, family_id, pair_id) are
+native string columns; every nested record (image, answer, table, spec, chain, premises,
+groups, transforms, source) is a JSON text column holding exactly what `samples.jsonl`
+holds for that field. JSON columns rather than Arrow structs because the records are
+recursive and union-typed (answer values, table cells, premise ASTs): structs would need a
+schema per union and lose the bool/float/str distinction, while JSON text round-trips
+losslessly through the same pydantic validation as JSONL. With `embed_images`, an
+`image_bytes` binary column holds each sample's image file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from chartproof.datasets.errors import LoadResult, RowError, RowLog, validation_message
+from chartproof.datasets.images import resolve_image
+from chartproof.types import ImageRef, Sample
+
+__all__ = [
+    "IMAGE_BYTES",
+    "JSON_FIELDS",
+    "SCALAR_FIELDS",
+    "load_parquet",
+    "sample_columns",
+    "save_parquet",
+]
+
+SCALAR_FIELDS = (
+    "id", "question", "chart_type", "question_type", "task_type", "program",
+    "explanation", "split", "parent_id", "family_id", "pair_id",
+)  # fmt: skip
+"""Sample fields stored as native string columns."""
+
+JSON_FIELDS = (
+    "image", "answer", "table", "spec", "chain", "premises", "groups", "transforms", "source",
+)  # fmt: skip
+"""Sample fields stored as JSON text columns."""
+
+IMAGE_BYTES = "image_bytes"
+"""Name of the optional binary column of embedded image files."""
+
+_BATCH = 1024
+
+
+def _schema(embed: bool) -> Any:
+    import pyarrow as pa
+
+    fields = [pa.field(name, pa.string()) for name in (*SCALAR_FIELDS, *JSON_FIELDS)]
+    if embed:
+        fields.append(pa.field(IMAGE_BYTES, pa.binary()))
+    meta = {b"chartproof": b"samples/1"}
+    return pa.schema(fields, metadata=meta)
+
+
+def sample_columns(sample: Sample) -> dict[str, Any]:
+    """One sample as a Parquet row: scalar fields as they are, nested records as JSON text."""
+    data = sample.model_dump(mode="json")
+    row: dict[str, Any] = {name: data[name] for name in SCALAR_FIELDS}
+    for name in JSON_FIELDS:
+        row[name] = json.dumps(data[name], ensure_ascii=False)
+    return row
+
+
+def save_parquet(
+    samples: Iterable[Sample],
+    path: Path,
+    *,
+    embed_images: bool = False,
+    root: Path | None = None,
+    batch_size: int = _BATCH,
+) -> Path:
+    """Write samples to one Parquet file in batches (memory stays flat for large sets).
+
+    With `embed_images`, each image is read from dataset folder `root` into `image_bytes`.
+    Duplicate ids raise ValueError naming the id.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if embed_images and root is None:
+        raise ValueError("embed_images needs the dataset folder `root` the image paths are in")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    schema = _schema(embed_images)
+    partial = path.with_name(f".{path.name}.partial")
+    seen: set[str] = set()
+    try:
+        with pq.ParquetWriter(partial, schema, compression="zstd") as writer:
+            batch: list[dict[str, Any]] = []
+            for s in samples:
+                if s.id in seen:
+                    raise ValueError(f"duplicate sample id {s.id!r} while writing {path}")
+                seen.add(s.id)
+                row = sample_columns(s)
+                if embed_images:
+                    assert root is not None
+                    row[IMAGE_BYTES] = resolve_image(root, s.image).read_bytes()
+                batch.append(row)
+                if len(batch) >= batch_size:
+                    writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+                    batch = []
+            if batch or not seen:
+                writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return path
+
+
+def _iter_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(path)
+    missing = [n for n in (*SCALAR_FIELDS, *JSON_FIELDS) if n not in pf.schema_arrow.names]
+    if missing:
+        raise ValueError(f"{path} is not a chartproof samples file: no columns {missing}")
+    number = 0
+    for batch in pf.iter_batches(batch_size=_BATCH):
+        for row in batch.to_pylist():
+            number += 1
+            yield number, row
+
+
+def load_parquet(
+    path: Path,
+    *,
+    strict: bool = False,
+    image_dir: Path | None = None,
+    check_images: bool = False,
+) -> LoadResult:
+    """Read samples written by `save_parquet`; bad rows are reported by row number.
+
+    With `image_dir`, embedded images are written there (at each sample's image path) and
+    become the result's root; otherwise the root is the Parquet file's folder, and
+    `check_images` verifies each image exists there.
+    """
+    path = Path(path)
+    root = Path(image_dir) if image_dir is not None else path.parent
+    log = RowLog([], strict=strict)
+    samples: list[Sample] = []
+    seen: dict[str, int] = {}
+    for number, row in _iter_rows(path):
+        sample = _sample(row, str(path), number, log)
+        if sample is None:
+            continue
+        if sample.id in seen:
+            log.error(
+                RowError(
+                    file=str(path),
+                    line=number,
+                    field="id",
+                    sample_id=sample.id,
+                    message=f"duplicate sample id, first used on row {seen[sample.id]}",
+                )
+            )
+            continue
+        try:
+            if image_dir is not None and row.get(IMAGE_BYTES) is not None:
+                _write_image(root, sample.image, row[IMAGE_BYTES])
+            elif check_images or image_dir is not None:
+                resolve_image(root, sample.image)
+        except (OSError, ValueError) as exc:
+            log.error(
+                RowError(
+                    file=str(path),
+                    line=number,
+                    field="image.path",
+                    sample_id=sample.id,
+                    message=str(exc),
+                )
+            )
+            continue
+        seen[sample.id] = number
+        samples.append(sample)
+    return LoadResult(samples=samples, errors=log.errors, root=root)
+
+
+def _sample(row: dict[str, Any], file: str, number: int, log: RowLog) -> Sample | None:
+    data: dict[str, Any] = {n: row[n] for n in SCALAR_FIELDS}
+    for name in JSON_FIELDS:
+        try:
+            data[name] = json.loads(row[name])
+        except (TypeError, json.JSONDecodeError) as exc:
+            log.error(
+                RowError(
+                    file=file,
+                    line=number,
+                    field=name,
+                    sample_id=row.get("id"),
+                    message=f"malformed JSON column: {exc}",
+                )
+            )
+            return None
+    try:
+        return Sample.model_validate(data)
+    except ValidationError as exc:
+        field, message = validation_message(exc)
+        sid = row.get("id")
+        log.error(
+            RowError(
+                file=file,
+                line=number,
+                field=field,
+                sample_id=sid if isinstance(sid, str) else None,
+                message=message,
+            )
+        )
+        return None
+
+
+def _write_image(root: Path, ref: ImageRef, data: bytes) -> None:
+    base = root.resolve()
+    target = (base / ref.path).resolve()
+    if not target.is_relative_to(base):
+        raise ValueError(f"image path {ref.path!r} resolves outside {base}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
