@@ -22,7 +22,6 @@ from chartproof.datasets import (
     parse_data_spec,
 )
 
-
 # --------------------------------------------------------------------------- shared data
 
 
