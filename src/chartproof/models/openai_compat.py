@@ -1,0 +1,319 @@
+"""Backend for any OpenAI-compatible chat-completions server: hosted APIs, vLLM, SGLang,
+Ollama, llama.cpp server.
+
+Uses the official async client with its own retries off: this module retries 429/5xx,
+timeouts, dropped connections and malformed replies with exponential backoff and jitter,
+bounds concurrency, and records an error (never raises) after the last attempt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import threading
+import time
+from collections import Counter, OrderedDict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field, ValidationError
+
+from chartproof.models._aio import LoopThread
+from chartproof.models.base import BackendIdentity, answered, failed
+from chartproof.models.images import data_url
+from chartproof.models.registry import BackendSpec, SpecError
+from chartproof.types import ImagePart, ModelRequest, ModelResponse, Record, Usage
+
+if TYPE_CHECKING:
+    import openai
+
+__all__ = ["REQUEST_ID_HEADER", "OpenAIBackend", "OpenAISettings"]
+
+REQUEST_ID_HEADER = "X-Chartproof-Request"
+"""Header carrying the request id, so server logs (and the loopback test server) can tell
+retries of one request from new requests."""
+
+_RETRY_STATUS = frozenset({408, 409, 425, 429})
+_DATA_URL_CACHE_SIZE = 256
+
+
+class OpenAISettings(Record):
+    """Options of the OpenAI-compatible backend (spec query string or config `[options]`)."""
+
+    concurrency: int = Field(default=16, ge=1, le=4096)
+    """Most requests in flight at once."""
+    max_retries: int = Field(default=4, ge=0, le=100)
+    """Retries after the first attempt for retryable failures."""
+    timeout_s: float = Field(default=120.0, gt=0)
+    """Limit for one attempt, connection to last byte."""
+    backoff_s: float = Field(default=0.5, ge=0)
+    """Delay before the first retry; doubles for each further one."""
+    backoff_max_s: float = Field(default=30.0, ge=0)
+    """Cap of one retry delay (also caps a server's Retry-After)."""
+    jitter_seed: int | None = None
+    """Seed of the jitter generator, for reproducible retry timing in tests."""
+    api_key_env: str = "OPENAI_API_KEY"
+    """Environment variable holding the API key (keys never go in spec strings)."""
+    revision: str = ""
+    """Model revision for the response cache, e.g. a served checkpoint's hash."""
+    image_detail: Literal["auto", "low", "high"] | None = None
+    """The `detail` hint sent with images, None to leave it out."""
+
+
+class OpenAIBackend:
+    """A model behind an OpenAI-compatible ``/chat/completions`` endpoint.
+
+    `generate` is synchronous and batch-first: it runs the whole batch concurrently on a
+    private event loop (in a worker thread) and returns one response per request, in order.
+    `stats` counts requests, attempts, retries and failures by reason.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        *,
+        api_key: str | None = None,
+        settings: OpenAISettings | None = None,
+    ) -> None:
+        self.model = model
+        self.settings = settings or OpenAISettings()
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or "").rstrip("/") or None
+        key = api_key or os.environ.get(self.settings.api_key_env)
+        if not key:
+            if self.base_url is None:
+                raise SpecError(
+                    f"openai:{model} needs a server: give openai:{model}@http://host:port/v1, "
+                    f"set OPENAI_BASE_URL, or set {self.settings.api_key_env} for api.openai.com"
+                )
+            key = "EMPTY"  # local servers (vLLM, Ollama, llama.cpp) accept any key
+        self._api_key = key
+        url = f"@{self.base_url}" if base_url else ""
+        self._name = f"openai:{model}{url}"
+        self.identity = BackendIdentity(kind="openai", model=model, revision=self.settings.revision)
+        self._loop = LoopThread(f"openai-backend:{model}")
+        self._client: openai.AsyncOpenAI | None = None
+        self._semaphore: asyncio.Semaphore | None = None
+        self._random = random.Random(self.settings.jitter_seed)
+        self._urls: OrderedDict[str, str] = OrderedDict()
+        self._stats: Counter[str] = Counter()
+        self._stats_lock = threading.Lock()
+
+    @classmethod
+    def from_spec(cls, spec: BackendSpec) -> OpenAIBackend:
+        """Build from ``openai:MODEL[@URL][?option=value...]``."""
+        try:
+            settings = OpenAISettings.model_validate(spec.options)
+        except ValidationError as e:
+            raise SpecError(f"model spec {spec.source or spec.spec_string()!r}: {e}") from None
+        return cls(spec.target, spec.base_url, settings=settings)
+
+    @property
+    def name(self) -> str:
+        """``openai:MODEL@URL`` (no key)."""
+        return self._name
+
+    def stats(self) -> dict[str, int]:
+        """Counts so far: requests, attempts, retries, answered, failed, and failures by reason."""
+        with self._stats_lock:
+            return dict(self._stats)
+
+    def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
+        """Answer a batch concurrently (at most `concurrency` in flight); never raises per call."""
+        if not requests:
+            return []
+        return self._loop.run(self._batch(list(requests)))
+
+    async def agenerate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
+        """`generate` for async callers: awaits the batch without blocking their loop."""
+        if not requests:
+            return []
+        return await asyncio.wrap_future(self._loop.submit(self._batch(list(requests))))
+
+    def close(self) -> None:
+        """Close the HTTP client and stop the private loop."""
+        self._loop.close(self._close_client())
+
+    # ------------------------------------------------------------------ internals
+
+    def _count(self, key: str, n: int = 1) -> None:
+        with self._stats_lock:
+            self._stats[key] += n
+
+    async def _close_client(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    def _ensure_client(self) -> openai.AsyncOpenAI:
+        if self._client is None:
+            import openai
+
+            n = self.settings.concurrency
+            # the client's own HTTP library (httpx or its successor, per openai release)
+            limits_type = type(openai.DEFAULT_CONNECTION_LIMITS)
+            http = openai.DefaultAsyncHttpxClient(
+                limits=limits_type(max_connections=n, max_keepalive_connections=n),
+                timeout=self.settings.timeout_s,
+            )
+            self._client = openai.AsyncOpenAI(
+                api_key=self._api_key,
+                base_url=self.base_url,
+                max_retries=0,  # ours are the only retries, so they are counted
+                timeout=self.settings.timeout_s,
+                http_client=http,
+            )
+            self._semaphore = asyncio.Semaphore(n)
+        return self._client
+
+    async def _batch(self, requests: list[ModelRequest]) -> list[ModelResponse]:
+        self._ensure_client()
+        self._count("requests", len(requests))
+        return list(await asyncio.gather(*(self._one(r) for r in requests)))
+
+    def _image_url(self, part: ImagePart) -> str:
+        url = self._urls.get(part.sha256)
+        if url is None:
+            url = data_url(part.path)
+            self._urls[part.sha256] = url
+            if len(self._urls) > _DATA_URL_CACHE_SIZE:
+                self._urls.popitem(last=False)
+        else:
+            self._urls.move_to_end(part.sha256)
+        return url
+
+    def _messages(self, request: ModelRequest) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for message in request.messages:
+            parts: list[dict[str, Any]] = []
+            for part in message.content:
+                if isinstance(part, ImagePart):
+                    image: dict[str, Any] = {"url": self._image_url(part)}
+                    if self.settings.image_detail is not None:
+                        image["detail"] = self.settings.image_detail
+                    parts.append({"type": "image_url", "image_url": image})
+                else:
+                    parts.append({"type": "text", "text": part.text})
+            if message.role != "user" and all(p["type"] == "text" for p in parts):
+                # system/assistant turns as plain strings: some servers reject part lists there
+                out.append({"role": message.role, "content": "".join(p["text"] for p in parts)})
+            else:
+                out.append({"role": message.role, "content": parts})
+        return out
+
+    def _arguments(self, request: ModelRequest) -> dict[str, Any]:
+        c = request.config
+        args: dict[str, Any] = {
+            "model": self.model,
+            "messages": self._messages(request),
+            "max_tokens": c.max_tokens,
+            "temperature": c.temperature,
+            "top_p": c.top_p,
+            "extra_headers": {REQUEST_ID_HEADER: request.id},
+            "timeout": self.settings.timeout_s,
+        }
+        if c.seed is not None:
+            args["seed"] = c.seed
+        if c.stop:
+            args["stop"] = list(c.stop)
+        return args
+
+    async def _one(self, request: ModelRequest) -> ModelResponse:
+        started = time.monotonic()
+        try:
+            args = self._arguments(request)
+        except (OSError, ValueError) as e:
+            self._count("failed")
+            self._count("failed:bad_request")
+            return failed(request, self._name, f"cannot build request: {e}")
+        client = self._ensure_client()
+        assert self._semaphore is not None
+        attempts = self.settings.max_retries + 1
+        last_error = ""
+        for attempt in range(attempts):
+            self._count("attempts")
+            try:
+                async with self._semaphore:
+                    completion = await asyncio.wait_for(
+                        client.chat.completions.create(**args), self.settings.timeout_s
+                    )
+            except Exception as e:
+                reason, retry, wait = _classify(e)
+                last_error = f"{reason}: {_describe(e)}"
+                if not retry or attempt == attempts - 1:
+                    self._count("failed")
+                    self._count(f"failed:{reason}")
+                    tried = f" after {attempt + 1} attempts" if attempt else ""
+                    return failed(
+                        request,
+                        self._name,
+                        last_error + tried,
+                        latency_s=time.monotonic() - started,
+                    )
+                self._count("retries")
+                self._count(f"retry:{reason}")
+                await asyncio.sleep(self._delay(attempt, wait))
+                continue
+            return self._finish(request, completion, started)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _finish(self, request: ModelRequest, completion: Any, started: float) -> ModelResponse:
+        latency = time.monotonic() - started
+        choices = getattr(completion, "choices", None) or []
+        if not choices:
+            self._count("failed")
+            self._count("failed:no_choices")
+            return failed(request, self._name, "server returned no choices", latency_s=latency)
+        content = choices[0].message.content or ""
+        u = getattr(completion, "usage", None)
+        usage = Usage(
+            input_tokens=getattr(u, "prompt_tokens", None),
+            output_tokens=getattr(u, "completion_tokens", None),
+        )
+        self._count("answered")
+        return answered(request, self._name, content, usage=usage, latency_s=latency)
+
+    def _delay(self, attempt: int, server_wait: float | None) -> float:
+        s = self.settings
+        base = min(s.backoff_max_s, s.backoff_s * 2.0**attempt)
+        # equal jitter: never shorter than half the backoff, so retries still spread out
+        delay = base / 2 + self._random.uniform(0, base / 2)
+        if server_wait is not None:
+            delay = max(delay, min(server_wait, s.backoff_max_s))
+        return delay
+
+
+def _classify(error: BaseException) -> tuple[str, bool, float | None]:
+    """(reason, retryable, server-requested wait in seconds) for a failed attempt."""
+    import openai
+
+    if isinstance(error, openai.APITimeoutError | asyncio.TimeoutError | TimeoutError):
+        return "timeout", True, None
+    if isinstance(error, openai.APIConnectionError):
+        return "connection", True, None
+    if isinstance(error, openai.APIStatusError):
+        status = error.status_code
+        wait = _retry_after(error.response.headers.get("retry-after"))
+        if status in _RETRY_STATUS or status >= 500:
+            return f"http_{status}", True, wait
+        return f"http_{status}", False, None
+    if isinstance(error, openai.APIResponseValidationError | json.JSONDecodeError):
+        return "malformed_response", True, None
+    return type(error).__name__, False, None
+
+
+def _retry_after(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return max(0.0, seconds)
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error).strip().replace("\n", " ")
+    return text[:300] or type(error).__name__

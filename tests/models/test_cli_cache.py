@@ -1,0 +1,41 @@
+"""`chartproof cache stats|clear` on a cache file filled through CachedBackend."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+import chartproof.cli.cache  # noqa: F401  (registers the sub-app, as cli/__init__ does)
+from chartproof.cli._app import app
+from chartproof.models.cache import CachedBackend, ResponseCache
+from chartproof.models.prompts import build_request
+from chartproof.models.testing import ScriptedBackend
+
+
+def test_stats_and_clear(tmp_path: Path) -> None:
+    chart = tmp_path / "c.png"
+    chart.write_bytes(b"png")
+    db = tmp_path / "cache.sqlite"
+    for model in ("alpha", "beta"):
+        backend = CachedBackend(
+            ScriptedBackend(lambda r: "1", name=f"scripted:{model}"), ResponseCache(db)
+        )
+        backend.generate(
+            [build_request("short", chart, f"q{i}", request_id=str(i)) for i in range(3)]
+        )
+        backend.close()
+    runner = CliRunner()
+    out = runner.invoke(app, ["cache", "stats", "--path", str(db), "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["entries"] == 6
+    assert {m: v["entries"] for m, v in data["per_model"].items()} == {"alpha": 3, "beta": 3}
+    out = runner.invoke(app, ["cache", "clear", "--path", str(db), "--model", "alpha", "--yes"])
+    assert out.exit_code == 0 and "deleted 3" in out.output
+    out = runner.invoke(app, ["cache", "clear", "--path", str(db)], input="n\n")
+    assert out.exit_code == 1
+    assert ResponseCache(db).stats().entries == 3
+    out = runner.invoke(app, ["cache", "stats", "--path", str(tmp_path / "none.sqlite")])
+    assert "no response cache" in out.output

@@ -1,0 +1,213 @@
+"""OpenAI-compatible backend against a real HTTP server on loopback that injects faults.
+
+Every request ends answered or recorded as failed, in order, none lost or duplicated, and
+the retries the schedule forces are exactly the retries made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chartproof.models import load_backend
+from chartproof.models.loopback import Fault, LoopbackServer
+from chartproof.models.openai_compat import OpenAIBackend, OpenAISettings
+from chartproof.models.prompts import build_request
+from chartproof.models.registry import SpecError
+from chartproof.types import ModelRequest
+
+# request index % 8 -> faults on successive attempts (then a normal reply)
+PATTERN: dict[int, list[Fault | None]] = {
+    0: [],
+    1: ["429"],
+    2: ["500", "500"],
+    3: ["slow"],
+    4: ["malformed"],
+    5: ["drop"],
+    6: ["429", "drop", "500"],
+    7: ["400"],  # not retryable
+}
+HOPELESS = {9, 21}  # more 500s than attempts allowed
+MAX_RETRIES = 3
+
+
+def _faults(n: int) -> dict[str, list[Fault | None]]:
+    table: dict[str, list[Fault | None]] = {}
+    for i in range(n):
+        table[f"q{i}"] = ["500"] * 10 if i in HOPELESS else list(PATTERN[i % 8])
+    return table
+
+
+@pytest.fixture
+def chart(tmp_path: Path) -> Path:
+    p = tmp_path / "chart.png"
+    p.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    return p
+
+
+def _requests(chart: Path, n: int) -> list[ModelRequest]:
+    return [build_request("short", chart, f"Question {i}?", request_id=f"q{i}") for i in range(n)]
+
+
+@pytest.fixture
+def server() -> Iterator[LoopbackServer]:
+    with LoopbackServer(faults=_faults(40), slow_s=1.5, max_concurrency=100) as s:
+        yield s
+
+
+def _backend(server: LoopbackServer, **settings: Any) -> OpenAIBackend:
+    opts = {
+        "concurrency": 6,
+        "max_retries": MAX_RETRIES,
+        "timeout_s": 0.4,
+        "backoff_s": 0.01,
+        "backoff_max_s": 0.05,
+        "jitter_seed": 1,
+    }
+    opts.update(settings)
+    return OpenAIBackend("loopback-vlm", server.base_url, settings=OpenAISettings(**opts))
+
+
+def test_every_request_answered_or_failed_with_exact_retries(
+    server: LoopbackServer, chart: Path
+) -> None:
+    requests = _requests(chart, 40)
+    backend = _backend(server)
+    try:
+        responses = backend.generate(requests)
+    finally:
+        backend.close()
+    assert [r.request_id for r in responses] == [r.id for r in requests]
+    expected_retries = 0
+    for i, resp in enumerate(responses):
+        key = f"q{i}"
+        if i in HOPELESS:
+            assert resp.error is not None and resp.error.startswith("http_500")
+            assert f"after {MAX_RETRIES + 1} attempts" in resp.error
+            assert server.attempts[key] == MAX_RETRIES + 1
+            assert server.answered[key] == 0
+            expected_retries += MAX_RETRIES
+        elif i % 8 == 7:
+            assert resp.error is not None and resp.error.startswith("http_400")
+            assert server.attempts[key] == 1
+        else:
+            faults = PATTERN[i % 8]
+            assert resp.error is None, resp.error
+            # the text names the request it answers: no answer went to another request
+            assert resp.text == f"The answer is: {key}."
+            assert resp.parsed is not None and resp.parsed.answer == key
+            assert server.attempts[key] == len(faults) + 1
+            assert server.answered[key] == 1
+            assert resp.usage.output_tokens == 4
+            expected_retries += len(faults)
+    stats = backend.stats()
+    n_failed = len(HOPELESS) + sum(1 for i in range(40) if i % 8 == 7)
+    assert stats["requests"] == 40
+    assert stats["answered"] + stats["failed"] == 40
+    assert stats["failed"] == n_failed
+    assert stats["retries"] == expected_retries
+    assert stats["attempts"] == sum(server.attempts.values())
+    assert stats["retry:timeout"] == 5  # one slow reply each for q3, q11, ..., q35
+    assert server.peak_in_service <= 6
+
+
+def test_sync_generate_inside_a_running_event_loop(server: LoopbackServer, chart: Path) -> None:
+    backend = _backend(server)
+    requests = _requests(chart, 1)
+
+    async def caller() -> list[str]:
+        # a notebook or async pipeline calls the sync API from inside its own loop
+        return [r.text for r in backend.generate(requests)]
+
+    try:
+        assert asyncio.run(caller()) == ["The answer is: q0."]
+        assert [r.text for r in asyncio.run(backend.agenerate(requests))] == ["The answer is: q0."]
+    finally:
+        backend.close()
+
+
+def test_payload_carries_image_as_data_url_and_settings(chart: Path) -> None:
+    seen: list[Mapping[str, Any]] = []
+
+    def reply(key: str, body: Mapping[str, Any]) -> str:
+        seen.append(body)
+        return "42"
+
+    with LoopbackServer(reply=reply) as server:
+        backend = _backend(server)
+        req = build_request("short", chart, "How many?", request_id="a")
+        try:
+            (resp,) = backend.generate([req])
+        finally:
+            backend.close()
+    assert resp.parsed is not None and resp.parsed.answer == "42"
+    (body,) = seen
+    assert body["model"] == "loopback-vlm" and body["temperature"] == 0.0
+    assert body["max_tokens"] == 256
+    image, text = body["messages"][0]["content"]
+    prefix = "data:image/png;base64,"
+    assert image["image_url"]["url"].startswith(prefix)
+    assert base64.b64decode(image["image_url"]["url"][len(prefix) :]) == chart.read_bytes()
+    assert text["text"].endswith("Question: How many?")
+
+
+def test_missing_image_is_an_error_record_not_an_exception(tmp_path: Path, chart: Path) -> None:
+    req = build_request("short", chart, "Q?", request_id="gone")
+    chart.unlink()
+    with LoopbackServer() as server:
+        backend = _backend(server)
+        try:
+            (resp,) = backend.generate([req])
+        finally:
+            backend.close()
+        assert server.attempts == {}
+    assert resp.error is not None and "cannot build request" in resp.error
+
+
+def test_backoff_doubles_with_jitter_and_honours_retry_after() -> None:
+    backend = OpenAIBackend(
+        "m",
+        "http://127.0.0.1:9/v1",
+        settings=OpenAISettings(backoff_s=1.0, backoff_max_s=5.0, jitter_seed=0),
+    )
+    delays = [backend._delay(a, None) for a in range(5)]
+    bases = [1, 2, 4, 5, 5]
+    for d, b in zip(delays, bases, strict=True):
+        assert b / 2 <= d <= b
+    assert backend._delay(0, 3.0) == 3.0
+    assert backend._delay(0, 60.0) == 5.0
+
+
+def test_spec_options_and_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    backend = load_backend("openai:m@http://127.0.0.1:9/v1?concurrency=3&max_retries=0")
+    assert isinstance(backend, OpenAIBackend)
+    assert backend.settings.concurrency == 3 and backend.settings.max_retries == 0
+    assert backend.name == "openai:m@http://127.0.0.1:9/v1"
+    with pytest.raises(SpecError, match="concurency"):
+        load_backend("openai:m@http://127.0.0.1:9/v1?concurency=3")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(SpecError, match="needs a server"):
+        load_backend("openai:m")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    from_env = load_backend("openai:m")
+    assert isinstance(from_env, OpenAIBackend) and from_env.base_url == "http://127.0.0.1:9/v1"
+
+
+def test_unreachable_server_fails_every_request(chart: Path) -> None:
+    backend = OpenAIBackend(
+        "m",
+        "http://127.0.0.1:9/v1",
+        settings=OpenAISettings(max_retries=1, backoff_s=0.0, timeout_s=2),
+    )
+    try:
+        out = backend.generate(_requests(chart, 3))
+    finally:
+        backend.close()
+    assert all(r.error and r.error.startswith("connection") for r in out)
+    assert backend.stats()["attempts"] == 6
