@@ -1,0 +1,211 @@
+"""Questions for a chart: `make_questions` runs seeded programs on a spec and packs each
+answer with its chain, premises, explanation and trace into a `QuestionItem`."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+from pydantic import Field, JsonValue
+
+from chartproof.questions.chains import chain_dag
+from chartproof.questions.explain import explain
+from chartproof.questions.premises import question_premises, structural_claims
+from chartproof.questions.program import Program, ProgramResult, execute, programs
+from chartproof.questions.trace import TraceOp
+from chartproof.questions.view import ChartView
+from chartproof.types import (
+    Answer,
+    ChartSpec,
+    ChartType,
+    DataTable,
+    ImageRef,
+    Premise,
+    Record,
+    Sample,
+    Step,
+    TaskType,
+)
+
+__all__ = ["DEFAULT_FAMILIES_EXCLUDED", "QuestionItem", "make_item", "make_questions"]
+
+DEFAULT_FAMILIES_EXCLUDED = frozenset({"structure"})
+"""Families `make_questions` leaves out unless asked: the dense chart-parsing queries."""
+
+_TRIES_PER_PROGRAM = 3
+
+
+class QuestionItem(Record):
+    """One generated question with everything needed to check its answer and reasoning."""
+
+    id: str
+    """Stable id: the chart id and the question's index for this seed."""
+    chart_id: str
+    """Id of the chart spec asked about."""
+    chart_type: ChartType
+    """Kind of chart."""
+    program: str
+    """Name of the question program."""
+    family: str
+    """Program family, e.g. "extraction", "realcqa", "chain", "structure"."""
+    args: dict[str, JsonValue] = Field(default_factory=dict)
+    """Program arguments; `execute(program, args, chart)` reproduces the answer."""
+    question: str
+    """Question text (for chains: the final composite question)."""
+    paraphrase: int = 0
+    """Index of the template the question text was rendered from."""
+    answer: Answer
+    """Typed gold answer."""
+    task_type: TaskType | None = None
+    """ChartR task type (None for dense chart-parsing queries)."""
+    question_type: str
+    """"descriptive", "reasoning" or "structural"."""
+    chain: tuple[Step, ...] = ()
+    """Sub-questions leading to the answer, in dependency order."""
+    premises: tuple[Premise, ...] = ()
+    """The ordered VPP premise sequence: every true premise with its three false ones."""
+    explanation: str
+    """Reference explanation, at most four sentences."""
+    trace: tuple[TraceOp, ...] = ()
+    """Executed operations; the last one is the answer."""
+
+    def dag(self) -> dict[str, JsonValue]:
+        """The reasoning chain as a DAG: nodes (steps and the final question) and edges."""
+        return chain_dag(self.chain, self.question, self.answer, self.task_type, self.trace)
+
+    def to_sample(
+        self,
+        *,
+        sample_id: str,
+        image: ImageRef,
+        spec: ChartSpec | None = None,
+        table: DataTable | None = None,
+        **fields: object,
+    ) -> Sample:
+        """A `Sample` carrying this question, its chain, premises and explanation; extra
+        `fields` (split, groups, source, ...) pass through."""
+        source = dict(fields.pop("source", {}) or {})  # type: ignore[call-overload]
+        source.setdefault("question_item", self.id)
+        source.setdefault("program_args", self.args)
+        return Sample(
+            id=sample_id,
+            image=image,
+            question=self.question,
+            answer=self.answer,
+            table=table if table is not None else (spec.table if spec is not None else None),
+            spec=spec,
+            chart_type=self.chart_type,
+            question_type=self.question_type,
+            task_type=self.task_type,
+            program=self.program,
+            chain=self.chain,
+            premises=self.premises,
+            explanation=self.explanation,
+            source=source,
+            **fields,
+        )
+
+
+def make_item(
+    result: ProgramResult,
+    *,
+    item_id: str,
+    chart_id: str,
+    paraphrase: int,
+    seed: int = 0,
+    structural: list[object] | None = None,
+    with_premises: bool = True,
+) -> QuestionItem:
+    """Pack one program execution into a `QuestionItem`; its premises are seeded by the
+    item id and `seed`, so they do not depend on what else was generated."""
+    prog = result.program
+    premises: tuple[Premise, ...] = ()
+    if with_premises:
+        rng = random.Random(f"{item_id}|{seed}|premises")
+        premises = tuple(question_premises(result, rng=rng, prefix=item_id, structural=structural))
+    return QuestionItem(
+        id=item_id,
+        chart_id=chart_id,
+        chart_type=result.view.chart_type,
+        program=prog.name,
+        family=prog.family,
+        args=dict(result.args),
+        question=result.question(paraphrase),
+        paraphrase=paraphrase % len(prog.templates),
+        answer=result.answer,
+        task_type=prog.task_type,
+        question_type=prog.question_type,
+        chain=result.chain(),
+        premises=premises,
+        explanation=explain(result.ops),
+        trace=result.trace(),
+    )
+
+
+def _candidates(
+    view: ChartView, families: Iterable[str] | None, names: Iterable[str] | None
+) -> list[Program]:
+    fams = tuple(families) if families is not None else None
+    progs = programs(families=fams)
+    if fams is None:
+        progs = tuple(p for p in progs if p.family not in DEFAULT_FAMILIES_EXCLUDED)
+    if names is not None:
+        wanted = set(names)
+        progs = tuple(p for p in progs if p.name in wanted)
+    return [p for p in progs if p.applies(view)]
+
+
+def make_questions(
+    spec: ChartSpec,
+    *,
+    seed: int = 0,
+    per_chart: int = 5,
+    families: Iterable[str] | None = None,
+    names: Iterable[str] | None = None,
+    with_premises: bool = True,
+) -> list[QuestionItem]:
+    """Up to `per_chart` questions about one chart, deterministic per (spec, seed).
+
+    Programs are drawn in a seeded order among those that apply to the chart type (every
+    family but "structure" unless `families` names it; `names` restricts to given programs);
+    a program that finds the chart ambiguous is skipped. Duplicate questions are dropped.
+    """
+    view = ChartView.from_spec(spec)
+    rng = random.Random(f"{spec.id}|{seed}")
+    progs = _candidates(view, families, names)
+    rng.shuffle(progs)
+    structural = (
+        structural_claims(view, random.Random(f"{spec.id}|{seed}|structure"))
+        if with_premises
+        else None
+    )
+    items: list[QuestionItem] = []
+    seen: set[str] = set()
+    for prog in progs:
+        if len(items) >= per_chart:
+            break
+        for _ in range(_TRIES_PER_PROGRAM):
+            args = prog.sample(view, rng)
+            if args is None:
+                break
+            result = execute(prog, args, view)
+            if result is None:
+                continue
+            paraphrase = rng.randrange(len(prog.templates))
+            text = result.question(paraphrase)
+            if text in seen:
+                continue
+            seen.add(text)
+            items.append(
+                make_item(
+                    result,
+                    item_id=f"{spec.id}/q{len(items)}",
+                    chart_id=spec.id,
+                    paraphrase=paraphrase,
+                    seed=seed,
+                    structural=structural,
+                    with_premises=with_premises,
+                )
+            )
+            break
+    return items

@@ -1,0 +1,182 @@
+"""Arithmetic on values read from the chart: sums, differences, ratios, averages, medians,
+stack totals and counts of chart elements (ChartR NC)."""
+
+from __future__ import annotations
+
+import statistics
+
+from chartproof.questions.describe import marks_of, series_mark
+from chartproof.questions.ops.compare import labelled_values
+from chartproof.questions.trace import Op, Tracer, ref
+from chartproof.questions.view import ChartView
+
+__all__ = ["AGGREGATES", "ARITH", "aggregate", "arith", "count_items", "equal", "stack_total"]
+
+ARITH = ("add", "sub", "absdiff", "div")
+"""Binary operations `arith` knows."""
+
+AGGREGATES = ("sum", "mean", "median", "range")
+"""Whole-series aggregates `aggregate` knows."""
+
+_COUNTABLE = ("lines", "legend_labels", "series", "marks")
+
+
+def arith(tr: Tracer, fn: str, a: Op, b: Op) -> Op | None:
+    """`a` plus / minus / absolute difference / divided by `b` (NC)."""
+    view = tr.view
+    x, y = a.number(), b.number()
+    ra, rb = tr.step_ref(a), tr.step_ref(b)
+    err = a.err + b.err
+    if fn == "add":
+        v, q, note = x + y, f"What is {ra} plus {rb}?", "plus"
+    elif fn == "sub":
+        v, q, note = x - y, f"What is {ra} minus {rb}?", "minus"
+    elif fn == "absdiff":
+        v, q, note = abs(x - y), f"What is the difference between {ra} and {rb}?", "minus"
+        if x < y:
+            x, y = y, x
+    elif fn == "div":
+        if y == 0 or b.err >= abs(y):
+            return None
+        v = x / y
+        err = abs(v) * ((a.err / abs(x) if x else 0.0) + b.err / abs(y))
+        q, note = f"What is the ratio of {ra} to {rb}?", "divided by"
+    else:
+        raise ValueError(f"unknown arithmetic {fn!r}; known: {ARITH}")
+    return tr.add(
+        "arith",
+        "NC",
+        q,
+        float(v),
+        "number",
+        depends_on=(a, b),
+        args={"fn": fn, "a": ref(a), "b": ref(b)},
+        note=f"{view.fmt(x)} {note} {view.fmt(y)} is {view.fmt(v)}",
+        err=err,
+        unit=None if fn == "div" else a.unit,
+    )
+
+
+def aggregate(tr: Tracer, series: str, fn: str) -> Op | None:
+    """Sum, mean, median or range (highest minus lowest) of all values of `series` (NC)."""
+    view = tr.view
+    pairs = labelled_values(view, series)
+    if not pairs:
+        return None
+    vals = [v for _, v in pairs]
+    errs = [view.read_error(v) for v in vals]
+    listing = _listing(view, vals)
+    if fn == "sum":
+        v, err = sum(vals), sum(errs)
+        q, tail = f"What is the total of {series}?", f"add up to {view.fmt(v)}"
+    elif fn == "mean":
+        v, err = statistics.fmean(vals), statistics.fmean(errs)
+        q, tail = f"What is the average of {series}?", f"average {view.fmt(v)}"
+    elif fn == "median":
+        v, err = statistics.median(vals), max(errs)
+        q, tail = f"What is the median of {series}?", f"have the median {view.fmt(v)}"
+    elif fn == "range":
+        hi, lo = max(vals), min(vals)
+        v, err = hi - lo, view.read_error(hi) + view.read_error(lo)
+        q = f"What is the difference between the highest and the lowest {series}?"
+        tail = f"run from {view.fmt(lo)} to {view.fmt(hi)}, a difference of {view.fmt(v)}"
+    else:
+        raise ValueError(f"unknown aggregate {fn!r}; known: {AGGREGATES}")
+    return tr.add(
+        "aggregate",
+        "NC",
+        q,
+        float(v),
+        "number",
+        cells=tuple((lab, series) for lab, _ in pairs),
+        args={"series": series, "fn": fn},
+        note=f"the values of {series_mark(view, series)} are {listing}, which {tail}",
+        err=err,
+        unit=view.unit,
+    )
+
+
+def _listing(view: ChartView, vals: list[float]) -> str:
+    shown = [view.fmt(v) for v in vals]
+    if len(shown) > 8:
+        return f"{len(shown)} numbers from {min(vals)} to {max(vals)}"
+    return ", ".join(shown[:-1]) + f" and {shown[-1]}" if len(shown) > 1 else shown[0]
+
+
+def stack_total(tr: Tracer, x: str) -> Op | None:
+    """The total height of the stacked bar at `x`: the sum of its segments (NC)."""
+    view = tr.view
+    vals = [view.value(s, x) for s in view.series]
+    if any(v is None for v in vals) or len(vals) < 2:
+        return None
+    nums = [float(v) for v in vals if v is not None]
+    total = sum(nums)
+    if view.value_labels:
+        note = f"the segments of the {x} bar, " + " + ".join(view.fmt(v) for v in nums)
+        note += f", stack up to {view.fmt(total)}"
+    else:
+        note = f"the top of the stacked bar for {x} reaches {view.fmt(total)}"
+    return tr.add(
+        "stack_total",
+        "NC",
+        f"What is the total of all segments in {x}?",
+        total,
+        "number",
+        cells=tuple((x, s) for s in view.series),
+        args={"x": x},
+        note=note,
+        err=view.read_error(total),
+        unit=view.unit,
+    )
+
+
+def count_items(tr: Tracer, what: str) -> Op | None:
+    """How many lines, legend labels, series or marks the chart shows (NC)."""
+    view = tr.view
+    if what == "lines":
+        if view.chart_type != "line":
+            return None
+        n, q = len(view.series), "How many lines does the chart show?"
+        note = f"the plot draws {n} line{'s' if n != 1 else ''}"
+    elif what == "legend_labels":
+        n = len(view.series if view.chart_type != "pie" else view.x_labels) if view.legend else 0
+        q = "How many labels does the legend list?"
+        note = f"the legend lists {n} label{'s' if n != 1 else ''}" if n else "no legend is drawn"
+    elif what == "series":
+        n, q = len(view.series), "How many data series does the chart show?"
+        note = f"the chart shows {n} data series"
+    elif what == "marks":
+        if view.chart_type == "scatter":
+            return None
+        n = view.n * (len(view.series) if view.chart_type != "pie" else 1)
+        q = f"How many {marks_of(view)} does the chart show?"
+        note = f"the chart shows {n} {marks_of(view)}"
+    else:
+        raise ValueError(f"unknown count {what!r}; known: {_COUNTABLE}")
+    return tr.add(
+        "count_items",
+        "NC",
+        q,
+        float(n),
+        "number",
+        args={"what": what},
+        note=note,
+        exact=True,
+    )
+
+
+def equal(tr: Tracer, a: Op, b: Op) -> Op | None:
+    """Whether two results are equal (VC); for exact results such as counts."""
+    if not (a.exact and b.exact):
+        return None
+    truth = a.value == b.value
+    return tr.add(
+        "equal",
+        "VC",
+        f"Is {tr.step_ref(a)} equal to {tr.step_ref(b)}?",
+        truth,
+        "bool",
+        depends_on=(a, b),
+        args={"a": ref(a), "b": ref(b)},
+        note=f"{a.text()} {'equals' if truth else 'differs from'} {b.text()}",
+    )

@@ -1,0 +1,256 @@
+"""Question programs: executable logic over a chart's table with paraphrase templates, and
+the registry that holds them.
+
+A program picks its arguments from a chart (`sample`), runs on any `ChartView` (`run`), and
+renders its question from templates with named slots that `match_question` can invert.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import ClassVar, TypeAlias
+
+from chartproof.questions.describe import marks_of, ordinal, position_word
+from chartproof.questions.trace import Op, TraceOp, Tracer
+from chartproof.questions.view import ChartView, chart_view
+from chartproof.types import Answer, ChartSpec, ChartType, Step, TaskType
+
+__all__ = [
+    "ALL_CHARTS",
+    "DERIVED_SLOTS",
+    "SLOT_KINDS",
+    "ArgValue",
+    "Args",
+    "Program",
+    "ProgramResult",
+    "execute",
+    "get_program",
+    "programs",
+    "register",
+    "slot_kinds",
+]
+
+ArgValue: TypeAlias = str | float | int | bool
+"""One argument of a program: a label, a number, an ordinal or a flag."""
+
+Args: TypeAlias = Mapping[str, ArgValue]
+"""A program's arguments by slot name."""
+
+ALL_CHARTS: frozenset[ChartType] = frozenset(
+    {"vbar", "hbar", "grouped_bar", "stacked_bar", "line", "area", "pie", "scatter", "box"}
+)
+"""Every chart type."""
+
+SLOT_KINDS = ("x", "series", "number", "ordinal", "color", "band")
+"""Kinds of argument slots: an x label, a series name, a number, an ordinal (1 → "first"),
+a colour name, a correlation band."""
+
+DERIVED_SLOTS = ("y_title", "x_title", "marks", "mark", "side")
+"""Slots filled from the chart rather than from arguments: the measured quantity, the x
+dimension, the plural and singular mark word, and where positions are counted from."""
+
+
+def slot_kinds(**kinds: str) -> Mapping[str, str]:
+    """A program's argument slots, e.g. `slot_kinds(series="series", x="x")` (read-only)."""
+    return MappingProxyType(kinds)
+
+
+class Program:
+    """Base of every question program; subclasses set the class attributes and implement
+    `sample` and `run`, then register with `@register`."""
+
+    name: ClassVar[str]
+    """Registry name, unique."""
+    family: ClassVar[str]
+    """Module family, e.g. "extraction", "realcqa", "chain", "structure"."""
+    task_type: ClassVar[TaskType | None]
+    """ChartR task type of the question (None for dense chart-parsing queries)."""
+    question_type: ClassVar[str]
+    """ChartQA-X style label: "descriptive", "reasoning" or "structural"."""
+    chart_types: ClassVar[frozenset[ChartType]]
+    """Chart types the program applies to."""
+    templates: ClassVar[tuple[str, ...]]
+    """Paraphrases of the question; `{slot}` marks an argument or derived slot."""
+    slots: ClassVar[Mapping[str, str]] = slot_kinds()
+    """Argument slot name → kind (one of `SLOT_KINDS`)."""
+    min_series: ClassVar[int] = 1
+    """Fewest series the chart must show."""
+    chain: ClassVar[bool] = False
+    """Whether the program is a ChartR reasoning chain (4 to 10 sub-questions)."""
+
+    def applies(self, view: ChartView) -> bool:
+        """Whether the program can ask about this chart at all."""
+        return view.chart_type in self.chart_types and len(view.series) >= self.min_series
+
+    def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
+        """Pick arguments for this chart, or None when there are none to pick."""
+        raise NotImplementedError
+
+    def run(self, tr: Tracer, args: Args) -> Op | None:
+        """Execute on `tr.view`, recording operations; return the final one (the answer),
+        or None when the chart makes the answer ambiguous."""
+        raise NotImplementedError
+
+    def question(self, view: ChartView, args: Args, paraphrase: int) -> str:
+        """The question text from template `paraphrase`."""
+        template = self.templates[paraphrase % len(self.templates)]
+        return template.format_map(render_slots(view, self, args))
+
+    def __repr__(self) -> str:
+        return f"<program {self.name} ({self.family}, {self.task_type})>"
+
+
+def render_slots(view: ChartView, program: Program, args: Args) -> dict[str, str]:
+    """Slot texts for a template: derived slots from the view, arguments by their kind."""
+    out = {
+        "y_title": view.y_label,
+        "x_title": view.x_label,
+        "marks": marks_of(view),
+        "mark": view.mark,
+        "side": position_word(view),
+    }
+    for name, kind in program.slots.items():
+        if name not in args:
+            raise KeyError(f"program {program.name}: argument {name!r} missing from {dict(args)}")
+        v = args[name]
+        if kind == "number":
+            out[name] = view.fmt(float(v))
+        elif kind == "ordinal":
+            out[name] = ordinal(int(v))
+        else:
+            out[name] = str(v)
+    return out
+
+
+def template_slots(template: str) -> list[str]:
+    """The slot names of a template, in order."""
+    return [f for _, f, _, _ in string.Formatter().parse(template) if f]
+
+
+_REGISTRY: dict[str, Program] = {}
+
+
+def register(cls: type[Program]) -> type[Program]:
+    """Class decorator: instantiate and register a program (its name must be new and every
+    template slot must be declared)."""
+    prog = cls()
+    if prog.name in _REGISTRY:
+        raise ValueError(f"duplicate program name {prog.name!r}")
+    if len(prog.templates) < 3:
+        raise ValueError(f"program {prog.name}: needs at least 3 paraphrase templates")
+    for t in prog.templates:
+        for slot in template_slots(t):
+            if slot not in prog.slots and slot not in DERIVED_SLOTS:
+                raise ValueError(f"program {prog.name}: template slot {slot!r} undeclared")
+    for name, kind in prog.slots.items():
+        if kind not in SLOT_KINDS:
+            raise ValueError(f"program {prog.name}: slot {name!r} has unknown kind {kind!r}")
+    _REGISTRY[prog.name] = prog
+    return cls
+
+
+def _load() -> None:
+    # importing the package registers every program module
+    import chartproof.questions.programs  # noqa: F401
+
+
+def programs(
+    *, families: Iterator[str] | tuple[str, ...] | None = None, chart_type: str | None = None
+) -> tuple[Program, ...]:
+    """Registered programs in name order, optionally restricted to families / a chart type."""
+    _load()
+    fam = None if families is None else set(families)
+    return tuple(
+        p
+        for _, p in sorted(_REGISTRY.items())
+        if (fam is None or p.family in fam) and (chart_type is None or chart_type in p.chart_types)
+    )
+
+
+def get_program(name: str) -> Program:
+    """The program registered as `name` (KeyError listing the names otherwise)."""
+    _load()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"no question program {name!r}; known: {sorted(_REGISTRY)}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class ProgramResult:
+    """One execution of a program on a chart: its operations and what they yield."""
+
+    program: Program
+    """The program run."""
+    args: Mapping[str, ArgValue]
+    """Its arguments."""
+    view: ChartView
+    """The chart it ran on."""
+    ops: tuple[Op, ...]
+    """Recorded operations; the last is the answer."""
+
+    @property
+    def final(self) -> Op:
+        """The operation whose result answers the question."""
+        return self.ops[-1]
+
+    @property
+    def answer(self) -> Answer:
+        """The typed answer."""
+        answer = self.final.answer()
+        if answer is None:  # execute() never returns such results
+            raise ValueError(f"{self.program.name}: answer needs more precision than a reader has")
+        return answer
+
+    def question(self, paraphrase: int = 0) -> str:
+        """The question text from one of the paraphrases."""
+        return self.program.question(self.view, self.args, paraphrase)
+
+    def trace(self) -> tuple[TraceOp, ...]:
+        """The operations as public records."""
+        return tuple(op.to_record() for op in self.ops)
+
+    def chain(self) -> tuple[Step, ...]:
+        """The sub-questions leading to the answer: every operation but the final one."""
+        name = self.program.name
+        steps: list[Step] = []
+        for op in self.ops[:-1]:
+            answer = op.answer()
+            if answer is None:
+                raise ValueError(f"{name}: step {op.id} ({op.op}) cannot be read precisely")
+            steps.append(
+                Step(
+                    id=op.id,
+                    question=op.question,
+                    depends_on=op.depends_on,
+                    answer=answer,
+                    task_type=op.task_type,
+                    program=name,
+                )
+            )
+        return tuple(steps)
+
+
+def execute(
+    program: str | Program, args: Args, chart: ChartSpec | ChartView
+) -> ProgramResult | None:
+    """Run a program with given arguments on a chart (a spec, or a view of any table).
+
+    Returns None when the chart makes the answer ambiguous (missing cells, ties, values too
+    close to tell apart, a number no reader could get within tolerance).
+    """
+    prog = get_program(program) if isinstance(program, str) else program
+    view = chart_view(chart)
+    if not prog.applies(view):
+        return None
+    tr = Tracer(view)
+    final = prog.run(tr, args)
+    if final is None or final is not tr.ops[-1]:
+        return None
+    if any(op.answer() is None for op in tr.ops):
+        return None
+    return ProgramResult(program=prog, args=dict(args), view=view, ops=tuple(tr.ops))

@@ -1,0 +1,93 @@
+"""Value extraction (ChartR VE): read one value off a mark."""
+
+from __future__ import annotations
+
+import random
+
+from chartproof.questions import ops
+from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
+from chartproof.questions.programs._pick import CATEGORY, ORDERED, pick_series, pick_x
+from chartproof.questions.trace import Op, Tracer
+from chartproof.questions.view import ChartView
+
+__all__ = ["PieValue", "ValueAt", "ValueOfColor"]
+
+
+@register
+class ValueAt(Program):
+    """The value of one series at one x label."""
+
+    name = "value_at"
+    family = "extraction"
+    task_type = "VE"
+    question_type = "descriptive"
+    chart_types = ORDERED
+    templates = (
+        "What is the value of {series} in {x}?",
+        "How much is {series} in {x}?",
+        "What value does {series} show for {x}?",
+        "According to the chart, what was {series} in {x}?",
+    )
+    slots = slot_kinds(series="series", x="x")
+
+    def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
+        xs, ss = pick_x(view, rng), pick_series(view, rng)
+        return None if xs is None or ss is None else {"series": ss[0], "x": xs[0]}
+
+    def run(self, tr: Tracer, args: Args) -> Op | None:
+        return ops.read(tr, str(args["series"]), str(args["x"]))
+
+
+@register
+class PieValue(Program):
+    """The value of one wedge of a pie."""
+
+    name = "pie_value"
+    family = "extraction"
+    task_type = "VE"
+    question_type = "descriptive"
+    chart_types = frozenset({"pie"})
+    templates = (
+        "What value does the {x} wedge show?",
+        "How large is the share of {x}?",
+        "What is the value for {x} in the pie chart?",
+    )
+    slots = slot_kinds(x="x")
+
+    def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
+        xs = pick_x(view, rng)
+        return None if xs is None else {"x": xs[0]}
+
+    def run(self, tr: Tracer, args: Args) -> Op | None:
+        return ops.read(tr, tr.view.series[0], str(args["x"]))
+
+
+@register
+class ValueOfColor(Program):
+    """The value of the series drawn in a given colour at one x label: find the series by
+    its colour, then read."""
+
+    name = "value_of_color"
+    family = "extraction"
+    task_type = "VE"
+    question_type = "descriptive"
+    chart_types = CATEGORY - {"pie", "vbar", "hbar"}
+    min_series = 2
+    templates = (
+        "What is the value of the {color} series in {x}?",
+        "How much does the {color} series show for {x}?",
+        "In {x}, what value does the {color} series reach?",
+    )
+    slots = slot_kinds(color="color", x="x")
+
+    def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
+        xs = pick_x(view, rng)
+        if xs is None or not view.colors:
+            return None
+        return {"color": rng.choice(sorted(view.colors.values())), "x": xs[0]}
+
+    def run(self, tr: Tracer, args: Args) -> Op | None:
+        found = ops.key_of_color(tr, str(args["color"]))
+        if found is None:
+            return None
+        return tr.link(ops.read(tr, str(found.value), str(args["x"])), found)

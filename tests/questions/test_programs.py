@@ -1,0 +1,102 @@
+"""Question programs on hand-built charts: answers, chains and explanations pinned to values
+worked out by hand from the tables in `question_factory`."""
+
+from __future__ import annotations
+
+import pytest
+from question_factory import category_spec
+
+from chartproof.questions import execute, get_program, make_questions, programs
+from chartproof.types import AnswerValue
+
+TWO = {"Sales": (12.0, 15.0, 9.0, 20.0, 17.0), "Costs": (5.0, 7.0, 11.0, 8.0, 6.0)}
+"""Years 2018..2022."""
+
+CASES: list[tuple[str, str, dict[str, object], AnswerValue]] = [
+    ("vbar", "value_at", {"series": "Sales", "x": "2020"}, 9.0),
+    ("vbar", "argmax_x", {"series": "Sales"}, "2021"),
+    ("vbar", "argmin_x", {"series": "Sales"}, "2020"),
+    ("vbar", "max_value", {"series": "Sales"}, 20.0),
+    ("vbar", "min_value", {"series": "Sales"}, 9.0),
+    ("vbar", "diff_two", {"series": "Sales", "x": "2018", "x2": "2021"}, 8.0),
+    ("vbar", "ratio_two", {"series": "Sales", "x": "2018", "x2": "2019"}, 0.8),
+    ("vbar", "sum_two", {"series": "Sales", "x": "2018", "x2": "2019"}, 27.0),
+    ("vbar", "average", {"series": "Sales"}, 14.6),
+    ("vbar", "total", {"series": "Sales"}, 73.0),
+    ("vbar", "median_series", {"series": "Sales"}, 15.0),
+    ("vbar", "max_minus_min", {"series": "Sales"}, 11.0),
+    ("vbar", "compare_less", {"series": "Sales", "x": "2018", "x2": "2019"}, True),
+    ("vbar", "compare_less", {"series": "Sales", "x": "2021", "x2": "2019"}, False),
+    ("vbar", "larger_of_two", {"series": "Sales", "x": "2018", "x2": "2022"}, "2022"),
+    ("vbar", "label_at_position", {"k": 2}, "2019"),
+    ("vbar", "position_of_label", {"x": "2021"}, 4.0),
+    ("vbar", "value_at_position", {"k": 3}, 9.0),
+    ("vbar", "x_with_value", {"series": "Sales", "value": 17.0}, "2022"),
+    ("line", "argmax_series_at_x", {"x": "2020"}, "Costs"),
+    ("line", "diff_series_at_x", {"series": "Sales", "series2": "Costs", "x": "2021"}, 12.0),
+    ("line", "color_of_series", {"series": "Costs"}, "orange"),
+    ("line", "series_of_color", {"color": "blue"}, "Sales"),
+    ("line", "value_of_color", {"color": "orange", "x": "2019"}, 7.0),
+    ("line", "color_of_max_series", {"x": "2020"}, "orange"),
+    ("stacked_bar", "stack_total", {"x": "2019"}, 22.0),
+    ("stacked_bar", "count_colors", {}, 2.0),
+    ("pie", "color_of_wedge", {"x": "2020"}, "green"),
+    ("pie", "pie_value", {"x": "2019"}, 15.0),
+]
+
+
+def _spec(chart_type: str) -> object:
+    series = None if chart_type in ("vbar", "pie") else TWO
+    return category_spec(chart_type, series=series)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("chart_type", "name", "args", "expected"), CASES)
+def test_program_answer(
+    chart_type: str, name: str, args: dict[str, object], expected: object
+) -> None:
+    result = execute(name, args, _spec(chart_type))  # type: ignore[arg-type]
+    assert result is not None, f"{name} skipped {args}"
+    value = result.answer.value
+    if isinstance(expected, float):
+        assert value == pytest.approx(expected)
+    else:
+        assert value == expected
+
+
+def test_ties_and_missing_cells_skip() -> None:
+    tied = category_spec("vbar", series={"Sales": (5.0, 9.0, 9.0, 2.0, 1.0)})
+    assert execute("argmax_x", {"series": "Sales"}, tied) is None
+    assert execute("argmin_x", {"series": "Sales"}, tied) is not None
+    gap = category_spec("vbar", series={"Sales": (5.0, None, 9.0, 2.0, 1.0)})
+    assert execute("value_at", {"series": "Sales", "x": "2019"}, gap) is None
+    assert execute("average", {"series": "Sales"}, gap) is None
+
+
+def test_unlabelled_values_widen_tolerance_and_skip_close_calls() -> None:
+    spec = category_spec(
+        "vbar", series={"Sales": (50.0, 51.0, 20.0, 80.0, 100.0)}, value_labels=False
+    )
+    # 1.5 % of a 0..100 axis is 1.5 per read: 50 vs 51 cannot be told apart
+    assert execute("compare_less", {"series": "Sales", "x": "2018", "x2": "2019"}, spec) is None
+    read = execute("value_at", {"series": "Sales", "x": "2020"}, spec)
+    assert read is not None
+    assert read.answer.tolerance == pytest.approx(1.5 / 20.0)
+
+
+def test_make_questions_is_deterministic_and_varied() -> None:
+    spec = category_spec("grouped_bar", series=TWO)
+    a = make_questions(spec, seed=3, per_chart=8)
+    b = make_questions(spec, seed=3, per_chart=8)
+    c = make_questions(spec, seed=4, per_chart=8)
+    assert [i.model_dump() for i in a] == [i.model_dump() for i in b]
+    assert [i.question for i in a] != [i.question for i in c]
+    assert len(a) == 8
+    assert len({i.program for i in a}) == 8
+
+
+def test_every_program_declares_three_paraphrases_and_chart_types() -> None:
+    for prog in programs():
+        assert len(prog.templates) >= 3, prog.name
+        assert len(set(prog.templates)) == len(prog.templates), prog.name
+        assert prog.chart_types, prog.name
+    assert get_program("value_at").task_type == "VE"
