@@ -1,0 +1,87 @@
+"""Report figures (robustness curves, per-group bars) drawn with matplotlib into PNG bytes.
+
+Pure functions of plain numbers; matplotlib is imported on first use.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["bar_chart", "line_chart"]
+
+_COLORS = ("#2458c6", "#d9480f", "#2b8a3e", "#9c36b5", "#c92a2a", "#0b7285", "#5c940d", "#862e9c")
+
+
+def _figure(width: float, height: float) -> Figure:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=110)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _png(fig: Figure) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    return buf.getvalue()
+
+
+def line_chart(
+    series: Mapping[str, Sequence[tuple[float, float]]],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    y_range: tuple[float, float] | None = (0.0, 1.0),
+) -> bytes:
+    """One line per series through its (x, y) points, e.g. metric vs perturbation level."""
+    fig = _figure(6.0, 3.6)
+    ax = fig.add_subplot()
+    for i, (name, points) in enumerate(sorted(series.items())):
+        pts = sorted(points)
+        ax.plot(
+            [p[0] for p in pts],
+            [p[1] for p in pts],
+            marker="o",
+            color=_COLORS[i % len(_COLORS)],
+            label=name,
+        )
+    ax.set_title(title)
+    ax.set_xlabel(x_label)
+    ax.set_ylabel(y_label)
+    if y_range is not None:
+        ax.set_ylim(*y_range)
+    ax.grid(True, alpha=0.3)
+    if series:
+        ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    return _png(fig)
+
+
+def bar_chart(
+    values: Mapping[str, float],
+    *,
+    title: str,
+    y_label: str,
+    y_range: tuple[float, float] | None = (0.0, 1.0),
+) -> bytes:
+    """Vertical bars, one per label, with the value printed on each bar."""
+    fig = _figure(max(4.0, 0.6 * len(values) + 2.0), 3.2)
+    ax = fig.add_subplot()
+    labels = list(values)
+    heights = [values[k] for k in labels]
+    bars = ax.bar(labels, heights, color=_COLORS[0])
+    ax.bar_label(bars, labels=[f"{h:.2f}" for h in heights], fontsize=8, padding=2)
+    ax.set_title(title)
+    ax.set_ylabel(y_label)
+    if y_range is not None:
+        ax.set_ylim(y_range[0], y_range[1] * 1.08)
+    ax.tick_params(axis="x", labelrotation=30 if len(labels) > 5 else 0)
+    fig.tight_layout()
+    return _png(fig)
