@@ -64,3 +64,17 @@ def test_finish_writes_summary_and_status(tmp_path: Path) -> None:
     record, _ = load_run(tmp_path)
     assert record.summary == {"accuracy": 1.0} and record.counts["done"] == 1
     assert (tmp_path / "summary.json").exists()
+
+
+def test_failed_result_is_retried_and_superseded(tmp_path: Path) -> None:
+    failed = SampleResult(sample_id="s0", protocol="direct", model="m", error="timeout")
+    with RunFolder.open(tmp_path, {}, "fp") as run:
+        run.append([failed, _res(1)])
+        assert not run.is_done("s0", "direct", "m")
+        assert run.is_done("s0", "direct", "m", retry_failed=False)
+    with RunFolder.open(tmp_path, {}, "fp") as run:
+        assert run.append([_res(0)]) == 1
+        assert run.append([failed]) == 0
+    _, results = load_run(tmp_path)
+    by_id = {r.sample_id: r for r in results}
+    assert len(results) == 2 and by_id["s0"].error is None

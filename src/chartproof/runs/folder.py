@@ -161,12 +161,20 @@ class RunFolder:
 
     # -- writing ----------------------------------------------------------------------
 
-    def is_done(self, sample_id: str, protocol: str, model: str) -> bool:
-        """Whether this sample already has a result in the run."""
-        return (sample_id, protocol, model) in self._done
+    def is_done(
+        self, sample_id: str, protocol: str, model: str, *, retry_failed: bool = True
+    ) -> bool:
+        """Whether this sample already has a result in the run (a failed one counts as not
+        done when `retry_failed`, so a resumed run asks again)."""
+        found = self._done.get((sample_id, protocol, model))
+        return found is not None and not (retry_failed and found.error is not None)
 
     def append(self, results: Iterable[SampleResult]) -> int:
-        """Record finished samples; returns how many were new (duplicates are skipped)."""
+        """Record finished samples; returns how many were recorded.
+
+        A sample already recorded is skipped, unless its recorded result is a failure
+        (`error` set): then the new result supersedes it (a retried sample).
+        """
         if self._fd is None:
             self._fd = os.open(
                 self.path / RESULTS_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644
@@ -174,7 +182,7 @@ class RunFolder:
         chunks: list[bytes] = []
         for res in results:
             key = result_key(res)
-            if key in self._done:
+            if key in self._done and self._done[key].error is None:
                 continue
             self._done[key] = res
             chunks.append(res.model_dump_json().encode("utf-8") + b"\n")
@@ -254,7 +262,10 @@ def _read_results(
                 dropped += 1
                 break
             good_bytes += len(raw)
-            done.setdefault(result_key(res), res)
+            key = result_key(res)
+            earlier = done.get(key)
+            if earlier is None or (earlier.error is not None and res.error is None):
+                done[key] = res
     return done, good_bytes, dropped
 
 
