@@ -1,0 +1,101 @@
+"""Chart as code: print a spec's drawing plan as a standalone matplotlib script.
+
+The script runs the very calls `render` runs, so it writes the same PNG bytes (same
+matplotlib version); it imports only matplotlib and the standard library.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from chartproof.charts._build import build_plan
+from chartproof.charts._plan import Op, Plan, Var
+from chartproof.charts.render import PNG_METADATA
+from chartproof.charts.validate import validate_spec
+from chartproof.types import ChartSpec
+
+__all__ = ["plan_to_code", "spec_to_code"]
+
+_INDENT = " " * 8
+_WIDTH = 100
+
+_TEMPLATE = '''\
+# Chart {chart_id} ({chart_type}), written by chartproof from the chart's spec.
+# Run: python {script_name} out.png  (needs only matplotlib; same version, same bytes)
+import sys
+
+import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+RC = {rc}
+
+
+def draw(path):
+    """Draw the chart and save it as a PNG file at `path`."""
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()
+        matplotlib.rcParams.update(RC)
+        fig = Figure(figsize={figsize}, dpi={dpi})
+        FigureCanvasAgg(fig)
+{body}
+        fig.savefig(path, format="png", metadata={metadata})
+
+
+if __name__ == "__main__":
+    draw(sys.argv[1] if len(sys.argv) > 1 else "chart.png")
+'''
+
+
+def literal(value: Any) -> str:
+    """Python source for a plan argument (literals, containers of them, or a `Var`)."""
+    if isinstance(value, Var):
+        return value.name
+    if isinstance(value, bool) or value is None or isinstance(value, int | str):
+        return repr(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return 'float("nan")'
+        if math.isinf(value):
+            return 'float("inf")' if value > 0 else 'float("-inf")'
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        inner = ", ".join(literal(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"cannot write {value!r} ({type(value).__name__}) as a Python literal")
+
+
+def _statement(o: Op) -> str:
+    parts = [literal(a) for a in o.args] + [f"{k}={literal(v)}" for k, v in o.kwargs]
+    head = f"{o.bind} = " if o.bind else ""
+    tail = f"[{o.item}]" if o.item is not None else ""
+    one_line = f"{_INDENT}{head}{o.target}.{o.method}({', '.join(parts)}){tail}"
+    if len(one_line) <= _WIDTH:
+        return one_line
+    args = "".join(f"{_INDENT}    {p},\n" for p in parts)
+    return f"{_INDENT}{head}{o.target}.{o.method}(\n{args}{_INDENT}){tail}"
+
+
+def plan_to_code(plan: Plan, script_name: str = "chart.py") -> str:
+    """The script that executes `plan` and saves the figure."""
+    return _TEMPLATE.format(
+        chart_id=plan.spec_id.replace("\n", " "),
+        chart_type=plan.chart_type,
+        script_name=script_name,
+        rc=literal(dict(plan.rc)),
+        figsize=literal(plan.figsize),
+        dpi=literal(plan.dpi),
+        body="\n".join(_statement(o) for o in plan.ops),
+        metadata=literal(PNG_METADATA),
+    )
+
+
+def spec_to_code(spec: ChartSpec) -> str:
+    """A standalone matplotlib script that writes the spec's chart to the path it is given."""
+    validate_spec(spec)
+    return plan_to_code(build_plan(spec))
