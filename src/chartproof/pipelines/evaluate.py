@@ -1,0 +1,147 @@
+"""`evaluate`: ask a model every sample of a dataset under a protocol and score it, in a
+resumable run folder (config, append-only results, summary)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from chartproof.datasets import dataset_fingerprint, load_dataset
+from chartproof.models import load_backend, load_prompts
+from chartproof.models.base import Backend
+from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
+from chartproof.pipelines.summarize import summarize
+from chartproof.runs import RunFolder
+from chartproof.types import GenerationConfig, RunRecord, Sample
+
+__all__ = ["evaluate"]
+
+log = logging.getLogger(__name__)
+
+ProgressHook = Callable[[int, int], None]
+"""Called with (samples finished so far, samples to do) after every batch."""
+
+
+def evaluate(
+    data: str | Path,
+    model: str = "builtin:reader",
+    out: str | Path = "runs/latest",
+    *,
+    protocol: str = "direct",
+    prompt: str = "chartqax",
+    prompts_file: str | Path | None = None,
+    limit: int | None = None,
+    batch_size: int = 16,
+    max_tokens: int = 256,
+    with_table: bool = False,
+    cache: bool | str | Path = True,
+    strict: bool = False,
+    backend: Backend | None = None,
+    progress: ProgressHook | None = None,
+) -> RunRecord:
+    """Evaluate `model` on the dataset `data` and write the run to `out`.
+
+    `data` is a dataset spec (a chartproof folder, "chartqa:/path", a JSONL file, ...);
+    `model` a backend spec ("builtin:reader", "openai:gpt-4o@http://host/v1", "hf:/ckpt").
+    Rerunning with the same arguments resumes: finished samples are skipped, failed ones are
+    asked again, nothing is counted twice. `cache` (default on) stores deterministic replies
+    in the response cache (True: the default file; a path: that file; False: off). Pass
+    `backend` to use an already-built backend (its `name` is recorded as the model).
+    """
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {list(PROTOCOLS)}")
+    if batch_size < 1:
+        raise ValueError("batch_size must be at least 1")
+    loaded = load_dataset(data, strict=strict)
+    if loaded.errors:
+        log.warning("%s", loaded.summary())
+    samples = loaded.samples[:limit] if limit is not None else loaded.samples
+    if not samples:
+        raise ValueError(f"no samples to evaluate in {data}")
+    prompts = load_prompts(prompts_file) if prompts_file else None
+    prompt_id = (prompts or _default_prompts()).get(prompt).id
+    model_name = backend.name if backend is not None else model
+    gen = GenerationConfig(max_tokens=max_tokens)
+    config: dict[str, Any] = {
+        "data": str(data),
+        "model": model_name,
+        "protocol": protocol,
+        "prompt": prompt_id if protocol == "direct" else _protocol_prompt(protocol, prompts),
+        "limit": limit,
+        "with_table": with_table,
+        "generation": gen.model_dump(),
+    }
+    fingerprint = dataset_fingerprint(samples, loaded.root)
+    todo_all = [s for s in samples if applies(protocol, s)]
+    inner = backend if backend is not None else load_backend(model)
+    wrapped, store = _with_cache(inner, cache)
+    try:
+        with RunFolder.open(out, config, fingerprint) as run:
+            todo = [s for s in todo_all if not run.is_done(s.id, protocol, model_name)]
+            ctx = RunContext(
+                root=loaded.root,
+                backend=wrapped,
+                model=model_name,
+                prompt=prompt_id,
+                config=gen,
+                with_table=with_table,
+                **({"prompts": prompts} if prompts is not None else {}),
+            )
+            done = len(todo_all) - len(todo)
+            if progress:
+                progress(done, len(todo_all))
+            for batch in _batches(todo, batch_size):
+                run.append(run_protocol(protocol, batch, ctx))
+                done += len(batch)
+                if progress:
+                    progress(done, len(todo_all))
+            results = [r for r in run.results() if r.protocol == protocol]
+            summary = summarize(results, protocol=protocol)
+            summary["model"] = model_name
+            summary["prompt"] = config["prompt"]
+            summary["dataset"] = {
+                "spec": str(data),
+                "root": str(loaded.root),
+                "samples": len(samples),
+                "bad_rows": loaded.n_bad,
+                "not_applicable": len(samples) - len(todo_all),
+            }
+            counts = {
+                "samples": len(samples),
+                "applicable": len(todo_all),
+                "answered": summary["counts"]["answered"],
+                "failed": summary["counts"]["failed"],
+                "bad_rows": loaded.n_bad,
+            }
+            return run.finish(summary, counts)
+    finally:
+        wrapped.close()
+        if store is not None:
+            store.close()
+
+
+def _default_prompts() -> Any:
+    from chartproof.models import default_prompts
+
+    return default_prompts()
+
+
+def _protocol_prompt(protocol: str, prompts: Any) -> str:
+    name = {"chain": "chain_step", "premise": "premise"}[protocol]
+    return str((prompts or _default_prompts()).get(name).id)
+
+
+def _with_cache(backend: Backend, cache: bool | str | Path) -> tuple[Backend, Any]:
+    """The backend behind the response cache (and the cache, to close), or as it is."""
+    if cache is False:
+        return backend, None
+    from chartproof.models.cache import CachedBackend, ResponseCache
+
+    store = ResponseCache(None if cache is True else Path(cache))
+    return CachedBackend(backend, store), store
+
+
+def _batches(samples: Sequence[Sample], size: int) -> list[Sequence[Sample]]:
+    return [samples[i : i + size] for i in range(0, len(samples), size)]
