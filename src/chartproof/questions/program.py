@@ -34,6 +34,9 @@ __all__ = [
     "slot_kinds",
 ]
 
+MIN_STEPS, MAX_STEPS = 4, 10
+"""Sub-questions of a ChartR chain program, fewest and most."""
+
 ArgValue: TypeAlias = str | float | int | bool
 """One argument of a program: a label, a number, an ordinal or a flag."""
 
@@ -220,8 +223,8 @@ class ProgramResult:
         steps: list[Step] = []
         for op in self.ops[:-1]:
             answer = op.answer()
-            if answer is None:
-                raise ValueError(f"{name}: step {op.id} ({op.op}) cannot be read precisely")
+            if answer is None or op.task_type is None:
+                raise ValueError(f"{name}: step {op.id} ({op.op}) is no answerable sub-question")
             steps.append(
                 Step(
                     id=op.id,
@@ -252,5 +255,7 @@ def execute(
     if final is None or final is not tr.ops[-1]:
         return None
     if any(op.answer() is None for op in tr.ops):
+        return None
+    if prog.chain and not MIN_STEPS <= len(tr.ops) - 1 <= MAX_STEPS:
         return None
     return ProgramResult(program=prog, args=dict(args), view=view, ops=tuple(tr.ops))

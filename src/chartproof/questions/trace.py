@@ -28,8 +28,8 @@ class TraceOp(Record):
     """Position in the trace; `depends_on` refers to these ids."""
     op: str
     """Operation name, e.g. "read", "extreme", "arith" (see `chartproof.questions.ops`)."""
-    task_type: TaskType
-    """ChartR task type of the operation."""
+    task_type: TaskType | None
+    """ChartR task type of the operation (None for chart-structure facts)."""
     question: str
     """The operation as a sub-question."""
     answer: Answer
@@ -50,7 +50,7 @@ class Op:
 
     id: int
     op: str
-    task_type: TaskType
+    task_type: TaskType | None
     question: str
     value: AnswerValue
     kind: AnswerKind
@@ -137,7 +137,7 @@ class Tracer:
     def add(
         self,
         op: str,
-        task_type: TaskType,
+        task_type: TaskType | None,
         question: str,
         value: AnswerValue,
         kind: AnswerKind,

@@ -17,7 +17,15 @@ from chartproof.questions.ops.compare import (
     rank_of,
     sort,
 )
-from chartproof.questions.ops.compute import aggregate, arith, count_items, equal, stack_total
+from chartproof.questions.ops.compute import (
+    aggregate,
+    arith,
+    best_of,
+    count_items,
+    equal,
+    stack_total,
+    widest_gap,
+)
 from chartproof.questions.ops.extract import (
     color_of,
     count_colors,
@@ -42,11 +50,14 @@ from chartproof.questions.ops.shape import (
     trend,
     trend_between,
 )
+from chartproof.questions.ops.structure import chart_fact
 
 __all__ = [
     "aggregate",
     "arith",
+    "best_of",
     "box_extreme",
+    "chart_fact",
     "color_of",
     "compare",
     "corr_band",
@@ -83,4 +94,5 @@ __all__ = [
     "sum_where",
     "trend",
     "trend_between",
+    "widest_gap",
 ]

@@ -10,9 +10,19 @@ from chartproof.questions.ops.compare import labelled_values
 from chartproof.questions.trace import Op, Tracer, ref
 from chartproof.questions.view import ChartView
 
-__all__ = ["AGGREGATES", "ARITH", "aggregate", "arith", "count_items", "equal", "stack_total"]
+__all__ = [
+    "AGGREGATES",
+    "ARITH",
+    "aggregate",
+    "arith",
+    "best_of",
+    "count_items",
+    "equal",
+    "stack_total",
+    "widest_gap",
+]
 
-ARITH = ("add", "sub", "absdiff", "div")
+ARITH = ("add", "sub", "absdiff", "div", "mean", "percent")
 """Binary operations `arith` knows."""
 
 AGGREGATES = ("sum", "mean", "median", "range")
@@ -35,12 +45,19 @@ def arith(tr: Tracer, fn: str, a: Op, b: Op) -> Op | None:
         v, q, note = abs(x - y), f"What is the difference between {ra} and {rb}?", "minus"
         if x < y:
             x, y = y, x
-    elif fn == "div":
+    elif fn == "mean":
+        v, err = (x + y) / 2, err / 2
+        q, note = f"What is the average of {ra} and {rb}?", "averaged with"
+    elif fn in ("div", "percent"):
         if y == 0 or b.err >= abs(y):
             return None
         v = x / y
         err = abs(v) * ((a.err / abs(x) if x else 0.0) + b.err / abs(y))
         q, note = f"What is the ratio of {ra} to {rb}?", "divided by"
+        if fn == "percent":
+            v, err = v * 100, err * 100
+            q = f"What percentage of {rb} is {ra}?"
+            note = "as a percentage of"
     else:
         raise ValueError(f"unknown arithmetic {fn!r}; known: {ARITH}")
     return tr.add(
@@ -53,7 +70,70 @@ def arith(tr: Tracer, fn: str, a: Op, b: Op) -> Op | None:
         args={"fn": fn, "a": ref(a), "b": ref(b)},
         note=f"{view.fmt(x)} {note} {view.fmt(y)} is {view.fmt(v)}",
         err=err,
-        unit=None if fn == "div" else a.unit,
+        unit={"div": None, "percent": "%"}.get(fn, a.unit),
+    )
+
+
+def widest_gap(tr: Tracer, series: str, exclude: tuple[str, str]) -> Op | None:
+    """The largest difference between the values at any two x labels other than the pair
+    `exclude` (NC)."""
+    view = tr.view
+    pairs = labelled_values(view, series)
+    if not pairs or len(pairs) < 3:
+        return None
+    skip = set(exclude)
+    best: tuple[float, str, str] | None = None
+    for i, (la, va) in enumerate(pairs):
+        for lb, vb in pairs[i + 1 :]:
+            if {la, lb} == skip:
+                continue
+            gap = abs(va - vb)
+            if best is None or gap > best[0]:
+                best = (gap, la, lb)
+    if best is None:
+        return None
+    gap, la, lb = best
+    return tr.add(
+        "widest_gap",
+        "NC",
+        f"What is the largest difference in {series} between any two {view.x_label} values "
+        f"other than {exclude[0]} and {exclude[1]}?",
+        gap,
+        "number",
+        cells=tuple((lab, series) for lab, _ in pairs),
+        args={"series": series, "exclude": list(exclude)},
+        note=f"apart from {exclude[0]} and {exclude[1]}, the widest gap of {series} is between "
+        f"{la} and {lb}, {view.fmt(gap)}",
+        err=2 * max(view.read_error(v) for _, v in pairs),
+        unit=view.unit,
+    )
+
+
+def best_of(tr: Tracer, results: tuple[tuple[str, Op], ...], which: str, kind: str) -> Op | None:
+    """Which of several earlier numeric results, each named (e.g. by its series), is
+    largest ("max") or smallest ("min") (VC)."""
+    view = tr.view
+    if len(results) < 2 or len({n for n, _ in results}) != len(results):
+        return None
+    ranked = sorted(results, key=lambda p: p[1].number(), reverse=which == "max")
+    (top, a), (_, b) = ranked[0], ranked[1]
+    if not view.distinct(a.number(), b.number(), err_a=a.err, err_b=b.err):
+        return None
+    refs = ", ".join(str(op.id + 1) for _, op in results)
+    word = "largest" if which == "max" else "smallest"
+    return tr.add(
+        "best_of",
+        "VC",
+        f"Which {kind} has the {word} of the results of steps {refs}?",
+        top,
+        "text",
+        depends_on=tuple(op for _, op in results),
+        args={
+            "results": [{"label": n, "ref": op.id} for n, op in results],
+            "which": which,
+            "kind": kind,
+        },
+        note=f"{top} has the {word} result, {view.fmt(a.number())}",
     )
 
 

@@ -2,17 +2,35 @@
 registers them all (see `chartproof.questions.program.programs`)."""
 
 from chartproof.questions.programs import (
+    box,
+    chains,
     color,
     comparison,
     computation,
     extraction,
+    filtering,
+    human,
+    ordering,
     position,
+    realcqa,
+    scatter,
+    structure,
+    trend,
 )
 
 __all__ = [
+    "box",
+    "chains",
     "color",
     "comparison",
     "computation",
     "extraction",
+    "filtering",
+    "human",
+    "ordering",
     "position",
+    "realcqa",
+    "scatter",
+    "structure",
+    "trend",
 ]

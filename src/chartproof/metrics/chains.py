@@ -1,0 +1,212 @@
+"""Reasoning-chain metrics of ChartR: ISA, CSA, FAA, CFA per chain and over a set, step error
+rate and first-error ratio per task type, and the average robustness metric ARM.
+
+Pure functions of per-step correctness, dependencies and final correctness: no model, no
+answer parsing (the evaluation protocol decides what "correct" means).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from pydantic import model_validator
+
+from chartproof.types import Record, Score, Step
+
+__all__ = [
+    "ChainOutcome",
+    "arm",
+    "arm_score",
+    "chain_metrics",
+    "chain_scores",
+    "error_analysis",
+    "first_error_ratio",
+    "step_error_rate",
+]
+
+FINAL = "final"
+"""Task-type label of the final question when the outcome does not give one."""
+
+
+class ChainOutcome(Record):
+    """How one chain was answered: each sub-question right or wrong, and the final one."""
+
+    correct: tuple[bool, ...]
+    """Per sub-question, in step order: answered right."""
+    depends_on: tuple[tuple[int, ...], ...]
+    """Per sub-question, the earlier steps it depends on (indices into `correct`)."""
+    task_types: tuple[str, ...]
+    """Per sub-question, its ChartR task type (VE, CI, PR, VC, CP, TI, SO, NC)."""
+    final_correct: bool
+    """Whether the final composite question was answered right."""
+    final_depends_on: tuple[int, ...] | None = None
+    """Steps the final question depends on; None means every step (ChartR's final question
+    aggregates all sub-answers)."""
+    final_task_type: str | None = None
+    """Task type of the final question; when given, the final question also counts in the
+    step error rate under this type."""
+
+    @model_validator(mode="after")
+    def _check(self) -> ChainOutcome:
+        m = len(self.correct)
+        if len(self.depends_on) != m or len(self.task_types) != m:
+            raise ValueError(
+                f"chain outcome has {m} correctness flags, {len(self.depends_on)} dependency "
+                f"lists and {len(self.task_types)} task types; they must match"
+            )
+        for i, deps in enumerate(self.depends_on):
+            bad = [d for d in deps if not 0 <= d < i]
+            if bad:
+                raise ValueError(f"step {i} depends on {bad}: dependencies must be earlier steps")
+        if self.final_depends_on is not None:
+            bad = [d for d in self.final_depends_on if not 0 <= d < m]
+            if bad:
+                raise ValueError(f"final question depends on {bad}, which are not steps")
+        return self
+
+    @classmethod
+    def from_steps(
+        cls,
+        steps: Sequence[Step],
+        correct: Sequence[bool],
+        final_correct: bool,
+        *,
+        final_task_type: str | None = None,
+    ) -> ChainOutcome:
+        """Outcome of a `Sample.chain` given each step's correctness."""
+        if len(steps) != len(correct):
+            raise ValueError(f"{len(steps)} steps but {len(correct)} correctness flags")
+        return cls(
+            correct=tuple(bool(c) for c in correct),
+            depends_on=tuple(s.depends_on for s in steps),
+            task_types=tuple(s.task_type for s in steps),
+            final_correct=final_correct,
+            final_task_type=final_task_type,
+        )
+
+    def chained(self) -> tuple[bool, ...]:
+        """Per item (steps, then the final question): right together with all its ancestors."""
+        ok: list[bool] = []
+        for i, deps in enumerate(self.depends_on):
+            ok.append(self.correct[i] and all(ok[d] for d in deps))
+        final_deps = (
+            range(len(self.correct)) if self.final_depends_on is None else self.final_depends_on
+        )
+        ok.append(self.final_correct and all(ok[d] for d in final_deps))
+        return tuple(ok)
+
+
+def chain_scores(outcome: ChainOutcome) -> dict[str, float]:
+    """ISA, CSA, FAA and CFA of one chain; a set's values are their means over chains.
+
+    ISA and CSA average over the m sub-questions plus the final question (m + 1 items);
+    CSA counts an item only when it and all its ancestors are right; CFA is 1 only when
+    every step and the final answer are right.
+    """
+    items = (*outcome.correct, outcome.final_correct)
+    chained = outcome.chained()
+    return {
+        "isa": sum(items) / len(items),
+        "csa": sum(chained) / len(chained),
+        "faa": 1.0 if outcome.final_correct else 0.0,
+        "cfa": 1.0 if all(items) else 0.0,
+    }
+
+
+def chain_metrics(outcomes: Sequence[ChainOutcome]) -> list[Score]:
+    """ISA, CSA, FAA, CFA over a set of chains (means of the per-chain values)."""
+    if not outcomes:
+        return [
+            Score(metric=m, value=None, n=0, note="no chains") for m in ("isa", "csa", "faa", "cfa")
+        ]
+    per = [chain_scores(o) for o in outcomes]
+    out = []
+    for m in ("isa", "csa", "faa", "cfa"):
+        vals = [p[m] for p in per]
+        mean = sum(vals) / len(vals)
+        sd = (
+            math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1))
+            if len(vals) > 1
+            else 0.0
+        )
+        out.append(Score(metric=m, value=mean, n=len(vals), stderr=sd / math.sqrt(len(vals))))
+    return out
+
+
+def _final_type(o: ChainOutcome) -> str:
+    return o.final_task_type or FINAL
+
+
+def step_error_rate(outcomes: Sequence[ChainOutcome]) -> dict[str, float]:
+    """Per task type, the share of its steps answered wrong (SER); the final question
+    counts only when its task type is given."""
+    wrong: dict[str, int] = {}
+    total: dict[str, int] = {}
+    for o in outcomes:
+        pairs = list(zip(o.task_types, o.correct, strict=True))
+        if o.final_task_type is not None:
+            pairs.append((o.final_task_type, o.final_correct))
+        for t, ok in pairs:
+            total[t] = total.get(t, 0) + 1
+            wrong[t] = wrong.get(t, 0) + (0 if ok else 1)
+    return {t: wrong[t] / total[t] for t in sorted(total)}
+
+
+def first_error_ratio(outcomes: Sequence[ChainOutcome]) -> dict[str, float]:
+    """Per task type, the share of erring chains whose first wrong item (in step order,
+    the final question last) has that type (FER); chains without an error are left out."""
+    first: dict[str, int] = {}
+    erring = 0
+    for o in outcomes:
+        kind = next((t for t, ok in zip(o.task_types, o.correct, strict=True) if not ok), None)
+        if kind is None and not o.final_correct:
+            kind = _final_type(o)
+        if kind is None:
+            continue
+        erring += 1
+        first[kind] = first.get(kind, 0) + 1
+    return {t: first[t] / erring for t in sorted(first)}
+
+
+def error_analysis(outcomes: Sequence[ChainOutcome]) -> dict[str, object]:
+    """Step error rate and first-error ratio per task type, with the counts behind them."""
+    steps: dict[str, int] = {}
+    for o in outcomes:
+        for t in o.task_types:
+            steps[t] = steps.get(t, 0) + 1
+    erring = sum(1 for o in outcomes if not all(o.correct) or not o.final_correct)
+    return {
+        "step_error_rate": step_error_rate(outcomes),
+        "first_error_ratio": first_error_ratio(outcomes),
+        "steps_per_task_type": dict(sorted(steps.items())),
+        "chains": len(outcomes),
+        "chains_with_error": erring,
+    }
+
+
+def arm(original: float, variants: Sequence[float] | Mapping[str, float]) -> float | None:
+    """ChartR's average robustness metric (M_original − mean_v M_v) / M_original.
+
+    None when M_original is 0 (the ratio is undefined). Negative values mean the variants
+    scored higher than the original, which ChartR reads as a weak baseline, not robustness.
+    """
+    vals = list(variants.values()) if isinstance(variants, Mapping) else list(variants)
+    if not vals:
+        raise ValueError("ARM needs at least one variant score")
+    if original == 0:
+        return None
+    return (original - sum(vals) / len(vals)) / original
+
+
+def arm_score(
+    metric: str, original: float, variants: Sequence[float] | Mapping[str, float]
+) -> Score:
+    """ARM of one metric as a `Score` named "arm_<metric>" (value None, with the reason, when
+    the original score is 0)."""
+    value = arm(original, variants)
+    n = len(variants)
+    note = None
+    if value is None:
+        note = f"ARM undefined: the original {metric} is 0"
+    return Score(metric=f"arm_{metric}", value=value, n=n, note=note, group={})

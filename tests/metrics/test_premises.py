@@ -1,0 +1,68 @@
+"""VPP metrics (RealCQA-V2 §3.3) against hand-computed cases in cases/premises_vpp.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chartproof.metrics.premises import (
+    DCP_ALL_RIGHT_NOTE,
+    PremiseOutcome,
+    dcp,
+    premise_metrics,
+    premise_scores,
+)
+
+CASES: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "cases" / "premises_vpp.json").read_text(encoding="utf-8")
+)
+
+
+def _sequences(case: dict[str, Any]) -> list[list[PremiseOutcome]]:
+    return [[PremiseOutcome(kind=k, correct=c) for k, c in seq] for seq in case["sequences"]]
+
+
+def _close(got: object, want: object, what: str) -> None:
+    if want is None:
+        assert got is None, what
+    elif isinstance(want, float):
+        assert got == pytest.approx(want), what
+    else:
+        assert got == want, what
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_premise_metrics(case: dict[str, Any]) -> None:
+    got = premise_metrics(_sequences(case))
+    for key, want in case["expected"].items():
+        _close(got[key], want, key)
+    by_kind = got["by_kind"]
+    assert isinstance(by_kind, dict)
+    assert list(by_kind) == list(case["by_kind"])
+    for kind, values in case["by_kind"].items():
+        for key, want in values.items():
+            _close(by_kind[kind][key], want, f"{kind}.{key}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_premise_scores_agree(case: dict[str, Any]) -> None:
+    scores = {(s.metric, s.group.get("premise_kind")): s for s in premise_scores(_sequences(case))}
+    assert scores[("acc_vpp", None)].value == case["expected"]["acc_vpp"]
+    assert scores[("dcp", None)].value == case["expected"]["dcp"]
+    for kind, values in case["by_kind"].items():
+        _close(scores[("dcp", kind)].value, values["dcp"], kind)
+
+
+def test_dcp_says_why_it_is_zero_when_nothing_is_wrong() -> None:
+    seqs = [[PremiseOutcome(kind="data", correct=True)]]
+    dcp_all = next(s for s in premise_scores(seqs) if s.metric == "dcp" and not s.group)
+    assert dcp_all.value == 0.0
+    assert dcp_all.note == DCP_ALL_RIGHT_NOTE
+
+
+def test_empty_sequence_is_an_error_naming_it() -> None:
+    with pytest.raises(ValueError, match="sequence 1 is empty"):
+        dcp([[True], []])
