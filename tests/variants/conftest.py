@@ -3,6 +3,8 @@ independent of the renderer) and hand-built chart specs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -37,3 +39,9 @@ def vbar_spec(chart_id: str = "bars", *, value_labels: bool = True) -> ChartSpec
         encoding=Encoding(x="Fruit", y=("Sales",)),
         style=Style(value_labels=value_labels, title="Fruit sales", y_title="Sales (t)", dpi=60),
     )
+
+
+@pytest.fixture
+def make_vbar() -> Callable[..., ChartSpec]:
+    """`vbar_spec` as a fixture: a four-bar chart with value labels, 60 dpi."""
+    return vbar_spec

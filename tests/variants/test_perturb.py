@@ -101,7 +101,7 @@ def test_watermark_params_follow_the_table(chart_image: RGB) -> None:
 
 @pytest.mark.parametrize("name", PIXEL)
 def test_intensity_sweep_degrades_monotonically(chart_image: RGB, name: str) -> None:
-    img = np.kron(chart_image, np.ones((4, 4, 1), dtype=np.uint8))  # 480×640, like a chart
+    img = np.kron(chart_image, np.ones((2, 2, 1), dtype=np.uint8))  # 240×320
     sims = [
         image_similarity(img, perturb(img, name, lvl, sample_id="sweep")[0]) for lvl in range(1, 6)
     ]

@@ -1,0 +1,333 @@
+"""Charts from images as code: a model writes matplotlib code for a chart image, the code runs
+in the sandbox, and its output is scored for fidelity before it may seed counterfactuals.
+
+Fidelity has two parts. Image: SSIM between the original and the redrawn chart (the redrawn
+one resized to the original's size). Data, when the original's table is known: the prompt
+asks the code to also write the data it plots to `data.csv` (first column the x labels, one
+column per series); the share of the original's numeric cells found there within 5 % is the
+data agreement. Reading a CSV the code writes is more robust than parsing the literals of
+arbitrary code, and a model that plots one thing and writes another is caught by SSIM.
+A faithful run (SSIM and agreement above their thresholds) with a usable CSV becomes a
+`ChartSpec` that `build_family` accepts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import ConfigDict, Field
+
+from chartproof.sandbox import SandboxPolicy, SandboxResult, run_code
+from chartproof.types import (
+    ChartSpec,
+    ChartType,
+    DataTable,
+    Encoding,
+    GenerationConfig,
+    ImagePart,
+    Message,
+    ModelRequest,
+    Record,
+    Style,
+    TextPart,
+    Transform,
+)
+from chartproof.variants.images import to_rgb
+from chartproof.variants.similarity import image_similarity
+
+if TYPE_CHECKING:
+    from chartproof.models.base import Backend
+
+__all__ = [
+    "DERENDER_PROMPT",
+    "DERENDER_PROMPT_ID",
+    "DerenderConfig",
+    "DerenderResult",
+    "data_agreement",
+    "derender",
+    "extract_code",
+    "guess_chart_type",
+]
+
+DERENDER_PROMPT_ID = "derender_code@1"
+"""Prompt id recorded on the requests (bump the version when the text changes)."""
+
+DERENDER_PROMPT = (
+    "Write a complete Python script that redraws this chart with matplotlib as exactly as "
+    "you can: same chart type, categories, values, colours, labels, title and axis titles.\n"
+    "Rules: import only matplotlib, numpy, pandas and the standard library's math, csv and "
+    "json; do not read any file; save the figure with plt.savefig('chart.png') at the size "
+    "of the original ({width}x{height} pixels, so figsize=({fig_w:.2f}, {fig_h:.2f}) at "
+    "dpi=100); also write the plotted data to 'data.csv' with a header row, the x labels "
+    "in the first column and one column per series.\n"
+    "Reply with the script in one ```python code block."
+)
+"""The request text; {width}, {height}, {fig_w}, {fig_h} are filled from the image."""
+
+DerenderStatus = Literal["ok", "model_error", "no_code", "sandbox_failed", "no_image"]
+
+_FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)```", re.S | re.I)
+
+
+class DerenderConfig(Record):
+    """Settings of the image → code → chart pipeline."""
+
+    min_ssim: float = Field(default=0.75, ge=-1, le=1)
+    """Least SSIM to the original for a faithful redraw."""
+    min_data_agreement: float = Field(default=0.9, ge=0, le=1)
+    """Least share of the original's numbers found in the code's data (when a table is known)."""
+    data_tolerance: float = Field(default=0.05, ge=0)
+    """Relative tolerance of a data match."""
+    max_tokens: int = Field(default=2048, ge=64)
+    """Generation budget for the code."""
+    policy: SandboxPolicy = SandboxPolicy()
+    """Sandbox limits for the model's code."""
+
+
+class DerenderResult(Record):
+    """What came of asking a model to redraw one chart as code."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        use_attribute_docstrings=True,
+        ser_json_bytes="base64",
+        val_json_bytes="base64",
+    )
+
+    sample_id: str
+    """The chart asked about."""
+    model: str
+    """Backend name."""
+    status: DerenderStatus
+    """Where the pipeline stopped: "ok" means the code ran and drew an image."""
+    reason: str | None = None
+    """Why it stopped early (model error, sandbox status and reason, ...)."""
+    code: str | None = None
+    """The extracted script."""
+    png: bytes | None = None
+    """The image the script drew."""
+    ssim: float | None = None
+    """SSIM between the original and the redrawn image."""
+    data_agreement: float | None = None
+    """Share of the original's numbers the script's data.csv reproduces (None: no table or
+    no CSV)."""
+    faithful: bool = False
+    """SSIM and data agreement both clear their thresholds."""
+    table: DataTable | None = None
+    """The data the script wrote, when it wrote a readable data.csv."""
+    spec: ChartSpec | None = None
+    """A spec rebuilt from the faithful redraw, ready for `build_family`."""
+    sandbox: SandboxResult | None = None
+    """The sandbox run."""
+
+
+def extract_code(text: str) -> str | None:
+    """The script in a reply: the longest fenced Python block, else the whole reply when it
+    looks like a matplotlib script, else None."""
+    blocks: list[str] = [str(b).strip() for b in _FENCE.findall(text) if str(b).strip()]
+    if blocks:
+        return max(blocks, key=len)
+    stripped = text.strip()
+    if "import matplotlib" in stripped or "from matplotlib" in stripped:
+        return stripped
+    return None
+
+
+_CALLS: tuple[tuple[str, ChartType], ...] = (
+    (r"\.pie\(", "pie"),
+    (r"\.(?:boxplot|bxp)\(", "box"),
+    (r"\.(?:stackplot|fill_between)\(", "area"),
+    (r"\.scatter\(", "scatter"),
+    (r"\.barh\(", "hbar"),
+    (r"\.bar\(", "vbar"),
+    (r"\.plot\(", "line"),
+)
+
+
+def guess_chart_type(code: str) -> ChartType | None:
+    """The chart type a script draws, from the first matching plotting call in a fixed order
+    (pie, box, area, scatter, hbar, bar, line)."""
+    for pattern, kind in _CALLS:
+        if re.search(pattern, code):
+            return kind
+    return None
+
+
+def data_agreement(original: DataTable, redrawn: DataTable, tolerance: float = 0.05) -> float:
+    """Share of the original's numeric cells the redrawn table reproduces within `tolerance`
+    (relative; zeros must be within `tolerance` × the column's largest magnitude).
+
+    Value columns are matched by name (case and spaces ignored), falling back to position
+    among the numeric columns; rows by x label (first column), falling back to position.
+    """
+    onum = [c.name for c in original.columns[1:] if c.kind == "number"]
+    rnum = [c.name for c in redrawn.columns[1:] if c.kind == "number"]
+    if not onum:
+        raise ValueError("the original table has no numeric column to compare")
+    key = {_norm(n): n for n in rnum}
+    cols = {n: key.get(_norm(n)) for n in onum}
+    if not any(cols.values()):
+        cols = {n: (rnum[i] if i < len(rnum) else None) for i, n in enumerate(onum)}
+    olabels = [_norm(v) for v in original.labels(original.names[0])]
+    rlabels = [_norm(v) for v in redrawn.labels(redrawn.names[0])]
+    rpos = {v: i for i, v in enumerate(rlabels)}
+    by_label = any(v in rpos for v in olabels)
+    hits = total = 0
+    for name in onum:
+        values = original.numbers(name)
+        scale = max((abs(v) for v in values if v is not None), default=0.0)
+        match = cols[name]
+        other = redrawn.numbers(match) if match is not None else None
+        for i, v in enumerate(values):
+            if v is None:
+                continue
+            total += 1
+            j = rpos.get(olabels[i]) if by_label else i
+            if other is None or j is None or j >= len(other) or other[j] is None:
+                continue
+            got = other[j]
+            assert got is not None
+            bound = tolerance * (abs(v) if v else scale)
+            hits += abs(got - v) <= bound
+    return hits / total if total else 0.0
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def derender(
+    image: Path,
+    backend: Backend,
+    *,
+    sample_id: str,
+    table: DataTable | None = None,
+    chart_type: ChartType | None = None,
+    config: DerenderConfig | None = None,
+) -> DerenderResult:
+    """Ask `backend` for code that redraws the chart in `image`, run it in the sandbox and
+    score it. Never raises for what the model or its code does; the result says."""
+    cfg = config or DerenderConfig()
+    data = image.read_bytes()
+    original = to_rgb(data)
+    height, width = original.shape[:2]
+    text = DERENDER_PROMPT.format(width=width, height=height, fig_w=width / 100, fig_h=height / 100)
+    request = ModelRequest(
+        id=f"{sample_id}/derender",
+        messages=(
+            Message(
+                role="user",
+                content=(
+                    ImagePart(path=str(image.resolve()), sha256=hashlib.sha256(data).hexdigest()),
+                    TextPart(text=text),
+                ),
+            ),
+        ),
+        config=GenerationConfig(max_tokens=cfg.max_tokens),
+        prompt=DERENDER_PROMPT_ID,
+        metadata={"output": "narrative", "task": "derender_code"},
+    )
+    [response] = backend.generate([request])
+    base = {"sample_id": sample_id, "model": backend.name}
+    if not response.ok:
+        return DerenderResult(**base, status="model_error", reason=response.error)
+    code = extract_code(response.text)
+    if code is None:
+        return DerenderResult(**base, status="no_code", reason="no Python code in the reply")
+    run = run_code(code, cfg.policy)
+    if not run.ok:
+        reason = f"{run.status}: {run.reason}"
+        return DerenderResult(
+            **base, status="sandbox_failed", reason=reason, code=code, sandbox=run
+        )
+    png = run.files.get("chart.png") or run.files.get(cfg.policy.autosave or "figure.png")
+    if png is None:
+        return DerenderResult(
+            **base, status="no_image", reason="the code saved no chart.png", code=code, sandbox=run
+        )
+    try:
+        ssim = image_similarity(data, png)
+    except ValueError as exc:
+        return DerenderResult(
+            **base, status="no_image", reason=f"unreadable image: {exc}", code=code, sandbox=run
+        )
+    redrawn = _read_table(run.files.get("data.csv"))
+    agreement = None
+    if table is not None and redrawn is not None:
+        agreement = data_agreement(table, redrawn, cfg.data_tolerance)
+    faithful = ssim >= cfg.min_ssim and (
+        (agreement is not None and agreement >= cfg.min_data_agreement)
+        if table is not None
+        else True
+    )
+    spec = None
+    if faithful and redrawn is not None:
+        kind = chart_type or guess_chart_type(code)
+        spec = _spec(sample_id, kind, redrawn, width, height, backend.name, ssim, agreement)
+    return DerenderResult(
+        **base,
+        status="ok",
+        code=code,
+        png=png,
+        ssim=ssim,
+        data_agreement=agreement,
+        faithful=faithful,
+        table=redrawn,
+        spec=spec,
+        sandbox=run,
+    )
+
+
+def _read_table(data: bytes | None) -> DataTable | None:
+    if data is None:
+        return None
+    try:
+        table = DataTable.from_csv(data.decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    if not any(c.kind == "number" for c in table.columns[1:]):
+        return None
+    return table
+
+
+def _spec(
+    sample_id: str,
+    kind: ChartType | None,
+    table: DataTable,
+    width: int,
+    height: int,
+    model: str,
+    ssim: float,
+    agreement: float | None,
+) -> ChartSpec | None:
+    """A spec for the redrawn data, or None when the data cannot make that chart type."""
+    if kind is None:
+        return None
+    ys = tuple(c.name for c in table.columns[1:] if c.kind == "number")
+    params: dict[str, float | int | str | bool] = {"model": model, "ssim": round(ssim, 6)}
+    if agreement is not None:
+        params["data_agreement"] = round(agreement, 6)
+    transform = Transform(
+        kind="reconstruction", name="derender_code", params=params, answer_preserved=None
+    )
+    style = Style(width=min(40.0, width / 100), height=min(40.0, height / 100), dpi=100)
+    try:
+        spec = ChartSpec(
+            id=f"{sample_id}~derendered",
+            chart_type=kind,
+            table=table,
+            encoding=Encoding(x=table.names[0], y=ys[:1] if kind == "pie" else ys),
+            style=style,
+            parent_id=sample_id,
+            transforms=(transform,),
+        )
+        from chartproof.charts import validate_spec
+
+        validate_spec(spec)
+    except ValueError:  # the data do not fit the chart type: no spec, the scores stand
+        return None
+    return spec
