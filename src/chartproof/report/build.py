@@ -1,0 +1,557 @@
+"""`report`: one self-contained HTML file per run (or comparing several runs): headline
+metrics, the ChartQA-X Table-3-style grid, breakdowns, chain / premise / robustness sections
+and a gallery of samples with every model output escaped."""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from chartproof.report import plots
+from chartproof.report.html import Html, el, img_png, join, page, table
+from chartproof.runs import load_run
+from chartproof.types import RunRecord, Sample, SampleResult
+
+__all__ = ["report"]
+
+log = logging.getLogger(__name__)
+
+GALLERY_SIZE = 36
+THUMB_WIDTH = 520
+
+_CHART_ORDER = (
+    "hbar",
+    "vbar",
+    "grouped_bar",
+    "stacked_bar",
+    "pie",
+    "line",
+    "area",
+    "scatter",
+    "box",
+)
+_LABELS = {
+    "isa": "ISA",
+    "csa": "CSA",
+    "faa": "FAA",
+    "cfa": "CFA",
+    "acc_vpp": "Acc_VPP",
+    "dcp": "DCP",
+    "anls": "ANLS",
+}
+
+
+def report(*runs: str | Path, out: str | Path | None = None) -> Path:
+    """Write the HTML report of one or more run folders; returns its path.
+
+    With one run the file defaults to `RUN/report.html`; with several, the first run's
+    details follow a comparison table of all of them.
+    """
+    if not runs:
+        raise ValueError("report needs at least one run folder")
+    loaded = [(Path(r), *load_run(r)) for r in runs]
+    target = Path(out) if out is not None else loaded[0][0] / "report.html"
+    path0, record0, results0 = loaded[0]
+    samples = _samples_of(record0)
+    body: list[Html] = [_header(record0, path0)]
+    if len(loaded) > 1:
+        body.append(_comparison([(p, r) for p, r, _ in loaded]))
+    body.append(_headline(record0))
+    body.append(_table3([(record0.summary.get("model", record0.id), record0.summary)]))
+    body.append(_breakdowns(record0.summary))
+    if "chain" in record0.summary:
+        body.append(_chain_section(record0.summary))
+    if "premise" in record0.summary:
+        body.append(_premise_section(record0.summary))
+    if "robustness" in record0.summary:
+        body.append(_robustness_section(record0.summary))
+    body.append(_failures(record0.summary))
+    body.append(_gallery(results0, samples))
+    html_text = page(f"chartproof report · {record0.id}", *body)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(html_text, encoding="utf-8")
+    return target
+
+
+# ------------------------------------------------------------------------------ data
+
+
+def _samples_of(record: RunRecord) -> tuple[dict[str, Sample], Path | None]:
+    """The run's samples by id and their image folder; empty when the data moved away."""
+    from chartproof.datasets import load_dataset
+
+    spec = record.config.get("data")
+    if not spec:
+        return {}, None
+    try:
+        loaded = load_dataset(spec)
+    except (OSError, ValueError) as exc:
+        log.warning(
+            "report: cannot read the run's dataset %s (%s); gallery without images", spec, exc
+        )
+        return {}, None
+    return {s.id: s for s in loaded.samples}, loaded.root
+
+
+def _fmt(value: object, digits: int = 3) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _pct(value: object) -> str:
+    return "n/a" if not isinstance(value, float | int) else f"{100 * float(value):.2f}"
+
+
+def _metric_label(name: str) -> str:
+    return _LABELS.get(name, name.replace("_", " "))
+
+
+def _headline_metric(summary: Mapping[str, Any]) -> str:
+    metrics = summary.get("metrics") or []
+    return str(metrics[0]["metric"]) if metrics else "accuracy"
+
+
+# ------------------------------------------------------------------------------ sections
+
+
+def _header(record: RunRecord, path: Path) -> Html:
+    s = record.summary
+    facts = [
+        ("model", s.get("model", record.config.get("model"))),
+        ("protocol", s.get("protocol", record.config.get("protocol"))),
+        ("prompt", s.get("prompt", record.config.get("prompt"))),
+        ("dataset", record.config.get("data")),
+        ("run", str(path)),
+        ("status", record.status),
+        ("created", record.created),
+        ("chartproof", record.code_version),
+    ]
+    return join(
+        [
+            el("h1", "chartproof report"),
+            el(
+                "p",
+                join(
+                    (el("span", el("b", k), ": ", v, " · ") for k, v in facts if v is not None),
+                ),
+                cls="lead",
+            ),
+        ]
+    )
+
+
+def _card(key: str, value: str, sub: str | None = None) -> Html:
+    return el(
+        "div",
+        el("div", key, cls="k"),
+        el("div", value, cls="v"),
+        el("div", sub or "", cls="note"),
+        cls="card",
+    )
+
+
+def _headline(record: RunRecord) -> Html:
+    s = record.summary
+    counts = s.get("counts", {})
+    cards = []
+    for m in s.get("metrics", [])[:6]:
+        err = m.get("stderr")
+        sub = f"n={m.get('n')}" + (f", ±{100 * err:.2f} s.e." if isinstance(err, float) else "")
+        if m.get("note"):
+            sub += f" · {m['note']}"
+        cards.append(_card(_metric_label(m["metric"]), _pct(m.get("value")), sub))
+    calls = counts.get("calls", 0)
+    cached = counts.get("cached_calls", 0)
+    cards.append(
+        _card("answered", str(counts.get("answered", 0)), f"of {counts.get('results', 0)}")
+    )
+    cards.append(_card("failed", str(counts.get("failed", 0)), "counted as wrong"))
+    cards.append(
+        _card(
+            "cache hits", f"{cached}/{calls}", f"{counts.get('model_seconds', 0)} s of model time"
+        )
+    )
+    return join(
+        [
+            el("h2", "Summary"),
+            el("p", "Values in %, with n and standard error.", cls="note"),
+            el("div", *cards, cls="cards"),
+        ]
+    )
+
+
+def _table3(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> Html:
+    """ChartQA-X Table 3: accuracy per chart type and question type, and overall."""
+    charts: set[str] = set()
+    questions: set[str] = set()
+    for _, s in rows:
+        metric = _headline_metric(s)
+        for sc in s.get("breakdowns", {}).get("chart_type", []):
+            if sc["metric"] == metric:
+                charts.add(sc["group"]["chart_type"])
+        for sc in s.get("breakdowns", {}).get("question_type", []):
+            if sc["metric"] == metric:
+                questions.add(sc["group"]["question_type"])
+    chart_cols = sorted(
+        charts, key=lambda c: (_CHART_ORDER.index(c) if c in _CHART_ORDER else 99, c)
+    )
+    q_cols = sorted(questions)
+    body = []
+    for name, s in rows:
+        metric = _headline_metric(s)
+
+        def value(key: str, label: str, s: Mapping[str, Any] = s, metric: str = metric) -> str:
+            for sc in s.get("breakdowns", {}).get(key, []):
+                if sc["metric"] == metric and sc["group"].get(key) == label:
+                    return _pct(sc["value"])
+            return "–"
+
+        overall = next((m["value"] for m in s.get("metrics", []) if m["metric"] == metric), None)
+        body.append(
+            [
+                name,
+                *(value("chart_type", c) for c in chart_cols),
+                *(value("question_type", q) for q in q_cols),
+                _pct(overall),
+            ]
+        )
+    metric0 = _headline_metric(rows[0][1])
+    out = [
+        el("h2", "Accuracy by chart type and question type"),
+        table(
+            ["model", *chart_cols, *q_cols, "overall"],
+            body,
+            caption=f"{_metric_label(metric0)} (%) — layout of ChartQA-X Table 3",
+        ),
+    ]
+    grid = rows[0][1].get("grid") or []
+    if grid and chart_cols and q_cols:
+        cell = {(g["group"]["chart_type"], g["group"]["question_type"]): g for g in grid}
+        grid_rows = []
+        for c in chart_cols:
+            grid_rows.append(
+                [
+                    c,
+                    *(
+                        f"{_pct(cell[(c, q)]['value'])} (n={cell[(c, q)]['n']})"
+                        if (c, q) in cell
+                        else "–"
+                        for q in q_cols
+                    ),
+                ]
+            )
+        out.append(
+            table(["chart type \\ question type", *q_cols], grid_rows, caption="the same, per cell")
+        )
+    return join(out)
+
+
+def _breakdowns(summary: Mapping[str, Any]) -> Html:
+    metric = _headline_metric(summary)
+    parts: list[Html] = [el("h2", "Breakdowns")]
+    for key, scores in summary.get("breakdowns", {}).items():
+        if key in ("chart_type", "question_type"):
+            continue
+        rows = [
+            [
+                sc["group"][key],
+                _pct(sc["value"]),
+                sc["n"],
+                _pct(sc["stderr"]) if sc.get("stderr") is not None else "–",
+            ]
+            for sc in scores
+            if sc["metric"] == metric
+        ]
+        if len(rows) < 2 and key not in ("task_type",):
+            continue
+        parts.append(el("h3", f"by {key.replace('_', ' ')}"))
+        parts.append(
+            table([key.replace("_", " "), f"{_metric_label(metric)} %", "n", "s.e. %"], rows)
+        )
+    return join(parts) if len(parts) > 1 else Html("")
+
+
+def _chain_section(summary: Mapping[str, Any]) -> Html:
+    chain = summary["chain"]
+    metrics = {m["metric"]: m for m in summary.get("metrics", [])}
+    cards = [
+        _card(_metric_label(k), _pct(metrics[k]["value"]), f"n={metrics[k]['n']}")
+        for k in ("isa", "csa", "faa", "cfa")
+        if k in metrics
+    ]
+    parts: list[Html] = [el("h2", "Reasoning chains (ChartR)"), el("div", *cards, cls="cards")]
+    isa, csa = metrics.get("isa", {}).get("value"), metrics.get("csa", {}).get("value")
+    faa, cfa = metrics.get("faa", {}).get("value"), metrics.get("cfa", {}).get("value")
+    if (
+        isinstance(isa, float)
+        and isinstance(csa, float)
+        and isinstance(faa, float)
+        and isinstance(cfa, float)
+    ):
+        parts.append(
+            el(
+                "p",
+                f"ISA − CSA gap {100 * (isa - csa):.2f} points (error propagation along chains); "
+                f"FAA − CFA gap {100 * (faa - cfa):.2f} points (final answers right without a right chain).",
+                cls="note",
+            )
+        )
+    ser = chain.get("step_error_rate") or {}
+    fer = chain.get("first_error_ratio") or {}
+    if ser:
+        parts.append(
+            img_png(
+                plots.bar_chart(
+                    {k: float(v) for k, v in ser.items() if v is not None},
+                    title="Step error rate per task type",
+                    y_label="share of steps wrong",
+                ),
+                "step error rate",
+                cls="plot",
+            )
+        )
+    if fer:
+        parts.append(
+            img_png(
+                plots.bar_chart(
+                    {k: float(v) for k, v in fer.items() if v is not None},
+                    title="First-error ratio per task type",
+                    y_label="share of first errors",
+                ),
+                "first error ratio",
+                cls="plot",
+            )
+        )
+    return join(parts)
+
+
+def _premise_section(summary: Mapping[str, Any]) -> Html:
+    prem = summary["premise"]
+    parts: list[Html] = [el("h2", "Visual premise proving (VPP)")]
+    rows = []
+    by_kind = prem.get("by_kind", {})
+    for kind, vals in by_kind.items():
+        rows.append(
+            [
+                kind,
+                _pct(vals.get("accuracy")),
+                _pct(vals.get("acc_vpp")),
+                _pct(vals.get("dcp")),
+                vals.get("n", "–"),
+            ]
+        )
+    rows.append(
+        [
+            "all",
+            _pct(prem.get("accuracy")),
+            _pct(prem.get("acc_vpp")),
+            _pct(prem.get("dcp")),
+            prem.get("n", "–"),
+        ]
+    )
+    parts.append(
+        table(
+            ["premise kind", "accuracy %", "Acc_VPP %", "DCP %", "n"],
+            rows,
+            caption="layout of RealCQA-V2 Table 4",
+        )
+    )
+    return join(parts)
+
+
+def _robustness_section(summary: Mapping[str, Any]) -> Html:
+    rob = summary["robustness"]
+    parts: list[Html] = [el("h2", "Robustness under visual perturbations")]
+    rows = []
+    perts: list[str] = sorted({p for v in rob["metrics"].values() for p in v["by_perturbation"]})
+    for m, v in rob["metrics"].items():
+        rows.append(
+            [
+                _metric_label(m),
+                _pct(v["original"]),
+                *(_pct(v["by_perturbation"].get(p)) for p in perts),
+                _fmt(v["arm"], 4),
+            ]
+        )
+    parts.append(
+        table(
+            ["metric", "original", *perts, "ARM"],
+            rows,
+            caption="metric (%) per perturbation; ARM = (M_orig − mean M_v) / M_orig (ChartR)",
+        )
+    )
+    metric = _headline_metric(summary)
+    curves = rob.get("curves", {}).get(metric) or {}
+    if curves:
+        parts.append(
+            img_png(
+                plots.line_chart(
+                    {p: [(float(x), float(y)) for x, y in pts] for p, pts in curves.items()},
+                    title=f"{_metric_label(metric)} vs perturbation intensity",
+                    x_label="intensity level (0 = original)",
+                    y_label=_metric_label(metric),
+                ),
+                "robustness curves",
+                cls="plot",
+            )
+        )
+    return join(parts)
+
+
+def _failures(summary: Mapping[str, Any]) -> Html:
+    failures = summary.get("failures") or []
+    if not failures:
+        return Html("")
+    rows = [[f["sample_id"], f["error"]] for f in failures]
+    return join(
+        [
+            el("h2", f"Failed samples ({summary.get('counts', {}).get('failed', len(rows))})"),
+            table(["sample", "error"], rows),
+        ]
+    )
+
+
+def _comparison(runs: Sequence[tuple[Path, RunRecord]]) -> Html:
+    rows = [(r.summary.get("model", r.id), r.summary) for _, r in runs]
+    return join([el("h2", "Runs compared"), _table3(rows)])
+
+
+# ------------------------------------------------------------------------------ gallery
+
+
+def _thumbnail(path: Path) -> bytes | None:
+    from PIL import Image
+
+    try:
+        with Image.open(path) as src:
+            im = src.convert("RGB")
+        if im.width > THUMB_WIDTH:
+            im = im.resize((THUMB_WIDTH, round(im.height * THUMB_WIDTH / im.width)))
+        buf = io.BytesIO()
+        im.save(buf, format="PNG", optimize=True)
+        return buf.getvalue()
+    except (OSError, ValueError):
+        return None
+
+
+def _pick(results: Sequence[SampleResult]) -> list[SampleResult]:
+    """A fixed, varied selection: wrong and right answers interleaved, failures included."""
+    main = [r for r in results if r.error is None]
+    wrong = [
+        r for r in main if (r.scores.get("accuracy") or r.scores.get("premise_accuracy") or 0) < 1
+    ]
+    right = [r for r in main if r not in wrong]
+    failed = [r for r in results if r.error is not None]
+    picked: list[SampleResult] = []
+    for i in range(GALLERY_SIZE):
+        for pool in (wrong, right):
+            if i < len(pool) and len(picked) < GALLERY_SIZE:
+                picked.append(pool[i])
+    picked.extend(failed[: max(0, GALLERY_SIZE - len(picked))][:4])
+    return picked
+
+
+def _gallery(
+    results: Sequence[SampleResult], samples_root: tuple[dict[str, Sample], Path | None]
+) -> Html:
+    samples, root = samples_root
+    items: list[Html] = []
+    thumbs: dict[str, bytes | None] = {}
+    for r in _pick(results):
+        s = samples.get(r.sample_id)
+        parts: list[Html] = []
+        if s is not None and root is not None:
+            key = s.image.path
+            if key not in thumbs:
+                from chartproof.datasets import resolve_image
+
+                try:
+                    thumbs[key] = _thumbnail(resolve_image(root, s.image))
+                except (OSError, ValueError):
+                    thumbs[key] = None
+            png = thumbs[key]
+            if png is not None:
+                parts.append(img_png(png, f"chart of {s.id}"))
+        tags = [
+            el("span", f"{k}: {v}", cls="tag")
+            for k, v in sorted(r.groups.items())
+            if k in ("chart_type", "question_type", "task_type", "perturbation", "level")
+        ]
+        parts.append(el("div", *tags))
+        parts.append(el("div", s.question if s else r.sample_id, cls="q"))
+        if r.error is not None:
+            parts.append(el("div", el("span", "failed", cls="bad"), ": ", r.error))
+        else:
+            ok = (
+                r.scores.get("accuracy")
+                if "accuracy" in r.scores
+                else r.scores.get("premise_accuracy")
+            ) == 1.0
+            verdict = el("span", "right" if ok else "wrong", cls="ok" if ok else "bad")
+            gold = s.answer.text() if s else "?"
+            parts.append(
+                el(
+                    "div",
+                    verdict,
+                    " · gold: ",
+                    el("b", gold),
+                    " · predicted: ",
+                    el("b", r.prediction if r.prediction is not None else "(none)"),
+                )
+            )
+            if r.output:
+                parts.append(el("pre", r.output))
+            if r.steps:
+                parts.append(_steps_table(r))
+        parts.append(el("div", r.sample_id, cls="note"))
+        items.append(el("div", *parts, cls="item"))
+    if not items:
+        return Html("")
+    return join(
+        [
+            el("h2", "Samples"),
+            el(
+                "p",
+                "A fixed selection of wrong and right answers; model outputs are shown verbatim (escaped).",
+                cls="note",
+            ),
+            el("div", *items, cls="gallery"),
+        ]
+    )
+
+
+def _steps_table(r: SampleResult) -> Html:
+    rows = []
+    for st in r.steps[:12]:
+        if "statement" in st:
+            rows.append(
+                [
+                    st.get("kind"),
+                    st.get("statement"),
+                    st.get("truth"),
+                    st.get("prediction"),
+                    "✓" if st.get("correct") else "✗",
+                ]
+            )
+        else:
+            rows.append(
+                [
+                    st.get("task_type"),
+                    st.get("question"),
+                    st.get("gold"),
+                    st.get("prediction"),
+                    "✓" if st.get("correct") else "✗",
+                ]
+            )
+    head = (
+        ["kind", "premise", "truth", "said", ""]
+        if r.steps and "statement" in r.steps[0]
+        else ["task", "sub-question", "gold", "said", ""]
+    )
+    return table(head, rows, cls="grid")
