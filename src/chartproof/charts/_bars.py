@@ -13,6 +13,7 @@ from chartproof.charts._frame import (
     CategoryAxis,
     LegendItems,
     NumberAxis,
+    Page,
     cartesian_ops,
 )
 from chartproof.charts._marks import categories, color_of, column_values, label_color, value_text
@@ -23,6 +24,7 @@ __all__ = ["bar_ops"]
 
 _GROUP_WIDTH = 0.8
 _SINGLE_WIDTH = 0.6
+_MIN_LABEL_SCALE = 0.6
 
 
 def bar_ops(spec: ChartSpec) -> list[Op]:
@@ -65,7 +67,7 @@ def bar_ops(spec: ChartSpec) -> list[Op]:
         )
 
     def draw() -> list[Op]:
-        return _bar_marks(spec, values, horizontal, stacked, value_axis.floor)
+        return _bar_marks(spec, values, horizontal, stacked, value_axis, category_axis)
 
     return cartesian_ops(
         spec,
@@ -78,9 +80,15 @@ def bar_ops(spec: ChartSpec) -> list[Op]:
 
 
 def _bar_marks(
-    spec: ChartSpec, values: list[list[float]], horizontal: bool, stacked: bool, floor: float
+    spec: ChartSpec,
+    values: list[list[float]],
+    horizontal: bool,
+    stacked: bool,
+    value_axis: NumberAxis,
+    category_axis: CategoryAxis,
 ) -> list[Op]:
     style = spec.style
+    floor = value_axis.floor
     cols = spec.encoding.y
     k, n = len(values), len(values[0])
     width = _SINGLE_WIDTH if k == 1 else (_GROUP_WIDTH if stacked else _GROUP_WIDTH / k)
@@ -123,22 +131,36 @@ def _bar_marks(
         )
         if style.value_labels:
             texts = [value_text(spec, values[j][i]) for i in range(n)]
+            scale = VALUE_LABEL_SCALE
+            page = Page.of(style)
+            extra: dict[str, Any] = {}
+            if stacked:
+                extra = {"label_type": "center", "color": label_color(color)}
+                # a label that does not fit inside its segment is left out
+                for i, text in enumerate(texts):
+                    w, h = page.text(text, scale)
+                    room = value_axis.span_px(bases[i], bases[i] + lengths[i])
+                    if room < (w + 4 if horizontal else h + 2):
+                        texts[i] = ""
+            else:
+                extra = {"padding": VALUE_LABEL_PAD_PT}
+                if not horizontal:
+                    # labels above side-by-side bars shrink to their bar's width
+                    room = width * category_axis.unit_px() - 4  # keep neighbours apart
+                    widest = max(page.text(t, scale)[0] for t in texts)
+                    if widest > room:
+                        scale = max(_MIN_LABEL_SCALE, scale * room / widest)
             label_infos = tuple(
                 TextInfo(texts[i], row=i, column=col, series=col, value=values[j][i])
                 for i in range(n)
             )
-            extra: dict[str, Any] = {}
-            if stacked:
-                extra = {"label_type": "center", "color": label_color(color)}
-            else:
-                extra = {"padding": VALUE_LABEL_PAD_PT}
             marks.append(
                 op(
                     "ax",
                     "bar_label",
                     Var(f"bars{j}"),
                     labels=texts,
-                    fontsize=round(style.font_size * VALUE_LABEL_SCALE, 2),
+                    fontsize=round(style.font_size * scale, 2),
                     tag=Tag("value_labels", texts=label_infos),
                     **extra,
                 )

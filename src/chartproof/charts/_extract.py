@@ -9,9 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
+import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.backend_bases import RendererBase
+from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.transforms import Bbox
 
 from chartproof.charts._plan import MarkInfo, Plan, Tag
@@ -105,7 +108,11 @@ def _marks(page: _Page, ax: Axes, area: Box, tag: Tag, result: Any) -> list[Mark
             tx, ty = page.point(ax, info.x, info.y)
             _, by = page.point(ax, info.x, info.base)
             box = _clip(Box(x0=tx - 1.5, y0=min(ty, by), x1=tx + 1.5, y1=max(ty, by)), area)
-            out.append(_mark(info, box, ((box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2)))
+            # inside the band: off the axes' edges, a quarter down from the top (value
+            # labels sit at half height)
+            ax_ = min(max(tx, area.x0 + 2), area.x1 - 2)
+            ay = box.y0 + 0.25 * box.height
+            out.append(_mark(info, box, (round(ax_, 2), round(ay, 2))))
     elif tag.kind == "boxes":
         lw = 1.5 * page.px_per_pt / 2
         for info in tag.marks:
@@ -183,6 +190,17 @@ def _ticks(page: _Page, ax: Axes, tag: Tag) -> list[TextElement]:
     return out
 
 
+def _swatch(page: _Page, handle: Any) -> Box:
+    """Pixel extent of a legend handle: a patch, a line (with its stroke) or markers."""
+    if isinstance(handle, Line2D):
+        return page.extent(handle, handle.get_linewidth() * page.px_per_pt / 2)
+    if isinstance(handle, PathCollection):
+        centres = handle.get_offset_transform().transform(handle.get_offsets())
+        radius = max(np.sqrt(handle.get_sizes())) / 2 * page.px_per_pt
+        return page.box(Bbox.from_extents(*centres.min(axis=0), *centres.max(axis=0)), radius)
+    return page.extent(handle)
+
+
 def _legend(page: _Page, tag: Tag, leg: Any) -> tuple[list[TextElement], list[LegendEntry]]:
     texts, entries = [], []
     for info, text, handle in zip(tag.texts, leg.get_texts(), leg.legend_handles, strict=True):
@@ -196,7 +214,7 @@ def _legend(page: _Page, tag: Tag, leg: Any) -> tuple[list[TextElement], list[Le
                 series=info.series or info.text,
                 color=info.color or "",
                 text_box=text_box,
-                swatch_box=page.extent(handle),
+                swatch_box=_swatch(page, handle),
             )
         )
     return texts, entries

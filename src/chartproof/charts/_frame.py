@@ -88,6 +88,12 @@ class CategoryAxis:
     """Axis title."""
     rotation: float = 0.0
     """Tick-label rotation in degrees."""
+    length_px: float = 0.0
+    """Length of the axis in pixels (set by the frame before the marks are drawn)."""
+
+    def unit_px(self) -> float:
+        """Pixels between neighbouring category positions."""
+        return self.length_px / max(1.0, len(self.labels) - 1 + 2 * self.pad)
 
 
 @dataclass
@@ -110,6 +116,13 @@ class NumberAxis:
     """Tick values (set by the frame)."""
     lim: tuple[float, float] = (0.0, 1.0)
     """View limits (set by the frame)."""
+    length_px: float = 0.0
+    """Length of the axis in pixels (set by the frame before the marks are drawn)."""
+
+    def span_px(self, a: float, b: float) -> float:
+        """Pixel distance between two data values on this axis."""
+        u0, u1 = _t(self.scale, self.lim[0]), _t(self.scale, self.lim[1])
+        return abs(_t(self.scale, b) - _t(self.scale, a)) / (u1 - u0) * self.length_px
 
     @property
     def floor(self) -> float:
@@ -148,7 +161,24 @@ def _plan_number_ticks(page: Page, axis: NumberAxis, length_px: float, vertical:
     lo, hi = axis.lo, axis.hi
     if axis.scale == "log":
         axis.ticks = log_ticks(lo, hi, _max_ticks_along(page, length_px, vertical))
-        axis.lim = (axis.ticks[0], axis.ticks[-1])
+        if axis.zero:  # bars grow from the decade below the smallest value
+            axis.lim = (axis.ticks[0], axis.ticks[-1])
+            return
+        # keep markers off the edges: 4 % of the log span beyond the data on each side
+        pad = (math.log10(hi) - math.log10(lo)) * 0.04 or 0.1
+        lim_lo, lim_hi = 10 ** (math.log10(lo) - pad), 10 ** (math.log10(hi) + pad)
+        while sum(lim_lo <= t <= lim_hi for t in axis.ticks) < 2:
+            below = max((t for t in axis.ticks if t < lim_lo), default=None)
+            above = min((t for t in axis.ticks if t > lim_hi), default=None)
+            if above is None or (
+                below is not None and math.log10(lim_lo / below) <= math.log10(above / lim_hi)
+            ):
+                assert below is not None
+                lim_lo = below
+            else:
+                lim_hi = above
+        axis.lim = (float(f"{lim_lo:.6g}"), float(f"{lim_hi:.6g}"))
+        axis.ticks = [t for t in axis.ticks if axis.lim[0] <= t <= axis.lim[1]]
         return
     if axis.zero:
         lo, hi = min(lo, 0.0), max(hi, 0.0)
@@ -362,6 +392,7 @@ def cartesian_ops(
             ax_h / page.height,
         )
     )
+    x.length_px, y.length_px = ax_w, ax_h
     ops: list[Op] = [op("fig", "add_axes", rect, bind="ax")]
     if isinstance(x, NumberAxis) and x.scale == "log":
         ops.append(op("ax", "set_xscale", "log"))

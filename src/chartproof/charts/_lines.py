@@ -46,7 +46,14 @@ def _value_label(
             "va": "bottom",
         }
     else:
-        kwargs = {"ha": ha, "va": "center", "color": color}
+        shift = {"left": 3.0, "right": -3.0}.get(ha, 0.0)
+        kwargs = {
+            "xytext": (shift, 0.0),
+            "textcoords": "offset points",
+            "ha": ha,
+            "va": "center",
+            "color": color,
+        }
     return op(
         "ax",
         "annotate",
@@ -73,7 +80,7 @@ def line_ops(spec: ChartSpec) -> list[Op]:
         title=style.y_title,
         reserve_labels=(value_text(spec, hi),),
     )
-    category_axis = CategoryAxis(cats, 0.3, style.x_title, style.tick_rotation)
+    category_axis = CategoryAxis(cats, 0.5, style.x_title, style.tick_rotation)
     legend = None
     if len(cols) > 1:
         legend = LegendItems(

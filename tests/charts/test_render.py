@@ -1,0 +1,98 @@
+"""Rendering is deterministic (same bytes twice and in a fresh process), PNGs carry no
+software or date stamp, sizes follow the style, and only the bundled font is used."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import matplotlib as mpl
+import pytest
+from matplotlib import font_manager
+from PIL import Image
+
+from chartproof.charts import Rendered, render
+from chartproof.charts._layout import FONT_FAMILY
+from chartproof.types import ChartSpec
+
+_CONFTEST = Path(__file__).with_name("conftest.py")
+
+
+def test_same_spec_same_bytes(specs: dict[str, ChartSpec], renders: dict[str, Rendered]) -> None:
+    for name in ("vbar", "pie", "scatter", "log_lines"):
+        again = render(specs[name])
+        assert again.png == renders[name].png, name
+        assert again.geometry == renders[name].geometry, name
+
+
+def test_same_bytes_in_a_fresh_process(renders: dict[str, Rendered]) -> None:
+    script = f"""
+import hashlib, importlib.util, json
+spec = importlib.util.spec_from_file_location("gallery", {str(_CONFTEST)!r})
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+from chartproof.charts import render
+print(json.dumps({{k: hashlib.sha256(render(s).png).hexdigest() for k, s in module.gallery().items()}}))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    fresh = json.loads(out.stdout.strip().splitlines()[-1])
+    here = {k: hashlib.sha256(r.png).hexdigest() for k, r in renders.items()}
+    assert fresh == here
+
+
+def test_user_rcparams_do_not_leak_in(
+    specs: dict[str, ChartSpec], renders: dict[str, Rendered]
+) -> None:
+    with mpl.rc_context({"font.size": 23, "axes.facecolor": "#ff0000", "lines.linewidth": 7}):
+        assert render(specs["line"]).png == renders["line"].png
+        assert mpl.rcParams["font.size"] == 23  # and the user's settings are back
+
+
+def test_png_has_no_software_or_date_stamp(renders: dict[str, Rendered]) -> None:
+    image = Image.open(io.BytesIO(renders["vbar"].png))
+    assert not {"Software", "Creation Time", "date:create"} & set(image.info)
+    assert b"Matplotlib" not in renders["vbar"].png
+
+
+@pytest.mark.parametrize("name", ["vbar", "log_lines"])
+def test_size_is_inches_times_dpi(
+    name: str, specs: dict[str, ChartSpec], renders: dict[str, Rendered]
+) -> None:
+    style = specs[name].style
+    want = (round(style.width * style.dpi), round(style.height * style.dpi))
+    assert renders[name].size == want
+    assert Image.open(io.BytesIO(renders[name].png)).size == want
+
+
+def test_font_is_matplotlibs_bundled_dejavu() -> None:
+    path = Path(font_manager.findfont(font_manager.FontProperties(family=FONT_FAMILY)))
+    assert path.name == "DejaVuSans.ttf"
+    assert Path(mpl.get_data_path()) in path.parents
+
+
+def test_style_changes_pixels(specs: dict[str, ChartSpec], renders: dict[str, Rendered]) -> None:
+    base = specs["vbar"]
+    for change in (
+        {"palette": ("#d62728",)},
+        {"gridlines": "none"},
+        {"value_labels": False},
+        {"font_size": 12.0},
+    ):
+        other = base.model_copy(update={"style": base.style.model_copy(update=change)})
+        assert render(other).png != renders["vbar"].png, change
+
+
+def test_turning_labels_off_moves_nothing_else(
+    specs: dict[str, ChartSpec], renders: dict[str, Rendered]
+) -> None:
+    base = specs["vbar"]
+    bare = base.model_copy(update={"style": base.style.model_copy(update={"value_labels": False})})
+    geo = render(bare).geometry
+    assert geo.plot_area == renders["vbar"].geometry.plot_area
+    assert geo.marks == renders["vbar"].geometry.marks
