@@ -7,7 +7,7 @@ question with every sub-answer; premise — a true/false verdict for each VPP pr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TypeAlias
@@ -16,6 +16,7 @@ from pydantic import JsonValue
 
 from chartproof.datasets import resolve_image
 from chartproof.metrics.accuracy import anls, exact_match, relaxed_accuracy, score_answer
+from chartproof.metrics.chains import ChainOutcome, chain_scores
 from chartproof.models import Backend, PromptSet, build_request, default_prompts
 from chartproof.types import (
     Answer,
@@ -26,7 +27,15 @@ from chartproof.types import (
     SampleResult,
 )
 
-__all__ = ["PROTOCOLS", "ProtocolName", "RunContext", "answer_scores", "run_protocol"]
+__all__ = [
+    "PROTOCOLS",
+    "ProtocolName",
+    "RunContext",
+    "answer_scores",
+    "applies",
+    "chain_outcome",
+    "run_protocol",
+]
 
 ProtocolName: TypeAlias = Literal["direct", "chain", "premise"]
 PROTOCOLS: tuple[ProtocolName, ...] = ("direct", "chain", "premise")
@@ -266,19 +275,27 @@ def _run_chain(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]
     return out
 
 
+def chain_outcome(steps: Sequence[Mapping[str, JsonValue]], final_correct: bool) -> ChainOutcome:
+    """A chain's outcome from the step records a chain result stores."""
+
+    def ints(value: JsonValue) -> tuple[int, ...]:
+        if not isinstance(value, list):
+            raise ValueError(f"depends_on must be a list of step ids, got {value!r}")
+        return tuple(int(d) for d in value if isinstance(d, int | str))
+
+    return ChainOutcome(
+        correct=tuple(bool(st["correct"]) for st in steps),
+        depends_on=tuple(ints(st["depends_on"]) for st in steps),
+        task_types=tuple(str(st["task_type"]) for st in steps),
+        final_correct=final_correct,
+    )
+
+
 def _chain_scores(
-    steps: Sequence[dict[str, JsonValue]], final_right: bool
+    steps: Sequence[Mapping[str, JsonValue]], final_right: bool
 ) -> dict[str, float | None]:
     """Per-chain ISA/CSA/FAA/CFA (ChartR): the run's values are their means over chains."""
-    from chartproof.metrics.chains import ChainOutcome, chain_scores
-
-    outcome = ChainOutcome(
-        correct=tuple(bool(st["correct"]) for st in steps),
-        depends_on=tuple(tuple(int(d) for d in st["depends_on"]) for st in steps),  # type: ignore[union-attr]
-        task_types=tuple(str(st["task_type"]) for st in steps),
-        final_correct=final_right,
-    )
-    return dict(chain_scores(outcome))
+    return dict(chain_scores(chain_outcome(steps, final_right)))
 
 
 # ------------------------------------------------------------------------------ premise

@@ -8,6 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from chartproof.metrics.breakdown import breakdown_results, mean_score
+from chartproof.metrics.chains import arm, error_analysis
+from chartproof.metrics.premises import PremiseOutcome, premise_metrics
+from chartproof.pipelines.protocols import chain_outcome
 from chartproof.types import SampleResult, Score
 
 __all__ = ["BREAKDOWN_KEYS", "HEADLINE", "summarize"]
@@ -117,11 +120,8 @@ def _robustness(results: Sequence[SampleResult], names: Sequence[str]) -> dict[s
         orig = mean(by_pert["original"], m)
         per = {p: mean(rs, m) for p, rs in sorted(by_pert.items()) if p != "original"}
         got = [v for v in per.values() if v is not None]
-        if orig is None or not got:
-            arm: float | None = None
-        else:
-            arm = None if orig == 0 else (orig - sum(got) / len(got)) / orig
-        out["metrics"][m] = {"original": orig, "by_perturbation": per, "arm": arm}
+        arm_value = arm(orig, got) if orig is not None and got else None
+        out["metrics"][m] = {"original": orig, "by_perturbation": per, "arm": arm_value}
         curves: dict[str, list[tuple[float, float]]] = defaultdict(list)
         for (p, level), rs in sorted(by_level.items()):
             v = mean(rs, m)
@@ -135,23 +135,11 @@ def _robustness(results: Sequence[SampleResult], names: Sequence[str]) -> dict[s
 
 
 def _chain_diagnostics(results: Sequence[SampleResult]) -> dict[str, Any]:
-    from chartproof.metrics.chains import ChainOutcome, error_analysis
-
-    outcomes = [
-        ChainOutcome(
-            correct=tuple(bool(st["correct"]) for st in r.steps),
-            depends_on=tuple(tuple(int(d) for d in st["depends_on"]) for st in r.steps),  # type: ignore[union-attr]
-            task_types=tuple(str(st["task_type"]) for st in r.steps),
-            final_correct=r.scores.get("faa") == 1.0,
-        )
-        for r in results
-    ]
+    outcomes = [chain_outcome(r.steps, r.scores.get("faa") == 1.0) for r in results]
     return dict(error_analysis(outcomes))
 
 
 def _premise_diagnostics(results: Sequence[SampleResult]) -> dict[str, Any]:
-    from chartproof.metrics.premises import PremiseOutcome, premise_metrics
-
     sequences = [
         [PremiseOutcome(kind=str(st["kind"]), correct=bool(st["correct"])) for st in r.steps]
         for r in results
