@@ -73,11 +73,12 @@ def _backend(server: LoopbackServer, **settings: Any) -> OpenAIBackend:
     return OpenAIBackend("loopback-vlm", server.base_url, settings=OpenAISettings(**opts))
 
 
+@pytest.mark.parametrize("http", ["aiohttp", "httpx"])
 def test_every_request_answered_or_failed_with_exact_retries(
-    server: LoopbackServer, chart: Path
+    server: LoopbackServer, chart: Path, http: str
 ) -> None:
     requests = _requests(chart, 40)
-    backend = _backend(server)
+    backend = _backend(server, http=http)
     try:
         responses = backend.generate(requests)
     finally:
@@ -199,11 +200,12 @@ def test_spec_options_and_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(from_env, OpenAIBackend) and from_env.base_url == "http://127.0.0.1:9/v1"
 
 
-def test_unreachable_server_fails_every_request(chart: Path) -> None:
+@pytest.mark.parametrize("http", ["aiohttp", "httpx"])
+def test_unreachable_server_fails_every_request(chart: Path, http: str) -> None:
     backend = OpenAIBackend(
         "m",
         "http://127.0.0.1:9/v1",
-        settings=OpenAISettings(max_retries=1, backoff_s=0.0, timeout_s=2),
+        settings=OpenAISettings(max_retries=1, backoff_s=0.0, timeout_s=2, http=http),
     )
     try:
         out = backend.generate(_requests(chart, 3))

@@ -47,7 +47,7 @@ class LoopbackServer:
 
     Use as a context manager; `base_url` ends in ``/v1``. `attempts` counts requests per key
     (the ``X-Chartproof-Request`` header, else a hash of the body), `answered` the normal
-    replies, and `peak_in_service` the most requests served at once.
+    replies, and `peak_in_service` the most normal replies in service at once.
     """
 
     def __init__(
@@ -180,15 +180,19 @@ class LoopbackServer:
             body = json.loads(raw)
         except ValueError:
             return web.json_response({"error": {"message": "body is not JSON"}}, status=400)
-        async with self._semaphore:
-            with self._lock:
-                self.in_service += 1
-                self.peak_in_service = max(self.peak_in_service, self.in_service)
-            try:
-                await asyncio.sleep(self.slow_s if fault == "slow" else self.delay_s)
-            finally:
+        if fault == "slow":
+            # outside the cap and the count: the client gives up on it and moves on
+            await asyncio.sleep(self.slow_s)
+        else:
+            async with self._semaphore:
                 with self._lock:
-                    self.in_service -= 1
+                    self.in_service += 1
+                    self.peak_in_service = max(self.peak_in_service, self.in_service)
+                try:
+                    await asyncio.sleep(self.delay_s)
+                finally:
+                    with self._lock:
+                        self.in_service -= 1
         if fault == "malformed":
             return web.Response(
                 text='{"id": "chatcmpl-broken", "choices": [{"message": ',

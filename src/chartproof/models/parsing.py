@@ -39,18 +39,24 @@ _BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
 def strip_markup(text: str) -> str:
     """The text without code fences, bold/italic markers, headings and leaked special tokens."""
     t = text.replace("\r\n", "\n").replace("\r", "\n")
-    t = _SPECIAL_TOKENS.sub("", t)
-    t = _FENCE.sub(lambda m: m.group(1), t)
-    t = _HTML_BREAK.sub("\n", t)
-    # a heading introduces what follows, as "Answer:" would
-    t = _HEADING.sub(lambda m: m.group(1) if m.group(1)[-1:] in ".:?!" else m.group(1) + ":", t)
-    for _ in range(3):  # nested emphasis, e.g. ***x***
-        new = _EMPHASIS.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(3), t)
-        if new == t:
-            break
-        t = new
+    # each pass only when its marker character occurs: most replies are plain text
+    if "<" in t:
+        t = _SPECIAL_TOKENS.sub("", t)
+        t = _HTML_BREAK.sub("\n", t)
+    if "`" in t:
+        t = _FENCE.sub(lambda m: m.group(1), t)
+    if "#" in t:
+        # a heading introduces what follows, as "Answer:" would
+        t = _HEADING.sub(lambda m: m.group(1) if m.group(1)[-1:] in ".:?!" else m.group(1) + ":", t)
+    if "*" in t or "_" in t:
+        for _ in range(3):  # nested emphasis, e.g. ***x***
+            new = _EMPHASIS.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(3), t)
+            if new == t:
+                break
+            t = new
     t = t.replace("**", "").replace("`", "")
-    t = _LATEX_TEXT.sub(lambda m: m.group(1), t)
+    if "\\" in t:
+        t = _LATEX_TEXT.sub(lambda m: m.group(1), t)
     return t.strip()
 
 
@@ -278,17 +284,7 @@ def extract_answer(text: str, *, prefer_last: bool = False) -> str | None:
     "Explanation:" marker, a bare bullet list, then a short first (or last) sentence or the
     value of "... is X" in it.
     """
-    t = strip_markup(text)
-    if not t:
-        return None
-    fields = _json_fields(t)
-    if fields.get("answer") is not None:
-        return clean_answer(str(fields["answer"])) or None
-    raw, _ = _find_answer(t, prefer_last)
-    if raw is None:
-        return None
-    answer = clean_answer(raw)
-    return answer or None
+    return _answer(strip_markup(text), prefer_last)[0]
 
 
 def extract_explanation(text: str, *, prefer_last: bool = False) -> str | None:
@@ -297,9 +293,28 @@ def extract_explanation(text: str, *, prefer_last: bool = False) -> str | None:
     Returns None when the text holds nothing but the answer.
     """
     t = strip_markup(text)
+    return _explanation(t, _answer(t, prefer_last)[1])
+
+
+def _answer(
+    t: str, prefer_last: bool
+) -> tuple[str | None, tuple[int, int] | dict[str, object] | None]:
+    """The cleaned answer of stripped text, and where it was: a span, or a JSON object's fields."""
+    if not t:
+        return None, None
     fields = _json_fields(t)
     if fields:
-        found = fields.get("explanation")
+        found = fields.get("answer")
+        return (clean_answer(str(found)) or None if found is not None else None), fields
+    raw, span = _find_answer(t, prefer_last)
+    if raw is None:
+        return None, None
+    return clean_answer(raw) or None, span
+
+
+def _explanation(t: str, where: tuple[int, int] | dict[str, object] | None) -> str | None:
+    if isinstance(where, dict):
+        found = where.get("explanation")
         return str(found).strip() or None if found is not None else None
     m = _EXPLANATION_MARKER.search(t)
     if m:
@@ -309,10 +324,9 @@ def extract_explanation(text: str, *, prefer_last: bool = False) -> str | None:
             rest = rest[: final.start()]
         out = rest.strip()
         return out or None
-    _, span = _find_answer(t, prefer_last)
-    if span is None:
+    if where is None:
         return None
-    rest = (t[: span[0]] + " " + t[span[1] :]).strip()
+    rest = (t[: where[0]] + " " + t[where[1] :]).strip()
     rest = re.sub(r"[ \t]+", " ", rest).strip(" \n.:")
     return rest + "." if rest and not rest.endswith((".", "!", "?")) else rest or None
 
@@ -413,9 +427,9 @@ def parse_output(text: str, output: str = "answer") -> ParsedOutput:
     if output == "narrative":
         described = strip_markup(text)
         return ParsedOutput(explanation=described or None)
-    prefer_last = output == "cot"
-    answer = extract_answer(text, prefer_last=prefer_last)
-    explanation = extract_explanation(text, prefer_last=prefer_last)
+    t = strip_markup(text)
+    answer, where = _answer(t, prefer_last=output == "cot")
+    explanation = _explanation(t, where)
     items = split_items(answer) if answer is not None else None
-    truth = extract_truth(text) if output == "truth" else None
+    truth = extract_truth(t) if output == "truth" else None
     return ParsedOutput(answer=answer, explanation=explanation, truth=truth, items=items)

@@ -1,0 +1,173 @@
+"""Benchmark: OpenAI-compatible backend throughput against a loopback server, and cache speedup.
+
+The server (a separate process) replies after 200 ms with at most 64 requests in service, so
+its ideal throughput is 64 / 0.2 s = 320 requests/s. 2,000 requests go through
+CachedBackend(OpenAIBackend) with a fresh cache; then the same requests again, all cached.
+Targets: first run >= 90 % of ideal; cached rerun >= 20x faster. A bare aiohttp client
+measures what the server itself can do in the same run.
+
+    .venv/bin/python bench/bench_backend.py [--n 2000] [--delay 0.2] [--concurrency 64]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from PIL import Image
+
+from chartproof.models.cache import CachedBackend, ResponseCache
+from chartproof.models.openai_compat import OpenAIBackend, OpenAISettings
+from chartproof.models.prompts import build_request
+from chartproof.types import ModelRequest
+
+
+def _start_server(delay: float, concurrency: int) -> tuple[subprocess.Popen[str], str]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "chartproof.models.loopback",
+        "--delay",
+        str(delay),
+        "--max-concurrency",
+        str(concurrency),
+    ]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline().strip()
+    if not line.startswith("READY "):
+        proc.kill()
+        raise SystemExit(f"loopback server did not start: {line!r}")
+    return proc, line.split(" ", 1)[1]
+
+
+def _stop_server(proc: subprocess.Popen[str]) -> str:
+    out, _ = proc.communicate("", timeout=30)
+    return out.strip()
+
+
+def _raw_server_ceiling(url: str, n: int, concurrency: int, image_url: str) -> float:
+    """Requests/s a bare aiohttp client gets from the server: the server's own ceiling."""
+    import aiohttp
+
+    body = {
+        "model": "bench",
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "image_url", "image_url": {"url": image_url}},
+                    {"type": "text", "text": "Question?"},
+                ],
+            }
+        ],
+    }
+
+    async def run() -> float:
+        sem = asyncio.Semaphore(concurrency)
+        connector = aiohttp.TCPConnector(limit=concurrency)
+        async with aiohttp.ClientSession(connector=connector) as session:
+
+            async def one(i: int) -> None:
+                async with sem:
+                    headers = {"X-Chartproof-Request": f"raw{i}"}
+                    async with session.post(
+                        f"{url}/chat/completions", json=body, headers=headers
+                    ) as r:
+                        await r.read()
+
+            start = time.perf_counter()
+            await asyncio.gather(*(one(i) for i in range(n)))
+            return n / (time.perf_counter() - start)
+
+    return asyncio.run(run())
+
+
+def _requests(chart: Path, n: int) -> list[ModelRequest]:
+    return [
+        build_request("short", chart, f"What is the value of bar {i}?", request_id=f"s{i}")
+        for i in range(n)
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--delay", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, default=64)
+    args = parser.parse_args()
+    ideal = args.concurrency / args.delay
+
+    with tempfile.TemporaryDirectory() as tmp:
+        chart = Path(tmp) / "chart.png"
+        Image.new("RGB", (320, 240), (250, 250, 250)).save(chart)
+        from chartproof.models.images import data_url
+
+        proc, url = _start_server(args.delay, args.concurrency)
+        try:
+            ceiling = _raw_server_ceiling(
+                url, 4 * args.concurrency, args.concurrency, data_url(chart)
+            )
+
+            t0 = time.perf_counter()
+            requests = _requests(chart, args.n)
+            build_s = time.perf_counter() - t0
+
+            settings = OpenAISettings(concurrency=args.concurrency, timeout_s=60, max_retries=2)
+            cache_path = Path(tmp) / "responses.sqlite"
+            first = CachedBackend(
+                OpenAIBackend("bench-vlm", url, settings=settings), ResponseCache(cache_path)
+            )
+            t0 = time.perf_counter()
+            out1 = first.generate(requests)
+            run1_s = time.perf_counter() - t0
+            inner = first.inner
+            assert isinstance(inner, OpenAIBackend)
+            sent = inner.stats()
+            first.close()
+
+            # a fresh wrapper and cache connection, as a rerun in a new process would open
+            second = CachedBackend(
+                OpenAIBackend("bench-vlm", url, settings=settings), ResponseCache(cache_path)
+            )
+            t0 = time.perf_counter()
+            out2 = second.generate(requests)
+            run2_s = time.perf_counter() - t0
+            inner2 = second.inner
+            assert isinstance(inner2, OpenAIBackend)
+            calls2 = inner2.stats().get("requests", 0)
+            second.close()
+        finally:
+            served = _stop_server(proc)
+
+    ok1 = sum(r.ok for r in out1)
+    ok2 = sum(r.ok and r.cached for r in out2)
+    throughput = args.n / run1_s
+    print(f"requests: {args.n}; server delay {args.delay * 1000:.0f} ms, cap {args.concurrency}")
+    print(f"server report: {served}")
+    print(f"ideal throughput:            {ideal:8.1f} req/s  (= {args.concurrency}/{args.delay} s)")
+    print(f"server ceiling (raw aiohttp): {ceiling:7.1f} req/s  ({ceiling / ideal:.1%} of ideal)")
+    print(f"building {args.n} requests:   {build_s:7.3f} s")
+    print(
+        f"first run (all misses):      {throughput:8.1f} req/s  in {run1_s:.2f} s  "
+        f"-> {throughput / ideal:.1%} of ideal (target >= 90%); answered {ok1}/{args.n}; "
+        f"attempts {sent.get('attempts', 0)}, retries {sent.get('retries', 0)}"
+    )
+    print(
+        f"cached rerun:                {args.n / run2_s:8.1f} req/s  in {run2_s:.3f} s  "
+        f"-> {run1_s / run2_s:.1f}x faster (target >= 20x); cached {ok2}/{args.n}; "
+        f"model calls {calls2}"
+    )
+    verdict = throughput / ideal >= 0.9 and run1_s / run2_s >= 20 and ok1 == ok2 == args.n
+    print("PASS" if verdict else "BELOW TARGET")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    main()
