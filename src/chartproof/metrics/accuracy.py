@@ -174,11 +174,15 @@ def relaxed_accuracy(
 
     A number gold (or a text gold that reads as one number) allows `tolerance` relative
     error (default 5 %, not `gold.tolerance`, so values stay comparable with the papers);
-    every other gold needs a case-insensitive match of `gold.text()` after normalising.
+    a list gold ("[10, 12]" in ChartQA) needs the same items in any order (ranked lists: in
+    order), numbers among them with the same tolerance; every other gold needs a
+    case-insensitive match of `gold.text()` after normalising.
     """
     target = _gold_number(gold)
     if target is not None:
         return float(_number_right(prediction, target, tolerance, gold.unit))
+    if gold.kind in ("list", "ranked_list"):
+        return float(_list_right(prediction, gold, tolerance))
     return float(normalize_text(prediction) == normalize_text(gold.text()))
 
 
@@ -285,19 +289,23 @@ def score_answer(prediction: str, gold: Answer) -> float:
         return float(normalize_text(prediction) == normalize_text(gold.text()))
     if gold.kind == "bool":
         return float(parse_bool(prediction) is gold.value)
+    return float(_list_right(prediction, gold, gold.tolerance))
+
+
+def _list_right(prediction: str, gold: Answer, tolerance: float) -> bool:
     assert isinstance(gold.value, tuple)
     items = split_items(prediction)
     if len(items) != len(gold.value):
-        return 0.0
+        return False
 
     def match(item: str, target: str | float) -> bool:
         if isinstance(target, str):
             return normalize_text(item) == normalize_text(target)
-        return _number_right(item, target, gold.tolerance, gold.unit)
+        return _number_right(item, target, tolerance, gold.unit)
 
     if gold.kind == "ranked_list":
-        return float(all(match(i, t) for i, t in zip(items, gold.value, strict=True)))
-    return float(_perfect_matching(items, gold.value, match))
+        return all(match(i, t) for i, t in zip(items, gold.value, strict=True))
+    return _perfect_matching(items, gold.value, match)
 
 
 def _perfect_matching(
