@@ -1,0 +1,147 @@
+"""Numeric axes from tick labels: group aligned numeric OCR tokens and fit a robust
+pixel-to-value mapping (linear or log10), rejecting misread or stray labels as outliers."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+
+from chartproof.models.reader.perception.ocr import parse_label_number
+from chartproof.models.reader.perception.records import AxisFit, OcrToken
+
+__all__ = ["find_axes", "fit_axis"]
+
+
+def _cluster(values: Sequence[float], tol: float) -> list[list[int]]:
+    """Single-linkage clusters of indices whose values lie within `tol` of a neighbour."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    groups: list[list[int]] = []
+    for i in order:
+        if groups and values[i] - values[groups[-1][-1]] <= tol:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
+def fit_axis(
+    tokens: Sequence[OcrToken], direction: Literal["x", "y"], allow_log: bool = True
+) -> AxisFit | None:
+    """Fit value ↔ pixel over tick labels with a RANSAC over label pairs, then least squares
+    on the inliers. Returns None when fewer than two labels agree on one mapping."""
+    vals = [parse_label_number(t.text) for t in tokens]
+    items = [(t, v) for t, v in zip(tokens, vals, strict=True) if v is not None]
+    if len(items) < 2:
+        return None
+    best: AxisFit | None = None
+    best_key: tuple[int, float] = (0, 0.0)
+    scales: list[Literal["linear", "log"]] = ["linear"]
+    if allow_log and all(v > 0 for _, v in items):
+        scales.append("log")
+    for scale in scales:
+        fit = _ransac(items, direction, scale)
+        if fit is None:
+            continue
+        # More inliers wins; a log fit must explain more ticks than the linear one to win.
+        key = (len(fit.ticks) - (1 if scale == "log" else 0), -fit.residual_px)
+        if best is None or key > best_key:
+            best, best_key = fit, key
+    return best
+
+
+def _ransac(
+    items: list[tuple[OcrToken, float]], direction: Literal["x", "y"], scale: Literal["linear", "log"]
+) -> AxisFit | None:
+    pos = np.array([t.cx if direction == "x" else t.cy for t, _ in items])
+    raw = np.array([v for _, v in items])
+    val = np.log10(raw) if scale == "log" else raw
+    n = len(items)
+    sorted_pos = np.sort(pos)
+    gaps = np.diff(sorted_pos)
+    gaps = gaps[gaps > 1]
+    step = float(np.median(gaps)) if len(gaps) else 10.0
+    tol = max(2.5, 0.12 * step)
+    best_in: np.ndarray | None = None
+    best_err = math.inf
+    for i, j in itertools.combinations(range(n), 2):
+        if val[i] == val[j] or abs(pos[i] - pos[j]) < 2:
+            continue
+        slope = (pos[j] - pos[i]) / (val[j] - val[i])
+        icpt = pos[i] - slope * val[i]
+        err = np.abs(icpt + slope * val - pos)
+        inl = err <= tol
+        count = int(inl.sum())
+        e = float(err[inl].mean())
+        if best_in is None or count > int(best_in.sum()) or (
+            count == int(best_in.sum()) and e < best_err
+        ):
+            best_in, best_err = inl, e
+    if best_in is None or best_in.sum() < 2:
+        return None
+    v_in, p_in = val[best_in], pos[best_in]
+    slope, icpt = np.polyfit(v_in, p_in, 1)
+    if not math.isfinite(slope) or abs(slope) < 1e-9:
+        return None
+    res = float(np.sqrt(np.mean((icpt + slope * v_in - p_in) ** 2)))
+    kept = tuple(items[k][0] for k in range(n) if best_in[k])
+    rejected = tuple(items[k][0] for k in range(n) if not best_in[k])
+    return AxisFit(
+        direction=direction,
+        scale=scale,
+        intercept=float(icpt),
+        slope=float(slope),
+        ticks=kept,
+        rejected=rejected,
+        residual_px=res,
+    )
+
+
+def find_axes(tokens: Sequence[OcrToken]) -> tuple[AxisFit | None, AxisFit | None]:
+    """The best vertical (y) and horizontal (x) numeric axes among the tokens.
+
+    Candidates are numeric labels sharing a right edge, left edge or centre column (y axis)
+    or a baseline row (x axis); values must grow upwards on a y axis and rightwards on an
+    x axis. Each axis keeps the candidate fit explaining the most labels.
+    """
+    num = [t for t in tokens if not t.vertical and parse_label_number(t.text) is not None]
+    y_best = _best_group(num, "y")
+    x_best = _best_group(num, "x")
+    return y_best, x_best
+
+
+def _best_group(num: list[OcrToken], direction: Literal["x", "y"]) -> AxisFit | None:
+    if len(num) < 2:
+        return None
+    keys: list[list[float]]
+    if direction == "y":
+        keys = [[t.box[2] for t in num], [t.box[0] for t in num], [t.cx for t in num]]
+        tol = 6.0
+    else:
+        keys = [[t.cy for t in num], [t.box[1] for t in num]]
+        tol = 4.0
+    best: AxisFit | None = None
+    seen: set[frozenset[int]] = set()
+    for key in keys:
+        for group in _cluster(key, tol):
+            fs = frozenset(group)
+            if len(group) < 2 or fs in seen:
+                continue
+            seen.add(fs)
+            toks = [num[i] for i in group]
+            # Tick labels of one axis do not overlap along it.
+            fit = fit_axis(toks, direction)
+            if fit is None:
+                continue
+            growing = fit.slope < 0 if direction == "y" else fit.slope > 0
+            if not growing:
+                continue
+            if best is None or (len(fit.ticks), -fit.residual_px) > (
+                len(best.ticks),
+                -best.residual_px,
+            ):
+                best = fit
+    return best

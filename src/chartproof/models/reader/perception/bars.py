@@ -1,0 +1,204 @@
+"""Bars: filled axis-aligned rectangles of one colour that stand on a common baseline, grouped
+into category slots (side by side = grouped, end to end = stacked)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from chartproof.models.reader.perception.geometry import Frame, Orientation, Span
+from chartproof.models.reader.perception.palette import ColorLayer
+from chartproof.models.reader.perception.records import Box
+
+__all__ = ["Bar", "BarLayout", "find_bars", "group_slots"]
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One bar (or one segment of a stacked bar) in the canonical frame."""
+
+    layer: int
+    """Index of its colour layer."""
+    span: Span
+    """Its extent: u across, v along the value direction."""
+    box: Box
+    """Its image box."""
+
+
+@dataclass(frozen=True)
+class BarLayout:
+    """Bars found for one orientation, with their baseline."""
+
+    orientation: Orientation
+    """Direction of the bars."""
+    bars: tuple[Bar, ...]
+    """All bars kept."""
+    baseline: float
+    """Canonical v of the common baseline."""
+    stacked: bool
+    """Whether bars sit end to end within a slot."""
+    score: float
+    """Share of rectangle area that stands on the baseline (orientation evidence)."""
+
+
+def _rects(mask: np.ndarray, orientation: Orientation) -> list[tuple[int, int, int, int, float]]:
+    import cv2
+
+    # Gridlines drawn over bars cut them across their length: close along the bar only.
+    k = (
+        np.ones((5, 1), np.uint8) if orientation == "vertical" else np.ones((1, 5), np.uint8)
+    )
+    m = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, k)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
+    out = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if w < 2 or h < 2 or area < 12:
+            continue
+        fill = area / float(w * h)
+        if fill < 0.85:
+            continue
+        out.append((x, y, x + w, y + h, fill))
+    return out
+
+
+def find_bars(
+    layers: Sequence[ColorLayer],
+    orientation: Orientation,
+    exclude: Sequence[Box] = (),
+    min_thickness: int = 3,
+) -> BarLayout | None:
+    """Bars of every colour layer for one orientation, or None when none stand on a baseline.
+
+    Rectangles inside `exclude` boxes (legend) are ignored. The baseline is the most common
+    base edge; a rectangle is kept when it stands on it, or continues a stack that does.
+    """
+    frame = Frame(orientation)
+    h, w = layers[0].mask.shape if layers else (0, 0)
+    cand: list[Bar] = []
+    for li, lay in enumerate(layers):
+        mask = lay.mask.copy()
+        for ex in exclude:
+            x0, y0, x1, y1 = (int(round(v)) for v in ex)
+            mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = False
+        for x0, y0, x1, y1, _ in _rects(mask, orientation):
+            # A bar is at least a few pixels thick across; hairlines are axes or grid.
+            if min(x1 - x0, y1 - y0) < min_thickness:
+                continue
+            if (x1 - x0) > 0.9 * w and (y1 - y0) > 0.9 * h:
+                continue
+            box: Box = (float(x0), float(y0), float(x1), float(y1))
+            cand.append(Bar(layer=li, span=frame.span(box), box=box))
+    if not cand:
+        return None
+    cand = _merge_split(cand, frame)
+    ends = Counter(round(b.span.v0) for b in cand) + Counter(round(b.span.v1) for b in cand)
+    best_v, _ = max(ends.items(), key=lambda kv: (_near_count(ends, kv[0]), kv[1]))
+    base = float(best_v)
+    on_base = [b for b in cand if abs(b.span.v0 - base) <= 1.5 or abs(b.span.v1 - base) <= 1.5]
+    if not on_base:
+        return None
+    kept = list(on_base)
+    stacked = False
+    rest = [b for b in cand if b not in on_base]
+    grew = True
+    while grew and rest:
+        grew = False
+        for b in list(rest):
+            if any(_continues(b, k) for k in kept):
+                kept.append(b)
+                rest.remove(b)
+                stacked = True
+                grew = True
+    total = sum(b.span.width * b.span.length for b in cand)
+    based = sum(b.span.width * b.span.length for b in kept)
+    # Bars of one chart have one width (grouped: one width per bar too); drop odd shapes.
+    widths = np.array([b.span.width for b in kept])
+    med = float(np.median(widths))
+    kept = [b for b in kept if 0.45 * med <= b.span.width <= 2.2 * med]
+    if not kept:
+        return None
+    score = based / total if total else 0.0
+    kept.sort(key=lambda b: (b.span.uc, b.span.v0))
+    return BarLayout(
+        orientation=orientation, bars=tuple(kept), baseline=base, stacked=stacked, score=score
+    )
+
+
+def _merge_split(bars: list[Bar], frame: Frame) -> list[Bar]:
+    """Join halves of one bar that a gridline through its middle cut lengthwise."""
+    out = sorted(bars, key=lambda b: (b.layer, b.span.uc))
+    merged = True
+    while merged:
+        merged = False
+        for i, a in enumerate(out):
+            for j in range(i + 1, len(out)):
+                b = out[j]
+                if b.layer != a.layer:
+                    continue
+                gap = max(b.span.u0 - a.span.u1, a.span.u0 - b.span.u1)
+                same_ends = abs(a.span.v0 - b.span.v0) <= 1.5 and abs(a.span.v1 - b.span.v1) <= 1.5
+                if 0 <= gap <= 4 and same_ends:
+                    span = Span(
+                        min(a.span.u0, b.span.u0),
+                        max(a.span.u1, b.span.u1),
+                        min(a.span.v0, b.span.v0),
+                        max(a.span.v1, b.span.v1),
+                    )
+                    out[i] = Bar(layer=a.layer, span=span, box=frame.box(span))
+                    del out[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return out
+
+
+def _near_count(ends: Counter[int], v: int) -> int:
+    return ends.get(v - 1, 0) + ends.get(v, 0) + ends.get(v + 1, 0)
+
+
+def _continues(b: Bar, k: Bar) -> bool:
+    """b sits end to end on k, over the same category extent."""
+    overlap = min(b.span.u1, k.span.u1) - max(b.span.u0, k.span.u0)
+    if overlap < 0.7 * min(b.span.width, k.span.width):
+        return False
+    return abs(b.span.v0 - k.span.v1) <= 2.5 or abs(b.span.v1 - k.span.v0) <= 2.5
+
+
+def group_slots(bars: Sequence[Bar], stacked: bool) -> list[list[Bar]]:
+    """Bars grouped by category slot, slots in u order.
+
+    Stacked bars share a slot when they overlap along u; grouped bars when they touch side by
+    side without repeating a colour.
+    """
+    if not bars:
+        return []
+    items = sorted(bars, key=lambda b: b.span.uc)
+    stacks: list[list[Bar]] = []
+    for b in items:
+        if stacks:
+            last = stacks[-1]
+            ref = last[0]
+            overlap = min(b.span.u1, ref.span.u1) - max(b.span.u0, ref.span.u0)
+            if overlap > 0.5 * min(b.span.width, ref.span.width):
+                last.append(b)
+                continue
+        stacks.append([b])
+    if stacked:
+        return stacks
+    widths = sorted(b.span.width for b in bars)
+    med = widths[len(widths) // 2]
+    slots: list[list[Bar]] = [stacks[0]]
+    for st in stacks[1:]:
+        prev = slots[-1]
+        gap = st[0].span.u0 - max(b.span.u1 for b in prev)
+        colours = {b.layer for b in prev}
+        if gap <= max(1.5, 0.12 * med) and st[0].layer not in colours:
+            prev.extend(st)
+        else:
+            slots.append(list(st))
+    return slots

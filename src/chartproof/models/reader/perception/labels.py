@@ -1,0 +1,148 @@
+"""Category labels: the text under (vertical charts) or beside (horizontal charts) the plot,
+assigned to category slots, wrapped lines joined, the axis title kept apart."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from chartproof.models.reader.perception.geometry import Frame, Span
+from chartproof.models.reader.perception.ocr import split_token
+from chartproof.models.reader.perception.records import OcrToken
+
+__all__ = ["assign_category_labels"]
+
+
+def assign_category_labels(
+    tokens: Sequence[OcrToken],
+    frame: Frame,
+    slots: Sequence[float],
+    axis_v: float,
+    pitch: float,
+) -> tuple[list[str | None], list[list[OcrToken]]]:
+    """Label text for each slot centre (u) and the tokens it was read from.
+
+    `axis_v` is the canonical v where the category axis sits (labels lie below it); `pitch`
+    is the distance between neighbouring slots. Slots without a label get None.
+    """
+    cands = [(t, frame.span(t.box)) for t in tokens if not t.vertical]
+    cands = [(t, s) for t, s in cands if s.v1 <= axis_v + 3]
+    if slots:
+        lo, hi = min(slots) - pitch, max(slots) + pitch
+        cands = [(t, s) for t, s in cands if s.u1 >= lo and s.u0 <= hi]
+    if not cands or not slots:
+        return [None] * len(slots), [[] for _ in slots]
+    if frame.orientation == "horizontal":
+        return _beside(cands, slots, pitch)
+    return _below(cands, slots, pitch, axis_v, frame)
+
+
+def _thick(s: Span) -> float:
+    return max(4.0, s.length)
+
+
+def _split_wide(
+    row: list[tuple[OcrToken, Span]], slots: Sequence[float], frame: Frame
+) -> list[tuple[OcrToken, Span]]:
+    """Cut tokens in which the OCR merged the labels of neighbouring slots."""
+    centres = sorted(slots)
+    mids = [(a + b) / 2 for a, b in zip(centres, centres[1:], strict=False)]
+    out: list[tuple[OcrToken, Span]] = []
+    for t, s in row:
+        inside = [u for u in centres if s.u0 <= u <= s.u1]
+        if len(inside) < 2:
+            out.append((t, s))
+            continue
+        cuts = [m for m in mids if s.u0 < m < s.u1]
+        out.extend((p, frame.span(p.box)) for p in split_token(t, cuts))
+    return out
+
+
+def _below(
+    cands: list[tuple[OcrToken, Span]],
+    slots: Sequence[float],
+    pitch: float,
+    axis_v: float,
+    frame: Frame,
+) -> tuple[list[str | None], list[list[OcrToken]]]:
+    dist = [axis_v - s.v1 for _, s in cands]
+    d0 = min(dist)
+    th = sorted(t.height for t, _ in cands)[len(cands) // 2]
+    first = [c for c, d in zip(cands, dist, strict=True) if d <= d0 + 0.6 * th]
+    first = _split_wide(first, slots, frame)
+    first.sort(key=lambda c: c[1].uc)
+    picked: list[tuple[OcrToken, Span] | None] = [None] * len(slots)
+    order = sorted(range(len(slots)), key=lambda i: slots[i])
+    if len(first) == len(slots):
+        for i, c in zip(order, first, strict=True):
+            picked[i] = c
+    else:
+        used: set[int] = set()
+        pairs = []
+        for i, u in enumerate(slots):
+            for j, (_, s) in enumerate(first):
+                d = min(abs(s.uc - u), abs(s.u1 - u))
+                if d <= 0.6 * pitch:
+                    pairs.append((d, i, j))
+        for _, i, j in sorted(pairs):
+            if picked[i] is None and j not in used:
+                picked[i] = first[j]
+                used.add(j)
+    first_ids = {id(c[0]) for c in first}
+    rest = [c for c in cands if id(c[0]) not in first_ids]
+    texts: list[str | None] = []
+    used_tokens: list[list[OcrToken]] = []
+    continued: list[tuple[int, tuple[OcrToken, Span]]] = []
+    for i, c in enumerate(picked):
+        if c is None:
+            texts.append(None)
+            used_tokens.append([])
+            continue
+        chain = [c]
+        cur = c
+        while True:
+            nxt = [
+                r
+                for r in rest
+                if abs(r[1].uc - cur[1].uc) <= 0.35 * max(_thick(cur[1]), cur[1].width)
+                and cur[1].v0 - 0.8 * th <= r[1].v1 <= cur[1].v0 + 2
+                and r[1].width <= 1.5 * pitch
+            ]
+            if not nxt:
+                break
+            cur = max(nxt, key=lambda r: r[1].v1)
+            chain.append(cur)
+            continued.append((i, cur))
+        texts.append(" ".join(t.text for t, _ in chain))
+        used_tokens.append([t for t, _ in chain])
+    # A lone continuation line under one slot of many is the axis title, not a label.
+    if len(slots) >= 3 and len({i for i, _ in continued}) == 1:
+        i, c = continued[0]
+        toks = [t for t in used_tokens[i] if t is not c[0]]
+        used_tokens[i] = toks
+        texts[i] = " ".join(t.text for t in toks)
+    return texts, used_tokens
+
+
+def _beside(
+    cands: list[tuple[OcrToken, Span]], slots: Sequence[float], pitch: float
+) -> tuple[list[str | None], list[list[OcrToken]]]:
+    texts: list[str | None] = []
+    used_tokens: list[list[OcrToken]] = []
+    right = max(s.v1 for _, s in cands)
+    taken: set[int] = set()
+    for u in slots:
+        inside = [
+            (t, s)
+            for t, s in cands
+            if abs(s.uc - u) <= 0.5 * pitch and id(t) not in taken and s.v1 >= right - 0.6 * pitch - 40
+        ]
+        if not inside:
+            texts.append(None)
+            used_tokens.append([])
+            continue
+        inside.sort(key=lambda c: (round(c[1].uc / max(3.0, 0.5 * c[0].height)), c[1].v0))
+        for t, _ in inside:
+            taken.add(id(t))
+        texts.append(" ".join(t.text for t, _ in inside))
+        used_tokens.append([t for t, _ in inside])
+    return texts, used_tokens

@@ -1,0 +1,117 @@
+"""Line series: thin strokes of one colour; their vertices are read at the category positions
+from markers when drawn, else by extrapolating the stroke from both sides of the position."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Vertex", "line_extent", "marker_centres", "stroke_score", "vertices"]
+
+
+@dataclass(frozen=True)
+class Vertex:
+    """A line vertex found at one category position (image pixels)."""
+
+    x: float
+    """Column of the category position."""
+    y: float
+    """Row of the vertex."""
+    from_marker: bool
+    """Whether a drawn marker gave the position (more precise)."""
+
+
+def stroke_score(mask: np.ndarray) -> tuple[float, float]:
+    """(horizontal coverage, thin share): the share of columns between the mask's first and
+    last column that hold pixels, and the share of pixels on strokes thinner than 5 px."""
+    import cv2
+
+    cols = np.nonzero(mask.any(axis=0))[0]
+    if len(cols) < 2:
+        return 0.0, 0.0
+    coverage = len(cols) / float(cols[-1] - cols[0] + 1)
+    thick = cv2.erode(mask.astype(np.uint8), np.ones((5, 5), np.uint8))
+    thick = cv2.dilate(thick, np.ones((5, 5), np.uint8)).astype(bool)
+    total = float(mask.sum())
+    thin = float((mask & ~thick).sum()) / total if total else 0.0
+    return coverage, thin
+
+
+def line_extent(mask: np.ndarray) -> tuple[int, int] | None:
+    """First and last column holding stroke pixels."""
+    cols = np.nonzero(mask.any(axis=0))[0]
+    if len(cols) == 0:
+        return None
+    return int(cols[0]), int(cols[-1])
+
+
+def marker_centres(mask: np.ndarray, min_diameter: int = 5) -> list[tuple[float, float, float]]:
+    """Centres (x, y, diameter) of round blobs thicker than the stroke: the markers."""
+    import cv2
+
+    k = max(3, min_diameter - 1)
+    thick = cv2.erode(mask.astype(np.uint8), np.ones((k, k), np.uint8))
+    n, _, stats, cents = cv2.connectedComponentsWithStats(thick, connectivity=8)
+    out = []
+    for i in range(1, n):
+        w, h = int(stats[i][2]), int(stats[i][3])
+        if w > 4 * max(h, 1) or h > 4 * max(w, 1):
+            continue
+        out.append((float(cents[i][0]), float(cents[i][1]), float(max(w, h) + k - 1)))
+    return out
+
+
+def _column_centres(mask: np.ndarray, xs: range) -> list[tuple[float, float]]:
+    pts = []
+    h, w = mask.shape
+    for x in xs:
+        if not 0 <= x < w:
+            continue
+        ys = np.nonzero(mask[:, x])[0]
+        if len(ys) == 0:
+            continue
+        # Several runs in one column: another part of the same line (a steep segment);
+        # keep the median row, which follows the run holding most pixels.
+        pts.append((float(x), float(np.median(ys))))
+    return pts
+
+
+def _extrapolate(pts: list[tuple[float, float]], x: float) -> float | None:
+    if len(pts) < 2:
+        return None
+    a = np.array(pts)
+    if np.ptp(a[:, 0]) < 1:
+        return None
+    slope, icpt = np.polyfit(a[:, 0], a[:, 1], 1)
+    return float(slope * x + icpt)
+
+
+def vertices(
+    mask: np.ndarray, xs: Sequence[float], markers: Sequence[tuple[float, float, float]]
+) -> list[Vertex | None]:
+    """The vertex of the stroke at each category column `xs` (None where the line is absent)."""
+    out: list[Vertex | None] = []
+    pitch = float(np.median(np.diff(sorted(xs)))) if len(xs) > 1 else 40.0
+    for x in xs:
+        near = [m for m in markers if abs(m[0] - x) <= max(3.0, 0.25 * pitch)]
+        if near:
+            m = min(near, key=lambda m: abs(m[0] - x))
+            out.append(Vertex(x=x, y=m[1], from_marker=True))
+            continue
+        xi = int(round(x))
+        col = _column_centres(mask, range(xi - 1, xi + 2))
+        if not col:
+            out.append(None)
+            continue
+        reach = int(max(4, min(14, 0.35 * pitch)))
+        left = _column_centres(mask, range(xi - reach, xi - 2))
+        right = _column_centres(mask, range(xi + 3, xi + reach + 1))
+        ests = [e for e in (_extrapolate(left, x), _extrapolate(right, x)) if e is not None]
+        centre = float(np.mean([p[1] for p in col]))
+        # Trust extrapolation only when it stays close to the pixels found at the column.
+        ests = [e for e in ests if abs(e - centre) <= 6]
+        y = float(np.mean(ests)) if ests else centre
+        out.append(Vertex(x=x, y=y, from_marker=False))
+    return out

@@ -1,0 +1,141 @@
+"""Colour layers of a chart image: the background, and one pixel mask per drawn colour, so
+marks can be found colour by colour (bars, wedges, lines, points)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from chartproof.models.reader.perception.records import Box, OcrToken
+
+__all__ = ["ColorLayer", "background_color", "color_layers", "hex_color", "text_mask"]
+
+_MATCH = 30.0
+"""RGB distance within which a pixel belongs to a colour layer (antialiased edges excluded)."""
+
+
+@dataclass(frozen=True)
+class ColorLayer:
+    """Pixels of one drawn colour (a working buffer, not a record: it holds a mask)."""
+
+    rgb: tuple[int, int, int]
+    """The colour."""
+    mask: np.ndarray
+    """Boolean image mask of pixels close to the colour."""
+    count: int
+    """Pixels of the mask outside text boxes."""
+
+    @property
+    def hex(self) -> str:
+        """The colour as #rrggbb."""
+        return hex_color(self.rgb)
+
+    @property
+    def chroma(self) -> int:
+        """Max minus min channel: 0 for greys."""
+        return max(self.rgb) - min(self.rgb)
+
+    @property
+    def luma(self) -> float:
+        """Perceived brightness, 0..255."""
+        r, g, b = self.rgb
+        return 0.299 * r + 0.587 * g + 0.114 * b
+
+
+def hex_color(rgb: Sequence[int]) -> str:
+    """(31, 119, 180) → "#1f77b4"."""
+    return "#" + "".join(f"{int(c):02x}" for c in rgb[:3])
+
+
+def background_color(image: np.ndarray) -> tuple[int, int, int]:
+    """The most common colour along the image border."""
+    border = np.concatenate(
+        [image[0], image[-1], image[:, 0], image[:, -1]], axis=0
+    ).astype(np.int32)
+    keys = (border[:, 0] >> 2) << 12 | (border[:, 1] >> 2) << 6 | (border[:, 2] >> 2)
+    mode = np.bincount(keys).argmax()
+    sel = border[keys == mode]
+    return tuple(int(c) for c in sel.mean(axis=0).round())  # type: ignore[return-value]
+
+
+def text_mask(shape: tuple[int, int], tokens: Sequence[OcrToken], pad: int = 1) -> np.ndarray:
+    """Boolean mask of the OCR token boxes, padded by `pad` pixels."""
+    h, w = shape
+    m = np.zeros((h, w), dtype=bool)
+    for t in tokens:
+        x0, y0, x1, y1 = _clip(t.box, w, h, pad)
+        m[y0:y1, x0:x1] = True
+    return m
+
+
+def _clip(box: Box, w: int, h: int, pad: int) -> tuple[int, int, int, int]:
+    x0 = max(0, int(box[0]) - pad)
+    y0 = max(0, int(box[1]) - pad)
+    x1 = min(w, int(np.ceil(box[2])) + pad)
+    y1 = min(h, int(np.ceil(box[3])) + pad)
+    return x0, y0, x1, y1
+
+
+def _is_blend(c: np.ndarray, strong: np.ndarray, bg: np.ndarray) -> bool:
+    """c lies on the segment between the background and a stronger colour: antialiasing."""
+    d = strong - bg
+    n2 = float(d @ d)
+    if n2 < 1:
+        return False
+    a = float((c - bg) @ d) / n2
+    if not 0.1 < a < 0.92:
+        return False
+    return float(np.linalg.norm(bg + a * d - c)) < 14
+
+
+def color_layers(
+    image: np.ndarray,
+    text: np.ndarray,
+    background: tuple[int, int, int],
+    min_pixels: int | None = None,
+) -> list[ColorLayer]:
+    """Distinct drawn colours with enough pixels outside text, most frequent first.
+
+    Colours are found on a 5-bit-per-channel histogram; bins close to a stronger colour merge
+    into it, and colours within reach of the background are dropped.
+    """
+    h, w = image.shape[:2]
+    if min_pixels is None:
+        min_pixels = max(12, int(h * w * 0.00012))
+    px = image.reshape(-1, 3).astype(np.int32)
+    keys = (px[:, 0] >> 3) << 10 | (px[:, 1] >> 3) << 5 | (px[:, 2] >> 3)
+    keys_out = keys[~text.reshape(-1)]
+    counts = np.bincount(keys_out, minlength=1 << 15)
+    cand = np.nonzero(counts >= min_pixels)[0]
+    cand = cand[np.argsort(-counts[cand])]
+    bg = np.array(background, dtype=float)
+    chosen: list[np.ndarray] = []
+    for k in cand[:64]:
+        sel = px[keys == k]
+        # The bin's most frequent exact colour: its mean would drift towards antialiased blends.
+        exact = sel[:, 0] << 16 | sel[:, 1] << 8 | sel[:, 2]
+        vals, cnt = np.unique(exact, return_counts=True)
+        top = int(vals[np.argmax(cnt)])
+        c = np.array([top >> 16, (top >> 8) & 255, top & 255], dtype=float)
+        if np.linalg.norm(c - bg) < 26:
+            continue
+        if any(np.linalg.norm(c - o) < 24 for o in chosen):
+            continue
+        if any(_is_blend(c, o, bg) for o in chosen):
+            continue
+        chosen.append(c)
+    layers: list[ColorLayer] = []
+    img = image.astype(np.int32)
+    outside = ~text
+    for c in chosen:
+        d = np.sqrt(((img - c.astype(np.int32)) ** 2).sum(axis=2))
+        mask = d < _MATCH
+        count = int((mask & outside).sum())
+        if count < min_pixels:
+            continue
+        rgb = tuple(int(v) for v in c.round())
+        layers.append(ColorLayer(rgb=rgb, mask=mask, count=count))  # type: ignore[arg-type]
+    layers.sort(key=lambda lay: -lay.count)
+    return layers

@@ -1,0 +1,142 @@
+"""Pie chart to table: one row per wedge, named from the legend (by colour) or from the label
+beside the wedge (by angle); the value is a printed percentage when present, else the share."""
+
+from __future__ import annotations
+
+import math
+
+from chartproof.models.reader.perception.ocr import parse_label_number
+from chartproof.models.reader.perception.pie import Disk, Wedge
+from chartproof.models.reader.perception.records import Box, CellEvidence, ChartReading, OcrToken
+from chartproof.models.reader.perception.scene import CellValue, Scene, make_table
+
+__all__ = ["read_pie"]
+
+
+def _angle(disk: Disk, x: float, y: float) -> float:
+    return math.degrees(math.atan2(disk.cy - y, x - disk.cx)) % 360.0
+
+
+def _in_wedge(w: Wedge, a: float) -> bool:
+    return (a - w.start) % 360.0 <= w.sweep
+
+
+def _legend_label(scene: Scene, rgb: tuple[int, int, int]) -> tuple[int, str] | None:
+    best: tuple[float, int, str] | None = None
+    for k, e in enumerate(scene.legend):
+        c = [int(e.color[i : i + 2], 16) for i in (1, 3, 5)]
+        d = math.dist(c, rgb)
+        if d < 45 and (best is None or d < best[0]):
+            best = (d, k, e.label)
+    return None if best is None else (best[1], best[2])
+
+
+def read_pie(
+    scene: Scene,
+    disk: Disk,
+    wedges: list[Wedge],
+    titles: tuple[str | None, str | None, str | None],
+) -> ChartReading:
+    """The table behind a pie chart."""
+    legend_ids = scene.legend_tokens()
+    inside: list[OcrToken] = []
+    outside: list[OcrToken] = []
+    for t in scene.tokens:
+        if id(t) in legend_ids:
+            continue
+        d = math.hypot(t.cx - disk.cx, t.cy - disk.cy)
+        if d < 0.95 * disk.r:
+            inside.append(t)
+        elif d < 1.6 * disk.r + 2 * t.width:
+            outside.append(t)
+    # Labels outside the disk name wedges (or print values); numbers inside print values.
+    names: list[str | None] = []
+    order: list[float] = []
+    values: dict[int, OcrToken] = {}
+    used: set[int] = set()
+    for wi, w in enumerate(wedges):
+        leg = _legend_label(scene, scene.layers[w.layer].rgb)
+        name = leg[1] if leg else None
+        order.append(leg[0] if leg else 1e6 + wi)
+        if name is None:
+            cands = [
+                t
+                for t in outside
+                if id(t) not in used
+                and parse_label_number(t.text) is None
+                and _in_wedge(w, _angle(disk, t.cx, t.cy))
+            ]
+            if cands:
+                t = min(cands, key=lambda t: math.hypot(t.cx - disk.cx, t.cy - disk.cy))
+                used.add(id(t))
+                name = t.text.strip()
+        names.append(name)
+        nums = [
+            t
+            for t in inside + outside
+            if id(t) not in used
+            and parse_label_number(t.text) is not None
+            and _in_wedge(w, _angle(disk, t.cx, t.cy))
+        ]
+        if nums:
+            t = min(nums, key=lambda t: math.hypot(t.cx - disk.cx, t.cy - disk.cy))
+            used.add(id(t))
+            values[wi] = t
+    idx = sorted(range(len(wedges)), key=lambda i: order[i])
+    rows: list[list[CellValue]] = []
+    labels: list[str | None] = []
+    for i in idx:
+        w = wedges[i]
+        share = 100.0 * w.share
+        tok = values.get(i)
+        printed = parse_label_number(tok.text) if tok is not None else None
+        box = _wedge_box(disk, w)
+        if printed is not None and abs(printed - share) <= max(3.0, 0.25 * share):
+            ev = _ev(box, "value_label", tok, share, 0.95)
+            rows.append([CellValue(printed, 0.95, ev)])
+        else:
+            ev = _ev(box, "wedge_angle", None, share, 0.85)
+            rows.append([CellValue(round(share, 2), 0.85, ev)])
+        labels.append(names[i])
+    series = titles[2] or "Share"
+    table, conf, evidence = make_table(titles[1] or "Category", labels, [series], rows)
+    colors = {
+        (lab or f"wedge {k + 1}"): scene.layers[wedges[i].layer].hex
+        for k, (i, lab) in enumerate(zip(idx, labels, strict=True))
+    }
+    return ChartReading(
+        chart_type="pie",
+        table=table,
+        confidence=conf,
+        evidence=evidence,
+        series_colors=colors,
+        mark_boxes={table.names[1]: tuple(_wedge_box(disk, wedges[i]) for i in idx)},
+        title=titles[0],
+        legend=scene.legend,
+        tokens=scene.tokens,
+        notes=tuple(scene.notes),
+        size=scene.size,
+    )
+
+
+def _wedge_box(disk: Disk, w: Wedge) -> Box:
+    pts = [(disk.cx, disk.cy)]
+    steps = max(2, int(w.sweep // 10) + 1)
+    for k in range(steps + 1):
+        a = math.radians(w.start + w.sweep * k / steps)
+        pts.append((disk.cx + disk.r * math.cos(a), disk.cy - disk.r * math.sin(a)))
+    xs = [p[0] for p in pts]
+    ys = [p[1] for p in pts]
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def _ev(box: Box, source: str, tok: OcrToken | None, share: float, conf: float) -> CellEvidence:
+    return CellEvidence(
+        row=0,
+        column="",
+        source=source,  # type: ignore[arg-type]
+        mark_box=box,
+        text=tok.text if tok is not None else None,
+        geometry_value=share,
+        confidence=conf,
+    )

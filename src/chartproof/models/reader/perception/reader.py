@@ -1,0 +1,197 @@
+"""Chart image to `ChartReading`: find text, colours, legend and axes, decide what kind of chart
+it is from the marks present, and hand over to the reader of that chart kind."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from chartproof.models.reader.perception.axes import find_axes
+from chartproof.models.reader.perception.bar_reader import read_bars
+from chartproof.models.reader.perception.bars import BarLayout, find_bars
+from chartproof.models.reader.perception.legend import find_legend, legend_region
+from chartproof.models.reader.perception.line_reader import line_masks, read_lines
+from chartproof.models.reader.perception.lines import stroke_score
+from chartproof.models.reader.perception.palette import (
+    ColorLayer,
+    background_color,
+    color_layers,
+    text_mask,
+)
+from chartproof.models.reader.perception.pie import find_disk, read_wedges
+from chartproof.models.reader.perception.pie_reader import read_pie
+from chartproof.models.reader.perception.records import Box, ChartReading, OcrToken, ReadingError
+from chartproof.models.reader.perception.scatter_reader import read_scatter
+from chartproof.models.reader.perception.scene import Scene
+
+__all__ = ["read_chart"]
+
+
+def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
+    """Recover the data table of a chart image (RGB uint8) given its OCR tokens.
+
+    Raises ReadingError when no bars, lines, wedges or points can be found.
+    """
+    if image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 16:
+        raise ReadingError(f"image of shape {image.shape} is too small to hold a chart")
+    toks = tuple(tokens)
+    h, w = image.shape[:2]
+    tmask = text_mask((h, w), toks)
+    bg = background_color(image)
+    layers = tuple(color_layers(image, tmask, bg))
+    legend = find_legend(toks, layers, tmask)
+    y_axis, x_axis = find_axes(toks)
+    th = float(np.median([t.height for t in toks])) if toks else 12.0
+    scene = Scene(
+        image=image,
+        tokens=toks,
+        layers=layers,
+        legend=legend,
+        legend_box=legend_region(legend),
+        text=tmask,
+        y_axis=y_axis,
+        x_axis=x_axis,
+        text_height=th,
+    )
+    if not layers:
+        raise ReadingError("no chart found: the image has no coloured marks")
+    exclude: list[Box] = [scene.legend_box] if scene.legend_box is not None else []
+    ticks = max(
+        len(y_axis.ticks) if y_axis else 0,
+        len(x_axis.ticks) if x_axis else 0,
+    )
+    if ticks < 3:
+        pie = _try_pie(scene, exclude)
+        if pie is not None:
+            return pie
+    layout = _best_bars(scene, exclude)
+    lines = _line_layers(scene, layout)
+    titles = _titles(scene, layout)
+    if layout is not None and _bars_win(layout, scene, lines):
+        return read_bars(scene, _with_axis_orientation(scene, layout), titles)
+    if lines:
+        reading = read_lines(scene, lines, titles)
+        if reading is not None:
+            return reading
+    if y_axis is not None and x_axis is not None:
+        reading = read_scatter(scene, titles)
+        if reading is not None:
+            return reading
+    if ticks >= 3:
+        pie = _try_pie(scene, exclude)
+        if pie is not None:
+            return pie
+    raise ReadingError("no chart found: no bars, lines, pie wedges or points were detected")
+
+
+def _try_pie(scene: Scene, exclude: list[Box]) -> ChartReading | None:
+    ex = np.zeros(scene.text.shape, dtype=bool)
+    for b in exclude:
+        x0, y0, x1, y1 = (int(round(v)) for v in b)
+        ex[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = True
+    marks = [lay for lay in scene.layers if not _is_ink(lay)]
+    disk = find_disk(marks, ex)
+    if disk is None:
+        return None
+    wedges = read_wedges(scene.image, scene.layers, disk, ex)
+    wedges = [w for w in wedges if not _is_ink(scene.layers[w.layer])]
+    if len(wedges) < 2:
+        return None
+    total = sum(w.sweep for w in wedges)
+    if total < 300:
+        return None
+    # Renormalise: seams and text gaps were given to neighbours, so shares sum to ~1.
+    wedges = [type(w)(layer=w.layer, start=w.start, sweep=w.sweep * 360.0 / total) for w in wedges]
+    return read_pie(scene, disk, wedges, _titles(scene, None))
+
+
+def _is_ink(lay: ColorLayer) -> bool:
+    """Dark greys: text, axes and spines, not data marks."""
+    return lay.chroma < 25 and lay.luma < 90
+
+
+def _best_bars(scene: Scene, exclude: list[Box]) -> BarLayout | None:
+    marks = list(scene.layers)
+    found = [find_bars(marks, o, exclude) for o in ("vertical", "horizontal")]
+    cands = [f for f in found if f is not None and len(f.bars) >= 1]
+    if not cands:
+        return None
+    return max(cands, key=lambda f: (f.score * len(f.bars), len(f.bars)))
+
+
+def _with_axis_orientation(scene: Scene, layout: BarLayout) -> BarLayout:
+    return layout
+
+
+def _line_layers(scene: Scene, layout: BarLayout | None) -> list[int]:
+    w = scene.size[0]
+    bar_layers = {b.layer for b in layout.bars} if layout is not None else set()
+    out = []
+    ids = [i for i, lay in enumerate(scene.layers) if not _is_ink(lay)]
+    masks = line_masks(scene, ids)
+    for li, m in zip(ids, masks, strict=True):
+        if li in bar_layers or m.sum() < 30:
+            continue
+        cols = np.nonzero(m.any(axis=0))[0]
+        if len(cols) == 0 or cols[-1] - cols[0] < 0.15 * w:
+            continue
+        coverage, thin = stroke_score(m)
+        if coverage < 0.6 or thin < 0.4:
+            continue
+        if _straight(m):
+            continue
+        out.append(li)
+    return out
+
+
+def _straight(mask: np.ndarray) -> bool:
+    """Gridlines and spines: nearly all pixels sit in a few full rows or full columns."""
+    total = float(mask.sum())
+    rows = mask.sum(axis=1)
+    cols = mask.sum(axis=0)
+    width = max(1, int(np.count_nonzero(cols)))
+    height = max(1, int(np.count_nonzero(rows)))
+    full_rows = rows >= 0.5 * width
+    full_cols = cols >= 0.5 * height
+    on_lines = mask & (full_rows[:, None] | full_cols[None, :])
+    return bool(on_lines.sum() > 0.7 * total)
+
+
+def _bars_win(layout: BarLayout, scene: Scene, lines: list[int]) -> bool:
+    area = sum(b.span.width * b.span.length for b in layout.bars)
+    if not lines:
+        return len(layout.bars) >= 1 and area >= 60
+    line_px = sum(int(scene.layers[i].mask.sum()) for i in lines)
+    return len(layout.bars) >= 2 and area > 1.5 * line_px
+
+
+def _titles(scene: Scene, layout: BarLayout | None) -> tuple[str | None, str | None, str | None]:
+    """(title, x title, y title) from the text around the plot."""
+    toks = scene.tokens
+    if not toks:
+        return None, None, None
+    h = scene.size[1]
+    axis_toks = []
+    for ax in (scene.y_axis, scene.x_axis):
+        if ax is not None:
+            axis_toks.extend(ax.ticks)
+    top_marks = min((b.box[1] for b in layout.bars), default=h) if layout else h
+    top_axis = min((t.box[1] for t in axis_toks), default=h)
+    plot_top = min(top_marks, top_axis)
+    legend_ids = scene.legend_tokens()
+    above = [
+        t
+        for t in toks
+        if t.box[3] < plot_top - 2 and not t.vertical and id(t) not in legend_ids
+    ]
+    title = None
+    if above:
+        first = min(above, key=lambda t: t.box[1])
+        row = sorted(
+            (t for t in above if abs(t.cy - first.cy) < 0.6 * first.height), key=lambda t: t.box[0]
+        )
+        title = " ".join(t.text for t in row)
+    vert = [t for t in toks if t.vertical and t.cx < scene.size[0] / 2]
+    y_title = " ".join(t.text for t in sorted(vert, key=lambda t: -t.cy)) if vert else None
+    return title, None, y_title
