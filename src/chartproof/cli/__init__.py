@@ -13,6 +13,11 @@ __all__ = ["app", "main"]
 
 def _register() -> None:
     # one line per command module; imported for their @app.command side effects
+    import chartproof.cli.cache
+    import chartproof.cli.demo
+    import chartproof.cli.evaluate
+    import chartproof.cli.generate
+    import chartproof.cli.report
     import chartproof.cli.version  # noqa: F401
 
 

@@ -1,0 +1,31 @@
+"""`chartproof demo`: the whole pipeline on built-in offline defaults."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from chartproof.cli._app import app
+from chartproof.cli._progress import console
+
+
+@app.command()
+def demo(
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder for data, runs and report.")
+    ] = Path("demo-output"),
+    model: Annotated[
+        str, typer.Option("--model", "-m", help="Backend spec to evaluate.")
+    ] = "builtin:reader",
+    n: Annotated[int, typer.Option("--n", help="Charts to generate.", min=1)] = 16,
+) -> None:
+    """Generate a small suite, evaluate a model on it (direct, chain, premise) and report."""
+    from chartproof.pipelines.demo import demo as run
+
+    start = time.monotonic()
+    result = run(out, model=model, n=n, say=lambda text: console.print(text))
+    console.print(f"done in {time.monotonic() - start:.0f} s")
+    console.print(f"report: [bold]{result.report.resolve()}[/bold]")

@@ -1,0 +1,204 @@
+"""`generate`: build a benchmark folder from a synthetic suite: rendered charts with geometry
+sidecars, questions backed by programs (with chains, premises and explanations), optional
+perturbation variants that share their original's questions, and the chains' DAGs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from chartproof import __version__
+from chartproof.types import ChartSpec, ImageRef, Sample
+
+__all__ = ["GenerateResult", "generate"]
+
+ProgressHook = Callable[[int, int], None]
+"""Called with (charts done, charts in total) as charts finish."""
+
+MANIFEST = "dataset.json"
+DAGS = "dags.jsonl"
+
+
+@dataclass(frozen=True)
+class GenerateResult:
+    """What `generate` wrote."""
+
+    folder: Path
+    """The dataset folder (samples.jsonl, images/, dags.jsonl, dataset.json)."""
+    charts: int
+    """Charts rendered."""
+    samples: int
+    """Samples written (originals and variants)."""
+    variants: int
+    """Variant images written."""
+
+
+@dataclass(frozen=True)
+class _Job:
+    spec: ChartSpec
+    suite: str
+    seed: int
+    per_chart: int
+    families: tuple[str, ...] | None
+    variants: tuple[str, ...]
+    levels: int
+    premises: bool
+
+
+@dataclass(frozen=True)
+class _ChartOutput:
+    files: tuple[tuple[str, bytes], ...]
+    samples: tuple[Sample, ...]
+    dags: tuple[tuple[str, Any], ...]
+    n_variants: int
+
+
+def generate(
+    suite: str = "chartr",
+    n: int = 200,
+    out: str | Path = "data/chartr",
+    *,
+    seed: int = 0,
+    per_chart: int = 3,
+    families: Sequence[str] | None = None,
+    variants: Sequence[str] = (),
+    levels: int = 3,
+    premises: bool = True,
+    workers: int | None = None,
+    progress: ProgressHook | None = None,
+) -> GenerateResult:
+    """Write `n` charts of `suite` with up to `per_chart` questions each into `out`.
+
+    Everything is seeded: the same arguments give the same folder, byte for byte.
+    `variants` names perturbations (e.g. "blur", "noise", "watermark", "label_removal");
+    each is applied at levels 1..`levels` to every chart, and the variant samples share
+    their original's questions and answers. `workers` processes render in parallel
+    (default: up to 2).
+    """
+    from chartproof.charts.suites import generate_specs
+    from chartproof.datasets import SampleWriter
+
+    if n < 1:
+        raise ValueError("n must be at least 1")
+    if variants:
+        from chartproof.variants import get_perturbation
+
+        for name in variants:
+            get_perturbation(name)  # fail before any work on an unknown name
+    folder = Path(out)
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    jobs = (
+        _Job(
+            spec=spec,
+            suite=suite,
+            seed=seed,
+            per_chart=per_chart,
+            families=tuple(families) if families else None,
+            variants=tuple(variants),
+            levels=levels,
+            premises=premises,
+        )
+        for spec in generate_specs(suite, n, seed)
+    )
+    charts = samples = n_variants = 0
+    dags_tmp = folder / f".{DAGS}.partial"
+    with SampleWriter(folder) as writer, dags_tmp.open("w", encoding="utf-8") as dags:
+        for result in _run(jobs, workers):
+            for rel, data in result.files:
+                _write_if_changed(folder / rel, data)
+            writer.write_many(result.samples)
+            for sample_id, dag in result.dags:
+                dags.write(json.dumps({"sample_id": sample_id, "dag": dag}, sort_keys=True) + "\n")
+            charts += 1
+            samples += len(result.samples)
+            n_variants += result.n_variants
+            if progress:
+                progress(charts, n)
+    os.replace(dags_tmp, folder / DAGS)
+    manifest = {
+        "suite": suite,
+        "n": n,
+        "seed": seed,
+        "per_chart": per_chart,
+        "families": list(families) if families else None,
+        "variants": list(variants),
+        "levels": levels if variants else None,
+        "charts": charts,
+        "samples": samples,
+        "variant_images": n_variants,
+        "chartproof": __version__,
+    }
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return GenerateResult(folder=folder, charts=charts, samples=samples, variants=n_variants)
+
+
+def _run(jobs: Iterator[_Job], workers: int | None) -> Iterator[_ChartOutput]:
+    count = workers if workers is not None else min(2, os.cpu_count() or 1)
+    if count <= 1:
+        yield from map(_chart_job, jobs)
+        return
+    with ProcessPoolExecutor(max_workers=count) as pool:
+        # results come back in input order, so the output does not depend on `workers`
+        yield from pool.map(_chart_job, jobs, chunksize=4)
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    if path.exists() and path.stat().st_size == len(data) and path.read_bytes() == data:
+        return
+    tmp = path.with_name(path.name + ".partial")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _ref(rel: str, png: bytes, width: int, height: int) -> ImageRef:
+    return ImageRef(path=rel, sha256=hashlib.sha256(png).hexdigest(), width=width, height=height)
+
+
+def _chart_job(job: _Job) -> _ChartOutput:
+    """Everything about one chart; runs in a worker process."""
+    from chartproof.charts import render
+    from chartproof.questions import make_questions
+
+    spec = job.spec
+    rendered = render(spec)
+    rel = f"images/{spec.id}.png"
+    files: list[tuple[str, bytes]] = [
+        (rel, rendered.png),
+        (f"images/{spec.id}.geometry.json", rendered.geometry.model_dump_json().encode()),
+    ]
+    width, height = rendered.size
+    image = _ref(rel, rendered.png, width, height)
+    groups = {"suite": job.suite, **({"domain": spec.domain} if spec.domain else {})}
+    items = make_questions(
+        spec,
+        seed=job.seed,
+        per_chart=job.per_chart,
+        families=job.families,
+        with_premises=job.premises,
+    )
+    originals = [
+        item.to_sample(sample_id=item.id, image=image, spec=spec, split="test", groups=groups)
+        for item in items
+    ]
+    dags = tuple((item.id, item.dag()) for item in items if item.chain)
+    samples: list[Sample] = list(originals)
+    n_variants = 0
+    if job.variants:
+        from chartproof.variants import variant_sample, variants_for
+
+        made = variants_for(spec, job.variants, range(1, job.levels + 1), spec.id, seed=job.seed)
+        for variant in made:
+            vrel = f"images/{variant.id}.png"
+            files.append((vrel, variant.png))
+            vimage = _ref(vrel, variant.png, width, height)
+            n_variants += 1
+            samples.extend(variant_sample(s, variant, vimage) for s in originals)
+    return _ChartOutput(
+        files=tuple(files), samples=tuple(samples), dags=dags, n_variants=n_variants
+    )
