@@ -110,13 +110,7 @@ def variants_for(
     label removal). Levels a perturbation does not define are skipped (label removal has
     two), so `levels=range(1, 4)` asks for "up to level 3" everywhere.
     """
-    image: ImageInput
-    if isinstance(source, ChartSpec):
-        spec = source
-        image = _render(source)
-    else:
-        image = source
-    canvas = _canvas(image, spec)
+    canvas = _canvas(None, source) if isinstance(source, ChartSpec) else _canvas(source, spec)
     wanted = sorted(set(levels))
     out: list[Variant] = []
     for name in names:
@@ -193,11 +187,12 @@ def _from_canvas(
 
 
 def _canvas(image: ImageInput | None, spec: ChartSpec | None) -> Canvas:
-    if image is None:
-        if spec is None:
-            raise ValueError("perturb needs an image, a spec, or both")
-        image = _render(spec)
-    return Canvas(to_rgb(image), spec)
+    if image is not None:
+        return Canvas(to_rgb(image), spec)
+    if spec is None:
+        raise ValueError("perturb needs an image, a spec, or both")
+    drawn = spec
+    return Canvas(spec=spec, draw=lambda: to_rgb(_render(drawn)))
 
 
 def _render(spec: ChartSpec) -> bytes:

@@ -3,7 +3,7 @@ function from (image, optional spec, parameters, random generator) to a new imag
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias
 
@@ -18,12 +18,35 @@ ParamValue: TypeAlias = float | int | str | bool
 """One recorded parameter value (what `Transform.params` holds)."""
 
 
-@dataclass(frozen=True)
 class Canvas:
-    """What a perturbation starts from: the image, and the spec when the chart is synthetic."""
+    """What a perturbation starts from: the image, and the spec when the chart is synthetic.
 
-    image: RGB
-    spec: ChartSpec | None = None
+    The image may be given lazily (`draw`), so a perturbation that only needs the spec
+    (label removal re-renders it) never pays for drawing the original.
+    """
+
+    __slots__ = ("_draw", "_image", "spec")
+
+    def __init__(
+        self,
+        image: RGB | None = None,
+        spec: ChartSpec | None = None,
+        *,
+        draw: Callable[[], RGB] | None = None,
+    ) -> None:
+        if image is None and draw is None:
+            raise ValueError("a canvas needs an image or a way to draw one")
+        self._image = image
+        self._draw = draw
+        self.spec = spec
+
+    @property
+    def image(self) -> RGB:
+        """The original image (drawn on first use)."""
+        if self._image is None:
+            assert self._draw is not None
+            self._image = self._draw()
+        return self._image
 
 
 @dataclass(frozen=True)

@@ -41,8 +41,9 @@ class GaussianNoise:
         self, canvas: Canvas, params: Mapping[str, ParamValue], rng: np.random.Generator
     ) -> Perturbed:
         """Add N(0, std²) noise drawn from `rng`."""
-        noise = rng.normal(0.0, float(params["std"]), size=canvas.image.shape)
-        out = canvas.image.astype(np.float64) + noise
+        # float32 halves the work of drawing ~1M numbers per chart; rounding to uint8 hides it
+        noise = rng.standard_normal(size=canvas.image.shape, dtype=np.float32)
+        out = canvas.image.astype(np.float32) + noise * np.float32(params["std"])
         return Perturbed(np.clip(np.rint(out), 0, 255).astype(np.uint8))
 
 

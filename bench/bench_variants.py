@@ -1,0 +1,151 @@
+"""Benchmark: variant images per second per perturbation, against rendering the original chart,
+and whole counterfactual families (12 charts per original) on 2 cores.
+
+Baseline, measured in the same run: `render(spec)` of the originals (default 6.4×4.8 in,
+100 dpi charts). Every pixel perturbation starts from the rendered PNG and ends with PNG
+bytes, so decode and encode are counted; label removal on a spec re-renders the chart.
+OCR label removal on plain images is timed on a few charts only (rapidocr, one thread).
+A family = original + reconstruction + 10 edits; its 11 distinct images are rendered on a
+process pool of 2 (the reconstruction reuses the original's image, which `reconstruct`
+proves pixel-identical). The sandboxed reconstruction itself is timed separately, per chart.
+Target: a family in under 1 s on 2 cores.
+
+    OMP_NUM_THREADS=1 .venv/bin/python bench/bench_variants.py [--charts 12] [--level 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import time
+from concurrent.futures import Executor, ProcessPoolExecutor
+
+from chartproof.charts import render
+from chartproof.types import ChartSpec, Column, DataTable, Encoding, Style
+from chartproof.variants import perturb
+from chartproof.variants.counterfactual import build_family, reconstruct, render_family
+
+PIXEL = ("blur", "noise", "salt_pepper", "watermark")
+
+COUNTRIES = ["France", "Spain", "Italy", "Greece", "Norway", "Poland", "Ireland", "Austria"]
+
+
+def make_specs(n: int, seed: int = 0) -> list[ChartSpec]:
+    """Seeded specs of four chart types with value labels (suites may not be installed)."""
+    rng = random.Random(seed)
+    specs = []
+    kinds = ["vbar", "grouped_bar", "line", "pie"]
+    for i in range(n):
+        kind = kinds[i % len(kinds)]
+        k = rng.randint(4, 7)
+        labels = rng.sample(COUNTRIES, k)
+        series = ["Exports"] if kind in ("vbar", "pie") else ["Exports", "Imports"]
+        columns = (
+            Column(name="Country", kind="category"),
+            *(Column(name=s, unit="bn EUR") for s in series),
+        )
+        rows = tuple(
+            (label, *(float(rng.randint(10, 400)) / 4 for _ in series)) for label in labels
+        )
+        specs.append(
+            ChartSpec(
+                id=f"bench{i}",
+                chart_type=kind,  # type: ignore[arg-type]
+                table=DataTable(columns=columns, rows=rows),
+                encoding=Encoding(x="Country", y=tuple(series)),
+                style=Style(value_labels=True, title="Trade by country", y_title="bn EUR"),
+            )
+        )
+    return specs
+
+
+def _render(spec: ChartSpec) -> bytes:
+    png: bytes = render(spec).png
+    return png
+
+
+def _pixel_job(job: tuple[bytes, str, int, str]) -> int:
+    png, name, level, sid = job
+    return len(perturb(png, name, level, sample_id=sid)[0])
+
+
+def _spec_job(job: tuple[ChartSpec, str, int]) -> int:
+    spec, name, level = job
+    return len(perturb(None, name, level, sample_id=spec.id, spec=spec)[0])
+
+
+def _family_job(spec: ChartSpec) -> int:
+    return len(render_family(build_family(spec)))
+
+
+def _rate(pool: Executor, fn: object, jobs: list[object]) -> float:
+    start = time.perf_counter()
+    list(pool.map(fn, jobs))  # type: ignore[call-overload]
+    return len(jobs) / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--charts", type=int, default=12)
+    parser.add_argument("--level", type=int, default=3)
+    parser.add_argument("--families", type=int, default=4)
+    args = parser.parse_args()
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    specs = make_specs(args.charts)
+
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        list(pool.map(_render, specs[:2]))  # warm the workers: imports, fonts
+        render_rate = _rate(pool, _render, specs)  # type: ignore[arg-type]
+        pngs = list(pool.map(_render, specs))
+        print(f"baseline render: {render_rate:6.1f} charts/s on 2 processes")
+        print(f"{'perturbation':<24}{'images/s':>10}{'× render':>10}")
+        for name in PIXEL:
+            jobs = [(png, name, args.level, s.id) for png, s in zip(pngs, specs, strict=True)]
+            rate = _rate(pool, _pixel_job, jobs)  # type: ignore[arg-type]
+            print(f"{name:<24}{rate:>10.1f}{rate / render_rate:>10.2f}")
+        lr_jobs = [(s, "label_removal", 1) for s in specs]
+        rate = _rate(pool, _spec_job, lr_jobs)  # type: ignore[arg-type]
+        print(f"{'label_removal (spec)':<24}{rate:>10.1f}{rate / render_rate:>10.2f}")
+
+        fam_specs = specs[: args.families]
+        _family_job(fam_specs[0])  # warm this process too
+        times = []
+        for spec in fam_specs:
+            start = time.perf_counter()
+            n = len(render_family(build_family(spec), executor=pool))
+            times.append(time.perf_counter() - start)
+        med = statistics.median(times)
+        verdict = "OK" if med < 1.0 else "SLOW"
+        # what 11 renders cost at the throughput measured above: the family's floor
+        floor = 11 / render_rate
+        print(
+            f"family of {n} charts (11 renders, pool of 2): median {med:.3f} s, "
+            f"max {max(times):.3f} s over {len(times)} originals; target < 1 s: {verdict}; "
+            f"{med / floor:.2f}× the time of 11 baseline renders"
+        )
+
+    try:
+        start = time.perf_counter()
+        n_ocr = min(3, len(pngs))
+        for png, spec in zip(pngs[:n_ocr], specs[:n_ocr], strict=True):
+            perturb(png, "label_removal", 1, sample_id=spec.id)
+        ocr_rate = n_ocr / (time.perf_counter() - start)
+        print(
+            f"{'label_removal (OCR)':<24}{ocr_rate:>10.2f}{ocr_rate / render_rate:>10.2f}"
+            "  (1 process, includes the OCR model load)"
+        )
+    except ImportError as exc:
+        print(f"label_removal (OCR): not measured ({exc})")
+
+    start = time.perf_counter()
+    rec = reconstruct(specs[0])
+    print(
+        f"sandboxed reconstruction of one chart: {time.perf_counter() - start:.2f} s "
+        f"(identical pixels: {rec.identical}; mostly interpreter start and matplotlib import)"
+    )
+
+
+if __name__ == "__main__":
+    main()
