@@ -47,33 +47,47 @@ _LABELS = {
 def report(*runs: str | Path, out: str | Path | None = None) -> Path:
     """Write the HTML report of one or more run folders; returns its path.
 
-    With one run the file defaults to `RUN/report.html`; with several, the first run's
-    details follow a comparison table of all of them.
+    With one run the file defaults to `RUN/report.html`; with several, a comparison table
+    of all of them comes first, then each run's sections.
     """
     if not runs:
         raise ValueError("report needs at least one run folder")
     loaded = [(Path(r), *load_run(r)) for r in runs]
     target = Path(out) if out is not None else loaded[0][0] / "report.html"
-    path0, record0, results0 = loaded[0]
-    samples = _samples_of(record0)
-    body: list[Html] = [_header(record0, path0)]
+    path0, record0, _ = loaded[0]
+    body: list[Html] = [_header(record0, path0, several=len(loaded) > 1)]
     if len(loaded) > 1:
         body.append(_comparison([(p, r) for p, r, _ in loaded]))
-    body.append(_headline(record0))
-    body.append(_table3([(record0.summary.get("model", record0.id), record0.summary)]))
-    body.append(_breakdowns(record0.summary))
-    if "chain" in record0.summary:
-        body.append(_chain_section(record0.summary))
-    if "premise" in record0.summary:
-        body.append(_premise_section(record0.summary))
-    if "robustness" in record0.summary:
-        body.append(_robustness_section(record0.summary))
-    body.append(_failures(record0.summary))
-    body.append(_gallery(results0, samples))
+    for path, record, results in loaded:
+        if len(loaded) > 1:
+            title = (
+                f"{record.summary.get('model', record.id)} · {record.summary.get('protocol', '')}"
+            )
+            body.append(el("h1", title, cls="run"))
+            body.append(el("p", str(path), cls="note"))
+        body.extend(_run_sections(record, results))
     html_text = page(f"chartproof report · {record0.id}", *body)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(html_text, encoding="utf-8")
     return target
+
+
+def _run_sections(record: RunRecord, results: Sequence[SampleResult]) -> list[Html]:
+    """Every section about one run, in reading order."""
+    parts = [
+        _headline(record),
+        _table3([(record.summary.get("model", record.id), record.summary)]),
+        _breakdowns(record.summary),
+    ]
+    if "chain" in record.summary:
+        parts.append(_chain_section(record.summary))
+    if "premise" in record.summary:
+        parts.append(_premise_section(record.summary))
+    if "robustness" in record.summary:
+        parts.append(_robustness_section(record.summary))
+    parts.append(_failures(record.summary))
+    parts.append(_gallery(results, _samples_of(record)))
+    return parts
 
 
 # ------------------------------------------------------------------------------ data
@@ -120,8 +134,20 @@ def _headline_metric(summary: Mapping[str, Any]) -> str:
 # ------------------------------------------------------------------------------ sections
 
 
-def _header(record: RunRecord, path: Path) -> Html:
+def _header(record: RunRecord, path: Path, *, several: bool = False) -> Html:
     s = record.summary
+    if several:
+        facts: list[tuple[str, object]] = [
+            ("dataset", record.config.get("data")),
+            ("created", record.created),
+            ("chartproof", record.code_version),
+        ]
+        return join(
+            [
+                el("h1", "chartproof report"),
+                el("p", join(el("span", el("b", k), ": ", v, " · ") for k, v in facts), cls="lead"),
+            ]
+        )
     facts = [
         ("model", s.get("model", record.config.get("model"))),
         ("protocol", s.get("protocol", record.config.get("protocol"))),

@@ -73,6 +73,7 @@ body { margin:0; font:14px/1.5 -apple-system, "Segoe UI", "DejaVu Sans", Arial, 
        color:var(--fg); background:var(--bg); }
 main { max-width: 1180px; margin: 0 auto; padding: 24px 28px 64px; }
 h1 { font-size: 24px; margin: 0 0 4px; }
+h1.run { font-size: 20px; margin-top: 48px; padding-top: 12px; border-top: 4px solid var(--accent); }
 h2 { font-size: 18px; margin: 36px 0 8px; padding-bottom: 4px; border-bottom: 2px solid var(--line); }
 h3 { font-size: 15px; margin: 20px 0 6px; }
 p.lead { color: var(--muted); margin: 0 0 16px; }
