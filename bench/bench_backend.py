@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -124,9 +125,10 @@ def main() -> None:
             first = CachedBackend(
                 OpenAIBackend("bench-vlm", url, settings=settings), ResponseCache(cache_path)
             )
-            t0 = time.perf_counter()
+            load_before = os.getloadavg()[0]
+            t0, cpu0 = time.perf_counter(), time.process_time()
             out1 = first.generate(requests)
-            run1_s = time.perf_counter() - t0
+            run1_s, cpu1_s = time.perf_counter() - t0, time.process_time() - cpu0
             inner = first.inner
             assert isinstance(inner, OpenAIBackend)
             sent = inner.stats()
@@ -145,6 +147,7 @@ def main() -> None:
             second.close()
         finally:
             served = _stop_server(proc)
+            server_cpu_s = sum(resource.getrusage(resource.RUSAGE_CHILDREN)[:2])
 
     ok1 = sum(r.ok for r in out1)
     ok2 = sum(r.ok and r.cached for r in out2)
@@ -163,6 +166,13 @@ def main() -> None:
         f"cached rerun:                {args.n / run2_s:8.1f} req/s  in {run2_s:.3f} s  "
         f"-> {run1_s / run2_s:.1f}x faster (target >= 20x); cached {ok2}/{args.n}; "
         f"model calls {calls2}"
+    )
+    client_ms = 1000 * cpu1_s / args.n
+    server_ms = 1000 * server_cpu_s / (args.n + 4 * args.concurrency)
+    print(
+        f"CPU per request: client {client_ms:.2f} ms, server {server_ms:.2f} ms -> at the ideal "
+        f"rate the pair needs {ideal * (client_ms + server_ms) / 1000:.2f} CPU cores; "
+        f"load average before the run {load_before:.1f} on {os.cpu_count()} cores"
     )
     verdict = throughput / ideal >= 0.9 and run1_s / run2_s >= 20 and ok1 == ok2 == args.n
     print("PASS" if verdict else "BELOW TARGET")

@@ -94,12 +94,20 @@ def test_errors_stay_per_request_and_identity_fingerprints_the_folder(
         capped = examples[0][0].model_copy(
             update={"id": "capped", "config": GenerationConfig(max_tokens=1)}
         )
-        out = backend.generate([lost, examples[0][0], capped])
+        stopped = examples[0][0].model_copy(
+            update={"id": "stopped", "config": GenerationConfig(stop=("2",))}
+        )
+        sampled = examples[0][0].model_copy(
+            update={"id": "sampled", "config": GenerationConfig(temperature=0.8, seed=3)}
+        )
+        out = backend.generate([lost, examples[0][0], capped, stopped, sampled])
     finally:
         backend.close()
     assert out[0].error is not None and "cannot read image" in out[0].error
     assert out[1].text == "42"
     assert out[2].usage.output_tokens == 1  # its own settings, in its own batch
+    assert out[3].text == "4"  # stop strings end generation and are not returned
+    assert out[4].error is None
     assert backend.identity.kind == "hf" and backend.identity.model == "ckpt"
     assert backend.identity.revision == checkpoint_fingerprint(folder)
 

@@ -38,7 +38,7 @@ _BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
 
 def strip_markup(text: str) -> str:
     """The text without code fences, bold/italic markers, headings and leaked special tokens."""
-    t = text.replace("\r\n", "\n").replace("\r", "\n")
+    t = _ROLE_PREFIX.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
     # each pass only when its marker character occurs: most replies are plain text
     if "<" in t:
         t = _SPECIAL_TOKENS.sub("", t)
@@ -70,6 +70,11 @@ _HEDGE = re.compile(
 _NUMBER = r"[-+−]?[$€£¥]?\d[\d,]*(?:\.\d+)?(?:\s?%)?"
 _UNIT_AFTER_NUMBER = re.compile(
     rf"^(?P<num>{_NUMBER})\s*(?P<unit>[A-Za-z°µ$€£][A-Za-z°µ$€£%./\s-]*)$"
+)
+# "4 countries above 50%" answers "how many": the count; "3 out of 5", "2019 and 2020" stay
+_COUNTED_NOUN = re.compile(rf"^(?P<num>{_NUMBER})\s+(?P<word>[A-Za-z]+)\b.*$")
+_NUMBER_LINKS = frozenset(
+    {"and", "or", "out", "in", "to", "of", "per", "by", "from", "vs", "versus", "x", "than"}
 )
 _YES_NO_LEAD = re.compile(r"^(?P<word>yes|no)\b(?:\s*[,.!;:\-–—]|\s*$)", re.I)
 _BULLET = re.compile(r"^[ \t]*(?:[-*•·+]|\d{1,2}[.)])[ \t]+")
@@ -107,6 +112,9 @@ def clean_answer(text: str) -> str:
     m = _UNIT_AFTER_NUMBER.match(s)
     if m and len(m.group("unit").split()) <= _MAX_UNIT_WORDS:
         s = m.group("num").strip()
+    counted = _COUNTED_NOUN.match(s)
+    if counted and counted.group("word").lower() not in _NUMBER_LINKS:
+        s = counted.group("num").strip()
     return s.strip()
 
 
@@ -134,10 +142,12 @@ _ABBREVIATIONS = frozenset(
 )
 _SENTENCE_WORDS = 6
 _TAIL = re.compile(
-    r"\b(?:is|are|was|were|equals|equal to|amounts to|totals|stands at|reaches|reached|of)\s+"
-    r"(?P<v>[^\s].*)$",
+    r"\b(?:is|are|was|were|equals|equal to|amounts to|totals|stands at|reaches|reached)\s+"
+    r"(?=(?P<v>[^\s].*)$)",
     re.I,
 )
+_PARENTHETICAL = re.compile(r"\s*\([^()]*\)")
+_ROLE_PREFIX = re.compile(r"^\s*(?:assistant|model|gpt|answer bot)\s*:\s*", re.I)
 _MAX_TAIL_WORDS = 4
 
 
@@ -236,7 +246,10 @@ def _find_answer(text: str, prefer_last: bool) -> tuple[str | None, tuple[int, i
     boxed = list(_BOXED.finditer(text))
     if boxed:
         b = boxed[-1]
-        return b.group(1), (b.start(), b.end())
+        # the box's whole line is the answer line: keep it out of the explanation
+        start = text.rfind("\n", 0, b.start()) + 1
+        end = text.find("\n", b.end())
+        return b.group(1), (start, len(text) if end == -1 else end)
     finals = list(_FINAL_MARKER.finditer(text))
     if finals:
         m = finals[-1]
@@ -249,8 +262,8 @@ def _find_answer(text: str, prefer_last: bool) -> tuple[str | None, tuple[int, i
         return value, (m.start(), span[1])
     explanation = _EXPLANATION_MARKER.search(text)
     if explanation and explanation.start() > 0:
-        head = text[: explanation.start()]
-        return _first_sentence(head.strip()), (0, explanation.start())
+        head = _first_sentence(text[: explanation.start()].strip())
+        return _sentence_value(head) or head, (0, explanation.start())
     lines = text.split("\n")
     items = _bullets(lines)
     if items and all(not ln.strip() or _BULLET.match(ln) for ln in lines):
@@ -260,15 +273,21 @@ def _find_answer(text: str, prefer_last: bool) -> tuple[str | None, tuple[int, i
         return None, None
     chosen = sentences[-1] if prefer_last else sentences[0]
     where = text.find(chosen)
-    span = (where, where + len(chosen))
-    if _YES_NO_LEAD.match(chosen):
-        return chosen, span
-    tail = _TAIL.search(_REASON_CUT.sub("", chosen))
-    if tail and _short_value(tail.group("v")):
-        return tail.group("v"), span
-    if len(chosen.split()) <= _SENTENCE_WORDS:
-        return chosen, span
-    return None, None
+    return _sentence_value(chosen), (where, where + len(chosen))
+
+
+def _sentence_value(sentence: str) -> str | None:
+    """The answer a sentence states: a leading yes/no, the short X of "... is X", or the
+    sentence itself when it is short; None for a long sentence without either."""
+    if _YES_NO_LEAD.match(sentence):
+        return sentence
+    plain = _PARENTHETICAL.sub("", _REASON_CUT.sub("", sentence))
+    for tail in reversed(list(_TAIL.finditer(plain))):
+        if _short_value(tail.group("v")):
+            return tail.group("v")
+    if len(sentence.split()) <= _SENTENCE_WORDS:
+        return sentence
+    return None
 
 
 def _short_value(value: str) -> bool:
