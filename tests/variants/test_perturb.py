@@ -13,6 +13,7 @@ from chartproof.types import Answer, ImageRef, Sample
 from chartproof.variants import (
     PERTURBATIONS,
     apply_transform,
+    level_table,
     perturb,
     stable_seed,
     to_rgb,
@@ -131,6 +132,21 @@ def test_registry_levels_are_documented() -> None:
     for name in PIXEL:
         assert PERTURBATIONS[name].levels == (1, 2, 3, 4, 5)
     assert PERTURBATIONS["label_removal"].levels == (1, 2)
+    # the tables in the module docstrings, at the reference 480 px height
+    assert [p["sigma"] for p in level_table("blur").values()] == [0.6, 1.2, 2.0, 3.0, 4.5]
+    assert [p["std"] for p in level_table("noise").values()] == [8, 16, 28, 44, 64]
+    assert [p["amount"] for p in level_table("salt_pepper").values()] == [
+        0.01,
+        0.02,
+        0.04,
+        0.07,
+        0.12,
+    ]
+    assert [p["words"] for p in level_table("watermark").values()] == [2, 4, 6, 8, 10]
+    assert level_table("label_removal") == {
+        1: {"method": "rerender", "removes": "value_labels"},
+        2: {"method": "rerender", "removes": "value_and_tick_labels"},
+    }
 
 
 def test_variant_sample_keeps_question_and_answer(chart_image: RGB) -> None:

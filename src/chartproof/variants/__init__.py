@@ -2,6 +2,8 @@
 (Chartographer), chart similarity and preference pairs (ChartCF), and charts re-made as code.
 
 Importing this package loads numpy and PIL only; rendering, OCR and the sandbox load on use.
+Counterfactual families live in `chartproof.variants.counterfactual` (they need the question
+programs) and the image → code pipeline in `chartproof.variants.derender_code`.
 """
 
 from __future__ import annotations
@@ -11,24 +13,34 @@ from chartproof.variants.perturb import (
     Variant,
     apply_transform,
     get_perturbation,
+    level_table,
     perturb,
     variant_id,
     variant_sample,
     variants_for,
 )
 from chartproof.variants.perturbations import PERTURBATIONS
+from chartproof.variants.preference import PreferencePair, preference_pairs, write_pairs
 from chartproof.variants.seeds import stable_seed
+from chartproof.variants.similarity import image_similarity, select_least_similar, spec_similarity
 
 __all__ = [
     "PERTURBATIONS",
+    "PreferencePair",
     "Variant",
     "apply_transform",
     "encode_png",
     "get_perturbation",
+    "image_similarity",
+    "level_table",
     "perturb",
+    "preference_pairs",
+    "select_least_similar",
+    "spec_similarity",
     "stable_seed",
     "to_rgb",
     "variant_id",
     "variant_sample",
     "variants_for",
+    "write_pairs",
 ]

@@ -14,13 +14,14 @@ from pydantic import ConfigDict
 
 from chartproof.types import ChartSpec, ImageRef, Record, Sample, Transform
 from chartproof.variants.images import ImageInput, encode_png, to_rgb
-from chartproof.variants.perturbations import PERTURBATIONS, Canvas, Perturbation
+from chartproof.variants.perturbations import PERTURBATIONS, Canvas, ParamValue, Perturbation
 from chartproof.variants.seeds import stable_seed
 
 __all__ = [
     "Variant",
     "apply_transform",
     "get_perturbation",
+    "level_table",
     "perturb",
     "variant_id",
     "variant_sample",
@@ -58,6 +59,23 @@ def get_perturbation(name: str) -> Perturbation:
         return PERTURBATIONS[name]
     except KeyError:
         raise ValueError(f"unknown perturbation {name!r}; known: {sorted(PERTURBATIONS)}") from None
+
+
+def level_table(name: str) -> dict[int, dict[str, ParamValue]]:
+    """The parameters of every level of a perturbation for a default 640×480 chart (sizes
+    scale with the image height), e.g. to label the x axis of a robustness curve. Label
+    removal is shown for a chart with a spec (exact re-render)."""
+    from chartproof.types import Column, DataTable, Encoding
+
+    pert = get_perturbation(name)
+    spec = ChartSpec(
+        id="reference",
+        chart_type="vbar",
+        table=DataTable(columns=(Column(name="x", kind="category"), Column(name="y")), rows=()),
+        encoding=Encoding(x="x", y=("y",)),
+    )
+    canvas = Canvas(np.zeros((480, 640, 3), dtype=np.uint8), spec)
+    return {level: pert.params(level, canvas) for level in pert.levels}
 
 
 def variant_id(parent_id: str, name: str, level: int) -> str:
