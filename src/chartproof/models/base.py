@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from chartproof.models.parsing import parse_output
+from chartproof.models.prompts import default_prompts
 from chartproof.types import ModelRequest, ModelResponse, Record, Usage
 
 __all__ = [
@@ -66,23 +67,16 @@ def backend_identity(backend: Backend) -> BackendIdentity:
     return BackendIdentity(kind=kind if rest else "unknown", model=rest or kind)
 
 
-# prompt name -> output kind, for requests built without `prompts.build_request`
-_KNOWN_OUTPUTS = {
-    "short": "answer",
-    "chartqax": "answer_explanation",
-    "cot": "cot",
-    "premise": "truth",
-    "chain_step": "answer",
-    "narrative": "narrative",
-}
-
-
 def output_kind(request: ModelRequest) -> str:
-    """How to parse the reply to `request`: its metadata's "output", else by prompt name."""
+    """How to parse the reply to `request`: its metadata's "output", else its built-in prompt's
+    output kind, else "answer"."""
     declared = request.metadata.get("output")
     if isinstance(declared, str):
         return declared
-    return _KNOWN_OUTPUTS.get(request.prompt.partition("@")[0], "answer")
+    prompts = default_prompts()
+    if request.prompt in prompts:
+        return prompts.get(request.prompt).output
+    return "answer"
 
 
 def answered(
