@@ -64,7 +64,7 @@ def strip_markup(text: str) -> str:
 
 _HEDGE = re.compile(
     r"^(?:approximately|approx\.?|about|around|roughly|nearly|almost|close to|circa|ca\.|"
-    r"an estimated|estimated|some|just (?:over|under)|~|≈|≃)\s*",
+    r"an estimated|estimated|some|just (?:over|under)|~|≈|≃)\s*(?=[-+−$€£¥.]?\d)",
     re.I,
 )
 _NUMBER = r"[-+−]?[$€£¥]?\d[\d,]*(?:\.\d+)?(?:\s?%)?"
