@@ -10,7 +10,7 @@ from pydantic import Field, JsonValue
 
 from chartproof.questions.chains import chain_dag
 from chartproof.questions.explain import explain
-from chartproof.questions.premises import question_premises, structural_claims
+from chartproof.questions.premises import Claim, question_premises, structural_claims
 from chartproof.questions.program import Program, ProgramResult, execute, programs
 from chartproof.questions.trace import TraceOp
 from chartproof.questions.view import ChartView
@@ -113,7 +113,7 @@ def make_item(
     chart_id: str,
     paraphrase: int,
     seed: int = 0,
-    structural: list[object] | None = None,
+    structural: list[Claim] | None = None,
     with_premises: bool = True,
 ) -> QuestionItem:
     """Pack one program execution into a `QuestionItem`; its premises are seeded by the

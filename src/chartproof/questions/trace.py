@@ -14,7 +14,7 @@ from chartproof.numeric import format_number
 from chartproof.questions.view import ChartView, round_sig
 from chartproof.types import Answer, AnswerKind, AnswerValue, Record, TaskType
 
-__all__ = ["MAX_TOLERANCE", "Op", "TraceOp", "Tracer", "ref"]
+__all__ = ["MAX_TOLERANCE", "Op", "TraceOp", "Tracer", "ref", "ref_index"]
 
 MAX_TOLERANCE = 0.25
 """Largest relative tolerance a numeric answer may need; a question whose answer a reader
@@ -112,6 +112,15 @@ class Op:
 def ref(op: Op) -> dict[str, JsonValue]:
     """The argument that stands for an earlier operation's result."""
     return {"ref": op.id}
+
+
+def ref_index(arg: JsonValue) -> int | None:
+    """The operation id an argument made by `ref` points at, None for other arguments."""
+    if isinstance(arg, dict):
+        i = arg.get("ref")
+        if isinstance(i, int):
+            return i
+    return None
 
 
 def value_text(v: AnswerValue) -> str:

@@ -264,9 +264,23 @@ class ChartView:
         margin = self.read_error(a) + self.read_error(b) + err_a + err_b
         return abs(a - b) > max(margin, 1e-12)
 
+    @property
+    def digits(self) -> int:
+        """Decimals an unlabelled value is printed with: about four significant digits of
+        the axis span (a reader cannot do better), e.g. 1 on a 0-100 axis."""
+        return 3 - math.floor(math.log10(self.span))
+
+    @property
+    def resolution(self) -> float:
+        """Rounding step of printed unlabelled values (0 when labels give exact values)."""
+        return 0.0 if self.value_labels else 10.0**-self.digits
+
     def fmt(self, v: float) -> str:
-        """A value as a question or premise prints it."""
-        return format_number(v if self.value_labels else round_sig(v, 4))
+        """A value as a question or premise prints it: as labelled, or rounded to the
+        precision a reader of the axis can reach."""
+        if self.value_labels:
+            return format_number(v)
+        return format_number(round(v, self.digits) + 0.0)
 
     @property
     def y_label(self) -> str:

@@ -13,6 +13,7 @@ from chartproof.questions.view import BOX_STATS, ChartView
 
 __all__ = [
     "CORRELATION_BANDS",
+    "band_of",
     "box_extreme",
     "corr_band",
     "corr_class",
@@ -207,7 +208,8 @@ def pearson(points: tuple[tuple[float, float], ...]) -> float | None:
     return sxy / math.sqrt(sxx * syy)
 
 
-def _band_of(r: float) -> str | None:
+def band_of(r: float) -> str | None:
+    """The correlation band r falls in; None when r lies within 0.05 of a band boundary."""
     if any(abs(r - b) <= _BAND_MARGIN for b in (-0.5, 0.0, 0.5)):
         return None
     for name, (lo, hi) in CORRELATION_BANDS.items():
@@ -221,7 +223,7 @@ def corr_class(tr: Tracer, series: str) -> Op | None:
     view = tr.view
     pts = view.points.get(series)
     r = pearson(pts) if pts else None
-    band = _band_of(r) if r is not None else None
+    band = band_of(r) if r is not None else None
     if band is None or r is None:
         return None
     return tr.add(
@@ -243,7 +245,7 @@ def corr_band(tr: Tracer, series: str, band: str) -> Op | None:
         raise ValueError(f"unknown correlation band {band!r}; known: {list(CORRELATION_BANDS)}")
     pts = view.points.get(series)
     r = pearson(pts) if pts else None
-    actual = _band_of(r) if r is not None else None
+    actual = band_of(r) if r is not None else None
     if actual is None or r is None:
         return None
     truth = actual == band
