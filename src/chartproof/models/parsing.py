@@ -243,19 +243,26 @@ def _after_marker(text: str, start: int) -> tuple[str, tuple[int, int]]:
 
 def _find_answer(text: str, prefer_last: bool) -> tuple[str | None, tuple[int, int] | None]:
     """The answer text and its span, from \\boxed{}, "final answer", "answer:" or "is X"."""
-    boxed = list(_BOXED.finditer(text))
+    # cheap substring tests first: the marker regexes are the parser's main cost
+    lower = text.lower()
+    has_answer = "answer" in lower
+    boxed = list(_BOXED.finditer(text)) if "\\boxed" in text else []
     if boxed:
         b = boxed[-1]
         # the box's whole line is the answer line: keep it out of the explanation
         start = text.rfind("\n", 0, b.start()) + 1
         end = text.find("\n", b.end())
         return b.group(1), (start, len(text) if end == -1 else end)
-    finals = list(_FINAL_MARKER.finditer(text))
+    finals = list(_FINAL_MARKER.finditer(text)) if has_answer and "final" in lower else []
     if finals:
         m = finals[-1]
         value, span = _after_marker(text, m.end())
         return value, (m.start(), span[1])
-    answers = [m for m in _ANSWER_MARKER.finditer(text) if text[m.end() : m.end() + 1] != "s"]
+    answers = (
+        [m for m in _ANSWER_MARKER.finditer(text) if text[m.end() : m.end() + 1] != "s"]
+        if has_answer
+        else []
+    )
     if answers:
         m = answers[-1] if prefer_last else answers[0]
         value, span = _after_marker(text, m.end())
