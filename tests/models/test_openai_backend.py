@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+pytest.importorskip("aiohttp", reason="the loopback server needs aiohttp (dev extra)")
+
 from chartproof.models import load_backend
 from chartproof.models.loopback import Fault, LoopbackServer
 from chartproof.models.openai_compat import OpenAIBackend, OpenAISettings
