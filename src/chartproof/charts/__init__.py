@@ -15,9 +15,11 @@ from chartproof.charts.geometry import (
     save_geometry,
 )
 from chartproof.charts.render import Rendered, render, render_to_file
+from chartproof.charts.suites import SUITES, generate_specs
 from chartproof.charts.validate import SpecError, validate_spec
 
 __all__ = [
+    "SUITES",
     "AxisMap",
     "Box",
     "Geometry",
@@ -26,6 +28,7 @@ __all__ = [
     "Rendered",
     "SpecError",
     "TextElement",
+    "generate_specs",
     "load_geometry",
     "render",
     "render_to_file",

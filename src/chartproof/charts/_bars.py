@@ -24,7 +24,7 @@ __all__ = ["bar_ops"]
 
 _GROUP_WIDTH = 0.8
 _SINGLE_WIDTH = 0.6
-_MIN_LABEL_SCALE = 0.6
+_MIN_LABEL_SCALE = 0.75
 
 
 def bar_ops(spec: ChartSpec) -> list[Op]:
@@ -57,7 +57,7 @@ def bar_ops(spec: ChartSpec) -> list[Op]:
         zero=True,
         reserve_labels=() if stacked else (value_text(spec, hi), value_text(spec, lo)),
     )
-    category_axis = CategoryAxis(cats, 0.5, style.x_title, style.tick_rotation)
+    category_axis = CategoryAxis(cats, 0.5, style.x_title, style.tick_rotation, thin=False)
     legend = None
     if k > 1:
         legend = LegendItems(

@@ -88,6 +88,8 @@ class CategoryAxis:
     """Axis title."""
     rotation: float = 0.0
     """Tick-label rotation in degrees."""
+    thin: bool = True
+    """Crowded labels: show every k-th (time axes) rather than rotate them (bar categories)."""
     length_px: float = 0.0
     """Length of the axis in pixels (set by the frame before the marks are drawn)."""
 
@@ -184,7 +186,8 @@ def _plan_number_ticks(page: Page, axis: NumberAxis, length_px: float, vertical:
         lo, hi = min(lo, 0.0), max(hi, 0.0)
     else:
         pad = (hi - lo) * 0.05 or abs(hi) * 0.05 or 1.0
-        lo, hi = lo - pad, hi + pad
+        # non-negative data never get a negative axis
+        lo, hi = (lo - pad if lo - pad >= 0 or lo < 0 else 0.0), hi + pad
     n = _max_ticks_along(page, length_px, vertical)
     while True:
         ticks = nice_ticks(lo, hi, n)
@@ -256,6 +259,33 @@ class _Margins:
     bottom: float
 
 
+def _auto_rotation(
+    page: Page,
+    x: CategoryAxis,
+    y: CategoryAxis | NumberAxis,
+    right: float,
+    y_title: str | None,
+) -> float:
+    """The smallest of 0, 30, 45, 60, 90 degrees at which bar labels do not overlap."""
+    depth = (
+        max(page.text(s)[0] for s in _tick_labels(y))
+        if isinstance(y, NumberAxis)
+        else _category_extent(page, y, horizontal_axis=False)
+    )
+    width = page.width - right - page.px(EDGE_PT) - depth - page.px(_TICK_PT)
+    if y_title:
+        width -= page.text(y_title)[1] + page.px(_LABELPAD_PT)
+    per = width / (len(x.labels) - 1 + 2 * x.pad)
+    gap = page.px(page.font) * 0.5
+    if max(page.text(s)[0] for s in x.labels) + gap <= per:
+        return 0.0
+    height = max(page.text(s)[1] for s in x.labels) + gap / 2
+    for angle in (30.0, 45.0, 60.0):
+        if height / math.sin(math.radians(angle)) <= per:
+            return angle
+    return 90.0
+
+
 def _category_extent(page: Page, axis: CategoryAxis, horizontal_axis: bool) -> float:
     """Depth (pixels away from the axis line) the category tick labels need."""
     sizes = [page.text(s, rotation=axis.rotation) for s in axis.labels] or [(0.0, 0.0)]
@@ -265,7 +295,7 @@ def _category_extent(page: Page, axis: CategoryAxis, horizontal_axis: bool) -> f
 def _thin(page: Page, axis: CategoryAxis, length_px: float, horizontal_axis: bool) -> int:
     """Show every k-th category label so neighbouring labels do not overlap."""
     n = len(axis.labels)
-    if n < 2:
+    if n < 2 or not axis.thin:
         return 1
     per = length_px / (n - 1 + 2 * axis.pad)
     gap = page.px(page.font) * 0.5
@@ -329,6 +359,9 @@ def cartesian_ops(
             m.bottom += legend_size(page, legend.labels, ncols)[1] + em * 0.5
         elif loc.startswith("upper") and isinstance(y, NumberAxis):
             inside_upper = legend_size(page, legend.labels, 1)[1] + em
+
+    if isinstance(x, CategoryAxis) and not x.thin and x.rotation == 0 and len(x.labels) > 1:
+        x.rotation = _auto_rotation(page, x, y, m.right, y_title)
 
     # vertical layout first: x tick labels, x title, title
     if isinstance(x, CategoryAxis):

@@ -14,7 +14,7 @@ from chartproof.charts._frame import (
     NumberAxis,
     cartesian_ops,
 )
-from chartproof.charts._marks import categories, color_of, column_values, value_text
+from chartproof.charts._marks import categories, color_of, column_values, label_color, value_text
 from chartproof.charts._plan import MarkInfo, Op, Tag, TextInfo, Var, op
 from chartproof.types import ChartSpec
 
@@ -117,8 +117,10 @@ def box_ops(spec: ChartSpec) -> list[Op]:
     cats = categories(spec)
     mins, q1s, meds, q3s, maxs = (column_values(spec, c) for c in spec.encoding.y)
     value_axis = NumberAxis(lo=min(mins), hi=max(maxs), scale=style.y_scale, title=style.y_title)
-    category_axis = CategoryAxis(cats, 0.5, style.x_title, style.tick_rotation)
+    category_axis = CategoryAxis(cats, 0.5, style.x_title, style.tick_rotation, thin=False)
     color = color_of(spec, 0)
+    # the median line must stand out against the box fill
+    median = _EDGE if label_color(color) == "#000000" else "#ffffff"
     median_col = spec.encoding.y[2]
     half = 0.25
 
@@ -133,9 +135,9 @@ def box_ops(spec: ChartSpec) -> list[Op]:
             for i in range(len(cats))
             for info in (
                 MarkInfo("box", i, None, None, meds[i], color, x=float(i), y=meds[i]),
-                MarkInfo("median", i, med_col, None, meds[i], color, x=float(i), y=meds[i]),
-                MarkInfo("whisker", i, lo_col, None, mins[i], color, x=float(i), y=mins[i]),
-                MarkInfo("whisker", i, hi_col, None, maxs[i], color, x=float(i), y=maxs[i]),
+                MarkInfo("median", i, med_col, None, meds[i], median, x=float(i), y=meds[i]),
+                MarkInfo("whisker", i, lo_col, None, mins[i], _EDGE, x=float(i), y=mins[i]),
+                MarkInfo("whisker", i, hi_col, None, maxs[i], _EDGE, x=float(i), y=maxs[i]),
             )
         )
         ops = [
@@ -150,7 +152,7 @@ def box_ops(spec: ChartSpec) -> list[Op]:
                 showfliers=False,
                 manage_ticks=False,
                 boxprops={"facecolor": color, "edgecolor": _EDGE, "linewidth": 1.0},
-                medianprops={"color": _EDGE, "linewidth": 1.5},
+                medianprops={"color": median, "linewidth": 1.5},
                 whiskerprops={"color": _EDGE, "linewidth": 1.0},
                 capprops={"color": _EDGE, "linewidth": 1.0},
                 bind="boxes",

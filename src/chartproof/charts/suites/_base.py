@@ -1,0 +1,141 @@
+"""What every synthetic suite shares: per-chart seeded randomness, stable ids, the template
+registry and the helpers templates use to build specs."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from chartproof.charts.colors import PALETTES
+from chartproof.charts.suites._domains import Domain, Measure, domains
+from chartproof.types import (
+    Cell,
+    ChartSpec,
+    ChartType,
+    Column,
+    ColumnKind,
+    DataTable,
+    Encoding,
+    Style,
+)
+
+__all__ = ["MONTHS", "Ctx", "Suite", "Template", "chart_id", "value_format"]
+
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def chart_id(suite: str, seed: int, index: int) -> str:
+    """Stable id of chart `index` of a suite run: depends on nothing else."""
+    return f"{suite}-s{seed}-{index:06d}"
+
+
+def value_format(decimals: int, unit: str | None = None) -> str:
+    """Format string printing values at their precision ("%" units keep their sign)."""
+    suffix = "%" if unit == "%" else ""
+    return f"{{:.{decimals}f}}{suffix}"
+
+
+@dataclass
+class Ctx:
+    """Everything a template may use to draw one chart."""
+
+    suite: str
+    """Suite name."""
+    seed: int
+    """Run seed."""
+    index: int
+    """Position of the chart in the run."""
+    rng: random.Random
+    """This chart's own random stream."""
+    domain: Domain
+    """Topical domain."""
+
+    @property
+    def id(self) -> str:
+        """The chart's id."""
+        return chart_id(self.suite, self.seed, self.index)
+
+    def pick(self, labels: tuple[str, ...], lo: int, hi: int) -> list[str]:
+        """Between lo and hi labels, in their listed order."""
+        k = self.rng.randint(min(lo, len(labels)), min(hi, len(labels)))
+        keep = sorted(self.rng.sample(range(len(labels)), k))
+        return [labels[i] for i in keep]
+
+    def measure(self) -> Measure:
+        """One of the domain's per-category measures."""
+        return self.rng.choice(self.domain.measures)
+
+    def years(self, n: int) -> list[str]:
+        """n consecutive years ending between 2019 and 2024."""
+        end = self.rng.randint(2019, 2024)
+        return [str(y) for y in range(end - n + 1, end + 1)]
+
+    def palette(self, *names: str) -> tuple[str, ...]:
+        """One of the named palettes (all of them when none is given)."""
+        return PALETTES[self.rng.choice(names or tuple(sorted(PALETTES)))]
+
+    def spec(
+        self,
+        chart_type: ChartType,
+        columns: list[tuple[str, ColumnKind, str | None]],
+        rows: list[list[Cell]],
+        x: str,
+        y: tuple[str, ...],
+        series: str | None = None,
+        domain: str | None = None,
+        **style: Any,
+    ) -> ChartSpec:
+        """Assemble the spec (columns as (name, kind, unit)); `domain` overrides the topical
+        domain's name (scientific fields)."""
+        table = DataTable(
+            columns=tuple(Column(name=n, kind=k, unit=u) for n, k, u in columns),
+            rows=tuple(tuple(r) for r in rows),
+        )
+        return ChartSpec(
+            id=self.id,
+            chart_type=chart_type,
+            table=table,
+            encoding=Encoding(x=x, y=y, series=series),
+            style=Style.model_validate(style),
+            seed=self.seed,
+            domain=domain or self.domain.name,
+        )
+
+
+Template = Callable[[Ctx], ChartSpec]
+"""Draws one chart spec from a context."""
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A named, seeded family of chart templates over the topical domains."""
+
+    name: str
+    """Registry name."""
+    description: str
+    """One line on what the suite imitates."""
+    templates: dict[str, Template]
+    """Template name → template, in registry order."""
+
+    def context(self, seed: int, index: int, domain: Domain | None = None) -> Ctx:
+        """The context of chart `index`: its random stream and (unless given) its domain."""
+        rng = random.Random(f"{self.name}/{seed}/{index}")
+        picked = rng.choice(domains())
+        return Ctx(self.name, seed, index, rng, domain or picked)
+
+    def template_for(self, seed: int, index: int) -> str:
+        """Which template chart `index` uses: every template once per round, seeded order."""
+        names = sorted(self.templates)
+        random.Random(f"{self.name}/{seed}/order").shuffle(names)
+        return names[index % len(names)]
+
+    def spec(self, seed: int, index: int) -> ChartSpec:
+        """Chart `index` of the run with `seed`."""
+        return self.templates[self.template_for(seed, index)](self.context(seed, index))
+
+    def generate(self, n: int, seed: int) -> Iterator[ChartSpec]:
+        """The first n charts of the run with `seed`."""
+        for index in range(n):
+            yield self.spec(seed, index)

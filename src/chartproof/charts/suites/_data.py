@@ -1,0 +1,152 @@
+"""Plausible numbers for synthetic charts: trends, seasons, shares that sum to exactly 100,
+ordered five-number summaries and correlated pairs, rounded to the precision charts print.
+
+Every function is pure given its `random.Random`; values are distinct where a question could
+ask which is larger.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+__all__ = [
+    "correlated",
+    "distinct",
+    "five_numbers",
+    "jitter",
+    "seasonal",
+    "shares",
+    "trend",
+]
+
+
+def _round(v: float, decimals: int) -> float:
+    r = round(v, decimals)
+    return 0.0 if r == 0 else r
+
+
+def _spread_out(values: list[float], decimals: int, low: float, high: float) -> list[float]:
+    """Round, then nudge repeated values apart by one printed unit so no two are equal."""
+    unit = 10.0**-decimals
+    out: list[float] = []
+    for v in values:
+        r = _round(min(max(v, low), high), decimals)
+        step = 0
+        while r in out:
+            step += 1
+            sign = 1 if step % 2 else -1
+            r = _round(r + sign * ((step + 1) // 2) * unit, decimals)
+        out.append(r)
+    return out
+
+
+def distinct(rng: random.Random, n: int, low: float, high: float, decimals: int) -> list[float]:
+    """n distinct values in [low, high]; log-uniform when the range spans a factor above 20."""
+    if low > 0 and high / low > 20:
+        a, b = math.log(low), math.log(high)
+        raw = [math.exp(rng.uniform(a, b)) for _ in range(n)]
+    else:
+        raw = [rng.uniform(low, high) for _ in range(n)]
+    return _spread_out(raw, decimals, low, high)
+
+
+def jitter(
+    rng: random.Random, base: list[float], rel: float, decimals: int, low: float, high: float
+) -> list[float]:
+    """Each base value times (1 ± rel), rounded, distinct."""
+    return _spread_out([b * (1 + rng.uniform(-rel, rel)) for b in base], decimals, low, high)
+
+
+def trend(
+    rng: random.Random, n: int, low: float, high: float, decimals: int, direction: int
+) -> list[float]:
+    """A noisy linear trend over n steps that stays within [low, high]."""
+    span = high - low
+    start = low + span * rng.uniform(0.05, 0.35)
+    end = high - span * rng.uniform(0.05, 0.35)
+    if direction < 0:
+        start, end = end, start
+    noise = span * 0.04
+    raw = [start + (end - start) * i / max(n - 1, 1) + rng.gauss(0, noise) for i in range(n)]
+    return _spread_out(raw, decimals, low, high)
+
+
+def seasonal(
+    rng: random.Random, low: float, high: float, decimals: int, peak: int, months: int = 12
+) -> list[float]:
+    """Twelve monthly values peaking around month `peak` (0 = January), with a little noise."""
+    mid, amp = (low + high) / 2, (high - low) / 2 * rng.uniform(0.7, 0.9)
+    raw = [
+        mid + amp * math.cos(2 * math.pi * (m - peak) / 12) + rng.gauss(0, amp * 0.06)
+        for m in range(months)
+    ]
+    return _spread_out(raw, decimals, low, high)
+
+
+def shares(rng: random.Random, k: int, decimals: int = 0, minimum: float = 4.0) -> list[float]:
+    """k distinct percentages of at least `minimum` that sum to exactly 100 at the precision."""
+    unit = 10**-decimals
+    total = round(100 / unit)
+    floor = round(minimum / unit)
+    while True:
+        weights = [rng.gammavariate(1.6, 1.0) for _ in range(k)]
+        s = sum(weights)
+        free = total - floor * k
+        raw = [floor + free * w / s for w in weights]
+        units = [math.floor(r) for r in raw]
+        # largest remainders get the leftover units, so the parts add up exactly
+        order = sorted(range(k), key=lambda i: raw[i] - units[i], reverse=True)
+        for i in order[: total - sum(units)]:
+            units[i] += 1
+        if len(set(units)) == k:
+            return [_round(u * unit, decimals) for u in units]
+
+
+def five_numbers(
+    rng: random.Random, low: float, high: float, decimals: int
+) -> tuple[float, float, float, float, float]:
+    """min < q1 < median < q3 < max inside [low, high], strictly increasing after rounding."""
+    unit = 10.0**-decimals
+    span = high - low
+    while True:
+        centre = rng.uniform(low + 0.3 * span, high - 0.3 * span)
+        iqr = span * rng.uniform(0.12, 0.3)
+        q1 = centre - iqr * rng.uniform(0.35, 0.65)
+        q3 = q1 + iqr
+        med = q1 + iqr * rng.uniform(0.3, 0.7)
+        lo = max(low, q1 - iqr * rng.uniform(0.6, 1.5))
+        hi = min(high, q3 + iqr * rng.uniform(0.6, 1.5))
+        stats = tuple(_round(v, decimals) for v in (lo, q1, med, q3, hi))
+        if all(b - a >= unit * 0.999 for a, b in itertools.pairwise(stats)):
+            return stats  # type: ignore[return-value]
+
+
+def correlated(
+    rng: random.Random,
+    n: int,
+    x: tuple[float, float, int],
+    y: tuple[float, float, int],
+    sign: int,
+    strength: float,
+) -> tuple[list[float], list[float]]:
+    """n (x, y) points whose y follows x (sign ±1) with correlation roughly `strength`."""
+    (xl, xh, xd), (yl, yh, yd) = x, y
+    us = [rng.random() for _ in range(n)]
+    noise = math.sqrt(max(1 - strength**2, 0.0)) * 0.3
+    vs = [
+        min(
+            max(
+                (u if sign > 0 else 1 - u) * strength + rng.gauss(0.5 * (1 - strength), noise), 0.0
+            ),
+            1.0,
+        )
+        for u in us
+    ]
+    if xl > 0 and xh / xl > 20:
+        xs = [math.exp(math.log(xl) + u * (math.log(xh) - math.log(xl))) for u in us]
+    else:
+        xs = [xl + u * (xh - xl) for u in us]
+    ys = [yl + v * (yh - yl) for v in vs]
+    return _spread_out(xs, xd, xl, xh), [_round(v, yd) for v in ys]

@@ -1,0 +1,132 @@
+"""Topical domains of the synthetic suites: category labels, series, measures with units and
+plausible ranges, read from `domains.json` (data, not logic)."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+
+from pydantic import Field, model_validator
+
+from chartproof.types import Record
+
+__all__ = ["Dimension", "Domain", "Measure", "Pair", "domains"]
+
+
+class Dimension(Record):
+    """A categorical dimension: its axis title and its labels."""
+
+    title: str
+    """Axis or legend title, e.g. "Energy source"."""
+    labels: tuple[str, ...] = Field(min_length=2)
+    """Category labels, unique."""
+
+    @model_validator(mode="after")
+    def _unique(self) -> Dimension:
+        if len(set(self.labels)) != len(self.labels):
+            raise ValueError(f"dimension {self.title!r} repeats a label")
+        return self
+
+
+class Measure(Record):
+    """A quantity with a unit and the range its values plausibly take."""
+
+    name: str
+    """What is measured, e.g. "Electricity generation"."""
+    unit: str
+    """Unit, e.g. "TWh" or "%"."""
+    low: float
+    """Smallest plausible value."""
+    high: float
+    """Largest plausible value."""
+    decimals: int = Field(ge=0, le=4)
+    """Digits after the decimal point that charts print (data are rounded to them)."""
+    trend: int = 0
+    """Yearly series only: +1 rising, -1 falling over time."""
+    peak: int = 0
+    """Monthly series only: index of the peak month (0 = January)."""
+    additive: bool = False
+    """Yearly series only: values of different entities add up to a meaningful total."""
+
+    @model_validator(mode="after")
+    def _range(self) -> Measure:
+        if not self.low < self.high:
+            raise ValueError(f"measure {self.name!r}: low {self.low} is not below high {self.high}")
+        return self
+
+    @property
+    def title(self) -> str:
+        """Axis title: name and unit."""
+        return f"{self.name} ({self.unit})"
+
+
+class Pair(Record):
+    """Two measures of the same entities, correlated with the given sign."""
+
+    entity: str
+    """What each point is, e.g. "Countries"."""
+    x: Measure
+    """Horizontal measure."""
+    y: Measure
+    """Vertical measure."""
+    sign: int
+    """+1 when y grows with x, -1 when it falls."""
+
+
+class Share(Record):
+    """Parts of a whole, for pie charts and 100 % stacks."""
+
+    name: str
+    """What is split, e.g. "Share of primary energy consumption"."""
+    labels: tuple[str, ...] = Field(min_length=3)
+    """The parts."""
+
+
+class Domain(Record):
+    """One topical domain."""
+
+    name: str
+    """Domain name, e.g. "energy"."""
+    categories: tuple[Dimension, ...] = Field(min_length=1)
+    """Categorical dimensions bars and boxes are drawn over."""
+    groups: Dimension
+    """Series dimension crossing the categories in grouped and stacked bars."""
+    entities: Dimension
+    """Series of multi-series lines and areas over time (regions, countries, firms)."""
+    measures: tuple[Measure, ...] = Field(min_length=1)
+    """Measures per category."""
+    yearly: Measure
+    """A measure with a trend over the years."""
+    monthly: Measure
+    """A measure with a seasonal cycle over the months."""
+    share: Share
+    """Parts of a whole."""
+    pair: Pair
+    """Two correlated measures, for scatter plots."""
+    spread: Measure
+    """A measure with a spread per category, for box plots."""
+    change: Measure
+    """A signed percentage change per category."""
+    stack: str | None
+    """Name of the measure that adds up across `groups` (stacked bars); None when none does."""
+
+    @model_validator(mode="after")
+    def _stack_is_a_measure(self) -> Domain:
+        if self.stack is not None and self.stack not in {m.name for m in self.measures}:
+            raise ValueError(
+                f"domain {self.name!r}: stack {self.stack!r} is not one of its measures"
+            )
+        return self
+
+    def stack_measure(self) -> Measure | None:
+        """The measure named by `stack`."""
+        return next((m for m in self.measures if m.name == self.stack), None)
+
+
+@lru_cache(maxsize=1)
+def domains() -> tuple[Domain, ...]:
+    """All domains, in file order."""
+    text = resources.files("chartproof.charts.suites").joinpath("domains.json").read_text("utf-8")
+    raw = json.loads(text)
+    return tuple(Domain.model_validate({"name": name, **body}) for name, body in raw.items())
