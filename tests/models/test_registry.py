@@ -122,6 +122,8 @@ def test_config_files(tmp_path: Path) -> None:
         load_backend(bad)
     with pytest.raises(SpecError, match="not found"):
         load_backend(tmp_path / "missing.toml")
+    with pytest.raises(SpecError, match=r"unknown built-in model 'x\.json'"):
+        load_backend("builtin:x.json")  # a spec, not a config file path
 
 
 def test_missing_dependency_names_the_install_command() -> None:

@@ -197,11 +197,13 @@ def _read_config(path: Path) -> BackendSpec:
 
 def _looks_like_config(spec: str | os.PathLike[str]) -> Path | None:
     p = Path(spec)
-    if p.suffix.lower() in {".toml", ".json"}:
-        if not p.is_file():
-            raise SpecError(f"model config file not found: {p}")
+    if p.suffix.lower() not in {".toml", ".json"}:
+        return None
+    if p.is_file():
         return p
-    return None
+    if isinstance(spec, str) and _SPEC_RE.match(spec.strip()):
+        return None  # e.g. hf:/models/x.json is a spec whose target ends in .json
+    raise SpecError(f"model config file not found: {p}")
 
 
 def load_backend(spec: str | os.PathLike[str] | BackendSpec) -> Backend:
