@@ -31,7 +31,10 @@ def test_stats_and_clear(tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert data["entries"] == 6
+    assert (data["logged_hits"], data["logged_misses"]) == (0, 6)
     assert {m: v["entries"] for m, v in data["per_model"].items()} == {"alpha": 3, "beta": 3}
+    out = runner.invoke(app, ["cache", "stats", "--path", str(db)])
+    assert "entries: 6" in out.output and "0 hits, 6 misses" in out.output
     out = runner.invoke(app, ["cache", "clear", "--path", str(db), "--model", "alpha", "--yes"])
     assert out.exit_code == 0 and "deleted 3" in out.output
     out = runner.invoke(app, ["cache", "clear", "--path", str(db)], input="n\n")

@@ -28,7 +28,7 @@ def stats(
     path: PathOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Show entries, size and entries per model."""
+    """Show entries, size, logged hits and misses, and entries per model."""
     from chartproof.models.cache import ResponseCache, default_cache_path
 
     target = path or default_cache_path()
@@ -44,6 +44,7 @@ def stats(
     typer.echo(f"cache:   {s.path}")
     typer.echo(f"entries: {s.entries}")
     typer.echo(f"size:    {s.size_bytes / 1e6:.2f} MB")
+    typer.echo(f"lookups logged: {s.logged_hits} hits, {s.logged_misses} misses")
     for model, m in s.per_model.items():
         typer.echo(f"  {model}: {m.entries} entries")
 

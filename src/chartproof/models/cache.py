@@ -137,6 +137,10 @@ class CacheStats(Record):
     """Requests this process passed through uncached (sampling, temperature > 0)."""
     per_model: dict[str, ModelCacheStats] = Field(default_factory=dict)
     """Figures per model name."""
+    logged_hits: int = 0
+    """Hits over every process that logged to this file (from the audit log)."""
+    logged_misses: int = 0
+    """Misses over every process that logged to this file (from the audit log)."""
 
 
 class _Entry(NamedTuple):
@@ -284,7 +288,8 @@ class ResponseCache:
                     _log(conn, [(time.time(), os.getpid(), "lookup", model, None, None, detail)])
 
     def stats(self) -> CacheStats:
-        """Entries, file size, this process's hits/misses/stores, and the same per model."""
+        """Entries, file size, this process's hits/misses/stores (also per model), and the
+        hits and misses the audit log holds for all processes."""
         with self._lock:
             conn = self._connect()
             per_model_rows = conn.execute(
@@ -298,6 +303,9 @@ class ResponseCache:
                 )
                 for m in sorted(models)
             }
+            logged: Counter[str] = Counter()
+            for (detail,) in conn.execute("SELECT detail FROM audit WHERE event = 'lookup'"):
+                logged.update(json.loads(detail))
             size = sum(
                 p.stat().st_size
                 for p in (self.path, self.path.with_name(self.path.name + "-wal"))
@@ -312,6 +320,8 @@ class ResponseCache:
                 stores=sum(self._stores.values()),
                 uncacheable=self._uncacheable,
                 per_model=per_model,
+                logged_hits=logged["hits"],
+                logged_misses=logged["misses"],
             )
 
     def clear(self, model: str | None = None) -> int:
