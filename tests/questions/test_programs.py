@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from question_factory import category_spec
 
-from chartproof.questions import execute, get_program, make_questions, programs
+from chartproof.questions import execute, get_program, list_programs, make_questions
 from chartproof.types import AnswerValue
 
 TWO = {"Sales": (12.0, 15.0, 9.0, 20.0, 17.0), "Costs": (5.0, 7.0, 11.0, 8.0, 6.0)}
@@ -95,7 +95,7 @@ def test_make_questions_is_deterministic_and_varied() -> None:
 
 
 def test_every_program_declares_three_paraphrases_and_chart_types() -> None:
-    for prog in programs():
+    for prog in list_programs():
         assert len(prog.templates) >= 3, prog.name
         assert len(set(prog.templates)) == len(prog.templates), prog.name
         assert prog.chart_types, prog.name

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from oracle import recompute, same
 from question_factory import random_spec
 
-from chartproof.questions import make_questions, programs
+from chartproof.questions import list_programs, make_questions
 from chartproof.types import ChartType
 
 CHART_TYPES: tuple[ChartType, ...] = (
@@ -42,5 +42,5 @@ def test_property_test_reaches_every_program() -> None:
         for item in make_questions(spec, seed=i, per_chart=200, with_premises=False):
             seen.add(item.program)
             assert same(item.answer.value, recompute(item.program, dict(item.args), spec))
-    missing = {p.name for p in programs() if p.family != "structure"} - seen
+    missing = {p.name for p in list_programs() if p.family != "structure"} - seen
     assert not missing

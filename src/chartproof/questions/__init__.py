@@ -15,7 +15,7 @@ from chartproof.questions.program import (
     ProgramResult,
     execute,
     get_program,
-    programs,
+    list_programs,
 )
 from chartproof.questions.trace import TraceOp
 from chartproof.questions.view import ChartView, chart_view
@@ -34,7 +34,7 @@ __all__ = [
     "execute",
     "explain",
     "get_program",
+    "list_programs",
     "make_item",
     "make_questions",
-    "programs",
 ]

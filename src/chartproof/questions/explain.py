@@ -29,19 +29,31 @@ def _sentence(clauses: Sequence[str]) -> str:
 
 
 def explain(ops: Sequence[Op]) -> str:
-    """The explanation of a trace: what was read, what was computed, and the answer."""
+    """The explanation of a trace, in execution order: runs of reads become one sentence,
+    other operations one each, merged so that with the closing sentence (the final
+    operation and the answer) there are at most four."""
     if not ops:
         raise ValueError("cannot explain an empty trace")
     *before, final = ops
-    reads = [op.note for op in before if op.op in _READS]
-    middle = [op.note for op in before if op.op not in _READS]
-    sentences = [_sentence(reads)] if reads else []
-    # the middle gets at most two sentences so the whole stays within four
-    if len(middle) <= 2:
-        sentences.extend(_sentence([m]) for m in middle)
-    else:
-        half = (len(middle) + 1) // 2
-        sentences.extend([_sentence(middle[:half]), _sentence(middle[half:])])
-    answer = value_text(final.value)
-    sentences.append(_sentence([f"{final.note}, so the answer is {answer}"]))
+    groups: list[list[str]] = []
+    for op in before:
+        if not op.note:
+            continue
+        if op.op in _READS and groups and groups[-1][0] == "read":
+            groups[-1].append(op.note)
+        else:
+            groups.append(["read" if op.op in _READS else "step", op.note])
+    clauses = [g[1:] for g in groups]
+    budget = MAX_SENTENCES - 1
+    if len(clauses) > budget:
+        # contiguous chunks keep the order of the reasoning
+        size, extra = divmod(len(clauses), budget)
+        chunks, i = [], 0
+        for k in range(budget):
+            n = size + (1 if k < extra else 0)
+            chunks.append([c for group in clauses[i : i + n] for c in group])
+            i += n
+        clauses = chunks
+    sentences = [_sentence(c) for c in clauses]
+    sentences.append(_sentence([f"{final.note}, so the answer is {value_text(final.value)}"]))
     return " ".join(s for s in sentences if s)

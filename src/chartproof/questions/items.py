@@ -11,7 +11,7 @@ from pydantic import Field, JsonValue
 from chartproof.questions.chains import chain_dag
 from chartproof.questions.explain import explain
 from chartproof.questions.premises import Claim, question_premises, structural_claims
-from chartproof.questions.program import Program, ProgramResult, execute, programs
+from chartproof.questions.program import Program, ProgramResult, execute, list_programs
 from chartproof.questions.trace import TraceOp
 from chartproof.questions.view import ChartView
 from chartproof.types import (
@@ -146,7 +146,7 @@ def _candidates(
     view: ChartView, families: Iterable[str] | None, names: Iterable[str] | None
 ) -> list[Program]:
     fams = tuple(families) if families is not None else None
-    progs = programs(families=fams)
+    progs = list_programs(families=fams)
     if fams is None:
         progs = tuple(p for p in progs if p.family not in DEFAULT_FAMILIES_EXCLUDED)
     if names is not None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from chartproof.numeric import parse_number
 from chartproof.questions.describe import ordinal_value
 from chartproof.questions.ops.shape import CORRELATION_BANDS
-from chartproof.questions.program import ArgValue, Program, programs, render_slots
+from chartproof.questions.program import ArgValue, Program, list_programs, render_slots
 from chartproof.questions.view import ChartView, chart_view
 from chartproof.types import ChartSpec, DataTable
 
@@ -43,7 +43,7 @@ class QuestionMatch:
 def question_templates(families: Iterable[str] | None = None) -> dict[str, tuple[str, ...]]:
     """Every program's paraphrase templates by program name (slots as `{name}`)."""
     fams = tuple(families) if families is not None else None
-    return {p.name: p.templates for p in programs(families=fams)}
+    return {p.name: p.templates for p in list_programs(families=fams)}
 
 
 def _alternation(options: Iterable[str]) -> str:
@@ -100,6 +100,13 @@ def _compile(
     return re.compile(rf"^\s*{pattern}\s*[?.!]?\s*$", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=4096)
+def _literal_words(template: str) -> frozenset[str]:
+    """Lower-case words of a template's literal text: a question lacking one cannot match."""
+    text = " ".join(lit for lit, _, _, _ in string.Formatter().parse(template))
+    return frozenset(re.findall(r"[a-z]+", text.lower()))
+
+
 def _resolve(kind: str, text: str, view: ChartView) -> ArgValue | None:
     t = " ".join(text.split())
     if kind == "x":
@@ -142,9 +149,10 @@ def match_question(
     view = ChartView.from_table(chart) if isinstance(chart, DataTable) else chart_view(chart)
     fams = tuple(families) if families is not None else None
     colors = tuple(sorted(set(view.colors.values())))
+    words = frozenset(re.findall(r"[a-z]+", text.lower()))
     best: tuple[int, QuestionMatch] | None = None
-    for prog in programs(families=fams):
-        if not prog.applies(view):
+    for prog in list_programs(families=fams):
+        if not prog.applies(view) or not any(_literal_words(t) <= words for t in prog.templates):
             continue
         kinds = tuple(sorted(prog.slots.items()))
         derived = tuple(
@@ -153,6 +161,8 @@ def match_question(
             if k not in prog.slots
         )
         for i, template in enumerate(prog.templates):
+            if not _literal_words(template) <= words:
+                continue
             pattern = _compile(template, kinds, view.x_labels, view.series, colors, derived)
             m = pattern.match(text)
             if m is None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import ClassVar, TypeAlias
 
+from chartproof.numeric import parse_number
 from chartproof.questions.describe import marks_of, ordinal, position_word
 from chartproof.questions.trace import Op, TraceOp, Tracer
 from chartproof.questions.view import ChartView, chart_view
@@ -27,9 +28,10 @@ __all__ = [
     "Args",
     "Program",
     "ProgramResult",
+    "coerce_args",
     "execute",
     "get_program",
-    "programs",
+    "list_programs",
     "register",
     "slot_kinds",
 ]
@@ -161,7 +163,7 @@ def _load() -> None:
     import chartproof.questions.programs  # noqa: F401
 
 
-def programs(
+def list_programs(
     *, families: Iterator[str] | tuple[str, ...] | None = None, chart_type: str | None = None
 ) -> tuple[Program, ...]:
     """Registered programs in name order, optionally restricted to families / a chart type."""
@@ -238,24 +240,51 @@ class ProgramResult:
         return tuple(steps)
 
 
+def coerce_args(program: Program, args: Mapping[str, object]) -> dict[str, ArgValue]:
+    """Arguments typed by their slot kinds (e.g. JSON-decoded `QuestionItem.args`): labels
+    as text, numbers as floats, ordinals as ints. ValueError names a missing or bad one."""
+    out: dict[str, ArgValue] = {}
+    for name, kind in program.slots.items():
+        if name not in args:
+            raise ValueError(f"program {program.name}: argument {name!r} is missing")
+        v = args[name]
+        typed: ArgValue | None = None
+        if kind == "number" and isinstance(v, (int, float)) and not isinstance(v, bool):
+            typed = float(v)
+        elif kind == "number" and isinstance(v, str):
+            typed = parse_number(v)
+        elif kind == "ordinal" and isinstance(v, (int, float)) and not isinstance(v, bool):
+            typed = int(v) if float(v).is_integer() else None
+        elif kind not in ("number", "ordinal") and isinstance(v, str):
+            typed = v
+        if typed is None:
+            raise ValueError(
+                f"program {program.name}: argument {name!r} must be a {kind} value, got {v!r}"
+            )
+        out[name] = typed
+    return out
+
+
 def execute(
-    program: str | Program, args: Args, chart: ChartSpec | ChartView
+    program: str | Program, args: Mapping[str, object], chart: ChartSpec | ChartView
 ) -> ProgramResult | None:
     """Run a program with given arguments on a chart (a spec, or a view of any table).
 
     Returns None when the chart makes the answer ambiguous (missing cells, ties, values too
-    close to tell apart, a number no reader could get within tolerance).
+    close to tell apart, a number no reader could get within tolerance). Raises ValueError
+    for arguments that do not fit the program's slots.
     """
     prog = get_program(program) if isinstance(program, str) else program
+    typed = coerce_args(prog, args)
     view = chart_view(chart)
     if not prog.applies(view):
         return None
     tr = Tracer(view)
-    final = prog.run(tr, args)
+    final = prog.run(tr, typed)
     if final is None or final is not tr.ops[-1]:
         return None
     if any(op.answer() is None for op in tr.ops):
         return None
     if prog.chain and not MIN_STEPS <= len(tr.ops) - 1 <= MAX_STEPS:
         return None
-    return ProgramResult(program=prog, args=dict(args), view=view, ops=tuple(tr.ops))
+    return ProgramResult(program=prog, args=typed, view=view, ops=tuple(tr.ops))

@@ -216,6 +216,10 @@ def kth(tr: Tracer, series: str, k: int, which: str) -> Op | None:
     )
 
 
+def _nth_largest(k: int) -> str:
+    return "largest" if k == 1 else f"{ordinal(k)} largest"
+
+
 def kth_value(tr: Tracer, series: str, k: int) -> Op | None:
     """The k-th largest value of `series` (SO)."""
     view = tr.view
@@ -235,7 +239,7 @@ def kth_value(tr: Tracer, series: str, k: int) -> Op | None:
         "number",
         cells=tuple((la, series) for la, _ in pairs),
         args={"series": series, "k": k},
-        note=f"ranking {series_mark(view, series)}, the {ordinal(k)} largest is "
+        note=f"ranking {series_mark(view, series)}, the {_nth_largest(k)} is "
         f"{mark_name(view, series, lab)} at {view.fmt(v)}",
         err=view.read_error(v),
         unit=view.unit,

@@ -123,7 +123,7 @@ def sum_where(tr: Tracer, series: str, cond: str, lo: float) -> Op | None:
         "number",
         cells=tuple((la, series) for la in view.x_labels),
         args=_args(series, cond, lo, None),  # type: ignore[arg-type]
-        note=f"the {series} values {text} are "
+        note=f"of {series_mark(view, series)}, those {text} show "
         + ", ".join(view.fmt(v) for _, v in hits)
         + f", which add up to {view.fmt(total)}",
         err=sum(view.read_error(v) for _, v in hits),
@@ -147,9 +147,16 @@ def forall_sum_gt(tr: Tracer, first: str, second: str, third: str) -> Op | None:
             failures.append(lab)
     truth = not failures
     if truth:
-        note = f"at every {view.x_label}, {first} plus {second} exceeds {third}"
+        note = (
+            f"at every {view.x_label}, {series_mark(view, first)} plus "
+            f"{series_mark(view, second)} reach above {series_mark(view, third)}"
+        )
     else:
-        note = f"at {failures[0]}, {first} plus {second} does not exceed {third}"
+        at = failures[0]
+        note = (
+            f"at {at}, {mark_name(view, first, at)} plus {mark_name(view, second, at)} do not "
+            f"reach above {mark_name(view, third, at)}"
+        )
     return tr.add(
         "forall_sum_gt",
         "CP",

@@ -94,8 +94,12 @@ def trend(tr: Tracer, series: str, start: str, end: str) -> Op | None:
         cells=((start, series), (end, series)),
         args={"series": series, "start": start, "end": end},
         note=f"{mark_name(view, series, start)} {_at(view, a)} and "
-        f"{mark_name(view, series, end)} {_at(view, b)}, so the trend is {value}",
+        f"{mark_name(view, series, end)} {_at(view, b)}: {_article(value)} {value} trend",
     )
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
 
 
 def _at(view: ChartView, v: float) -> str:
@@ -125,8 +129,8 @@ def trend_between(tr: Tracer, series: str, a: Op, b: Op) -> Op | None:
         depends_on=(a, b),
         cells=((first, series), (last, series)),
         args={"series": series, "a": ref(a), "b": ref(b)},
-        note=f"{series} goes from {view.fmt(v1)} at {first} to {view.fmt(v2)} at {last}, "
-        f"so the trend is {value}",
+        note=f"{series} goes from {view.fmt(v1)} at {first} to {view.fmt(v2)} at {last}: "
+        f"{_article(value)} {value} trend",
     )
 
 

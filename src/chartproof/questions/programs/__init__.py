@@ -1,5 +1,5 @@
 """The registered question programs, one module per family; importing this package
-registers them all (see `chartproof.questions.program.programs`)."""
+registers them all (see `chartproof.questions.program.list_programs`)."""
 
 from chartproof.questions.programs import (
     box,
