@@ -130,3 +130,39 @@ def test_box_and_scatter_premises_include_math_steps() -> None:
     (iqr,) = make_questions(box_spec(), seed=2, per_chart=1, names=["box_equal_iqr"])
     assert iqr.answer.value is False
     assert "RP_no_equal_iqr" in {p.template for p in iqr.premises if p.truth}
+
+
+def test_synthetic_suites_keep_one_to_three_and_true_logic() -> None:
+    """chartproof's own suites (chartr, chartqax, realcqa): every premise set is 1:3 and
+    every premise's AST evaluates to its label; every answer matches the recomputation."""
+    from oracle import recompute, same
+
+    from chartproof.charts import SUITES, generate_specs
+
+    for suite in sorted(SUITES):
+        premises: list[Premise] = []
+        for spec in generate_specs(suite, 18, 3):
+            view = ChartView.from_spec(spec)
+            items = make_questions(spec, seed=3, per_chart=6)
+            sp = structural_premises(spec, seed=3)
+            for item in items:
+                _check_ratio(item.premises)
+                assert same(item.answer.value, recompute(item.program, dict(item.args), spec))
+            for p in [*sp, *(p for it in items for p in it.premises)]:
+                assert evaluate(p.logic, view) == p.truth, (suite, p.text)  # type: ignore[arg-type]
+                premises.append(p)
+        _check_ratio(premises, sequence=False)
+
+
+def test_bulk_rows_equal_the_items_premises() -> None:
+    """`premise_sequences` (the fast export path) yields exactly the items' premises."""
+    from chartproof.questions import premise_sequences
+
+    spec = category_spec("grouped_bar", series=TWO)
+    items = make_questions(spec, seed=2, per_chart=6)
+    rows = dict(premise_sequences(spec, seed=2, per_chart=6))
+    assert rows.pop(f"{spec.id}/sp") == [p.model_dump() for p in structural_premises(spec, seed=2)]
+    assert rows == {it.id: [p.model_dump() for p in it.premises] for it in items}
+    for seq in rows.values():
+        for row in seq:
+            Premise.model_validate(row)

@@ -7,7 +7,7 @@ ChartR chain, the VPP premise sequence, the explanation and the executed trace.
 
 from chartproof.questions.chains import chain_dag, check_chain
 from chartproof.questions.explain import explain
-from chartproof.questions.items import QuestionItem, make_item, make_questions
+from chartproof.questions.items import QuestionItem, make_item, make_questions, premise_sequences
 from chartproof.questions.program import (
     Args,
     ArgValue,
@@ -37,4 +37,5 @@ __all__ = [
     "list_programs",
     "make_item",
     "make_questions",
+    "premise_sequences",
 ]

@@ -4,13 +4,20 @@ answer with its chain, premises, explanation and trace into a `QuestionItem`."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from pydantic import Field, JsonValue
 
 from chartproof.questions.chains import chain_dag
 from chartproof.questions.explain import explain
-from chartproof.questions.premises import Claim, question_premises, structural_claims
+from chartproof.questions.premises import (
+    Claim,
+    premise_rows,
+    question_claims,
+    question_premises,
+    structural_claims,
+)
 from chartproof.questions.program import Program, ProgramResult, execute, list_programs
 from chartproof.questions.trace import TraceOp
 from chartproof.questions.view import ChartView
@@ -27,7 +34,13 @@ from chartproof.types import (
     TaskType,
 )
 
-__all__ = ["DEFAULT_FAMILIES_EXCLUDED", "QuestionItem", "make_item", "make_questions"]
+__all__ = [
+    "DEFAULT_FAMILIES_EXCLUDED",
+    "QuestionItem",
+    "make_item",
+    "make_questions",
+    "premise_sequences",
+]
 
 DEFAULT_FAMILIES_EXCLUDED = frozenset({"structure"})
 """Families `make_questions` leaves out unless asked: the dense chart-parsing queries."""
@@ -155,6 +168,39 @@ def _candidates(
     return [p for p in progs if p.applies(view)]
 
 
+def _drawn(
+    spec: ChartSpec,
+    view: ChartView,
+    *,
+    seed: int,
+    per_chart: int,
+    families: Iterable[str] | None,
+    names: Iterable[str] | None,
+) -> Iterator[tuple[str, ProgramResult, int]]:
+    """(item id, execution, paraphrase) of the questions `make_questions` asks."""
+    rng = random.Random(f"{spec.id}|{seed}")
+    progs = _candidates(view, families, names)
+    rng.shuffle(progs)
+    seen: set[str] = set()
+    for prog in progs:
+        if len(seen) >= per_chart:
+            return
+        for _ in range(_TRIES_PER_PROGRAM):
+            args = prog.sample(view, rng)
+            if args is None:
+                break
+            result = execute(prog, args, view)
+            if result is None:
+                continue
+            paraphrase = rng.randrange(len(prog.templates))
+            text = result.question(paraphrase)
+            if text in seen:
+                continue
+            yield f"{spec.id}/q{len(seen)}", result, paraphrase
+            seen.add(text)
+            break
+
+
 def make_questions(
     spec: ChartSpec,
     *,
@@ -171,41 +217,44 @@ def make_questions(
     a program that finds the chart ambiguous is skipped. Duplicate questions are dropped.
     """
     view = ChartView.from_spec(spec)
-    rng = random.Random(f"{spec.id}|{seed}")
-    progs = _candidates(view, families, names)
-    rng.shuffle(progs)
     structural = (
         structural_claims(view, random.Random(f"{spec.id}|{seed}|structure"))
         if with_premises
         else None
     )
-    items: list[QuestionItem] = []
-    seen: set[str] = set()
-    for prog in progs:
-        if len(items) >= per_chart:
-            break
-        for _ in range(_TRIES_PER_PROGRAM):
-            args = prog.sample(view, rng)
-            if args is None:
-                break
-            result = execute(prog, args, view)
-            if result is None:
-                continue
-            paraphrase = rng.randrange(len(prog.templates))
-            text = result.question(paraphrase)
-            if text in seen:
-                continue
-            seen.add(text)
-            items.append(
-                make_item(
-                    result,
-                    item_id=f"{spec.id}/q{len(items)}",
-                    chart_id=spec.id,
-                    paraphrase=paraphrase,
-                    seed=seed,
-                    structural=structural,
-                    with_premises=with_premises,
-                )
-            )
-            break
-    return items
+    return [
+        make_item(
+            result,
+            item_id=item_id,
+            chart_id=spec.id,
+            paraphrase=paraphrase,
+            seed=seed,
+            structural=structural,
+            with_premises=with_premises,
+        )
+        for item_id, result, paraphrase in _drawn(
+            spec, view, seed=seed, per_chart=per_chart, families=families, names=names
+        )
+    ]
+
+
+def premise_sequences(
+    spec: ChartSpec,
+    *,
+    seed: int = 0,
+    per_chart: int = 5,
+    families: Iterable[str] | None = None,
+) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """The chart's premise sequences as plain rows, for bulk export: first its structural
+    sequence (id `<chart>/sp`), then one per question of `make_questions` (same ids, same
+    premises), without building the other parts of the items."""
+    view = ChartView.from_spec(spec)
+    structure_rng = random.Random(f"{spec.id}|{seed}|structure")
+    structural = structural_claims(view, structure_rng)
+    yield f"{spec.id}/sp", premise_rows(structural, structure_rng, f"{spec.id}/sp")
+    for item_id, result, _ in _drawn(
+        spec, view, seed=seed, per_chart=per_chart, families=families, names=None
+    ):
+        rng = random.Random(f"{item_id}|{seed}|premises")
+        claims = question_claims(view, result.ops, structural)
+        yield item_id, premise_rows(claims, rng, item_id)

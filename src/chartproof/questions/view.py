@@ -270,16 +270,22 @@ class ChartView:
         the axis span (a reader cannot do better), e.g. 1 on a 0-100 axis."""
         return 3 - math.floor(math.log10(self.span))
 
-    @property
-    def resolution(self) -> float:
-        """Rounding step of printed unlabelled values (0 when labels give exact values)."""
-        return 0.0 if self.value_labels else 10.0**-self.digits
+    def print_error(self, v: float) -> float:
+        """Largest difference between `v` and its printed form `fmt(v)`."""
+        if self.value_labels:
+            return 0.0
+        if self.y_scale == "log":
+            return 0.0 if v == 0 else 0.5 * 10.0 ** (math.floor(math.log10(abs(v))) - 2)
+        return 0.5 * 10.0**-self.digits
 
     def fmt(self, v: float) -> str:
         """A value as a question or premise prints it: as labelled, or rounded to the
-        precision a reader of the axis can reach."""
+        precision a reader of the axis can reach (three significant digits on a log axis,
+        about four digits of the axis span on a linear one)."""
         if self.value_labels:
             return format_number(v)
+        if self.y_scale == "log":
+            return format_number(round_sig(v, 3) + 0.0)
         return format_number(round(v, self.digits) + 0.0)
 
     @property

@@ -80,7 +80,7 @@ def claim(slot: str, true: Statement, candidates: Iterable[Statement]) -> Claim 
 
 def tolerance(view: ChartView, v: float, err: float) -> float:
     """Absolute tolerance of a stated number: reading error, print rounding, float noise."""
-    return err + view.resolution / 2 + 1e-5 * abs(v) + 1e-9
+    return err + view.print_error(v) + 1e-5 * abs(v) + 1e-9
 
 
 def number_text(view: ChartView, v: float) -> tuple[str, float]:

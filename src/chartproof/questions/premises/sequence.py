@@ -69,12 +69,15 @@ def premise_rows(claims: Iterable[Claim], rng: random.Random, prefix: str) -> li
     among its three false ones (order and paraphrases drawn from `rng`); ids are
     `<prefix>/p<index>`. The fast path for bulk export (JSONL)."""
     out: list[dict[str, Any]] = []
+    draw = rng.random
     for c in claims:
-        stmts = [(c.true, True), *((f, False) for f in c.false)]
-        rng.shuffle(stmts)
+        # the true statement takes a random place among the three false ones
+        at = int(draw() * 4)
+        stmts = [(f, False) for f in c.false]
+        stmts.insert(at, (c.true, True))
         for st, truth in stmts:
             paraphrases = PREMISE_TEMPLATES[st.template]
-            p = rng.randrange(len(paraphrases))
+            p = int(draw() * len(paraphrases))
             text = paraphrases[p].format_map(st.slots)
             out.append(
                 {
