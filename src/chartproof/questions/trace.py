@@ -63,6 +63,8 @@ class Op:
     exact: bool = False
     """An integer result (count, position) compared without tolerance."""
     unit: str | None = None
+    free: bool = False
+    """A number not in the value axis' units (ratio, percentage), printed on its own."""
 
     def number(self) -> float:
         """The numeric value (TypeError for non-numeric operations)."""
@@ -158,6 +160,7 @@ class Tracer:
         err: float = 0.0,
         exact: bool = False,
         unit: str | None = None,
+        free: bool = False,
     ) -> Op:
         """Record one operation and return it (its value is `.value`)."""
         rec = Op(
@@ -174,6 +177,7 @@ class Tracer:
             err=err,
             exact=exact,
             unit=unit,
+            free=free,
         )
         self.ops.append(rec)
         return rec

@@ -270,20 +270,25 @@ class ChartView:
         the axis span (a reader cannot do better), e.g. 1 on a 0-100 axis."""
         return 3 - math.floor(math.log10(self.span))
 
-    def print_error(self, v: float) -> float:
-        """Largest difference between `v` and its printed form `fmt(v)`."""
+    def print_error(self, v: float, *, free: bool = False) -> float:
+        """Largest difference between `v` and its printed form `fmt(v, free=free)`."""
         if self.value_labels:
             return 0.0
+        if free:
+            return 0.0 if v == 0 else 0.5 * 10.0 ** (math.floor(math.log10(abs(v))) - 3)
         if self.y_scale == "log":
             return 0.0 if v == 0 else 0.5 * 10.0 ** (math.floor(math.log10(abs(v))) - 2)
         return 0.5 * 10.0**-self.digits
 
-    def fmt(self, v: float) -> str:
+    def fmt(self, v: float, *, free: bool = False) -> str:
         """A value as a question or premise prints it: as labelled, or rounded to the
         precision a reader of the axis can reach (three significant digits on a log axis,
-        about four digits of the axis span on a linear one)."""
+        about four digits of the axis span on a linear one). `free` values are not in axis
+        units (ratios, percentages, x coordinates) and keep four significant digits."""
         if self.value_labels:
             return format_number(v)
+        if free:
+            return format_number(round_sig(v, 4) + 0.0)
         if self.y_scale == "log":
             return format_number(round_sig(v, 3) + 0.0)
         return format_number(round(v, self.digits) + 0.0)

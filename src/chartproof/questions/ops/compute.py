@@ -37,6 +37,7 @@ def arith(tr: Tracer, fn: str, a: Op, b: Op) -> Op | None:
     x, y = a.number(), b.number()
     ra, rb = tr.step_ref(a), tr.step_ref(b)
     err = a.err + b.err
+    free = fn in ("div", "percent") or (a.free and b.free)
     if fn == "add":
         v, q, note = x + y, f"What is {ra} plus {rb}?", "plus"
     elif fn == "sub":
@@ -68,9 +69,11 @@ def arith(tr: Tracer, fn: str, a: Op, b: Op) -> Op | None:
         "number",
         depends_on=(a, b),
         args={"fn": fn, "a": ref(a), "b": ref(b)},
-        note=f"{view.fmt(x)} {note} {view.fmt(y)} is {view.fmt(v)}",
+        note=f"{view.fmt(x, free=a.free)} {note} {view.fmt(y, free=b.free)} is "
+        f"{view.fmt(v, free=free)}",
         err=err,
         unit={"div": None, "percent": "%"}.get(fn, a.unit),
+        free=free,
     )
 
 
@@ -133,7 +136,7 @@ def best_of(tr: Tracer, results: tuple[tuple[str, Op], ...], which: str, kind: s
             "which": which,
             "kind": kind,
         },
-        note=f"{top} has the {word} result, {view.fmt(a.number())}",
+        note=f"{top} has the {word} result, {view.fmt(a.number(), free=a.free)}",
     )
 
 

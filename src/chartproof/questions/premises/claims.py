@@ -78,30 +78,36 @@ def claim(slot: str, true: Statement, candidates: Iterable[Statement]) -> Claim 
 # ---------------------------------------------------------------------- numbers
 
 
-def tolerance(view: ChartView, v: float, err: float) -> float:
+def tolerance(view: ChartView, v: float, err: float, *, free: bool = False) -> float:
     """Absolute tolerance of a stated number: reading error, print rounding, float noise."""
-    return err + view.print_error(v) + 1e-5 * abs(v) + 1e-9
+    return err + view.print_error(v, free=free) + 1e-5 * abs(v) + 1e-9
 
 
-def number_text(view: ChartView, v: float) -> tuple[str, float]:
+def number_text(view: ChartView, v: float, *, free: bool = False) -> tuple[str, float]:
     """A number as a premise prints it, and the value of that text."""
-    text = view.fmt(v)
+    text = view.fmt(v, free=free)
     parsed = parse_number(text)
     return text, v if parsed is None else parsed
 
 
 def far_numbers(
-    view: ChartView, v: float, tol: float, pool: Iterable[float], k: int = DISTRACTORS
+    view: ChartView,
+    v: float,
+    tol: float,
+    pool: Iterable[float],
+    k: int = DISTRACTORS,
+    *,
+    free: bool = False,
 ) -> list[tuple[str, float]]:
     """`k` numbers clearly different from `v` (beyond twice `tol`, printed differently):
     from `pool` first (the chart's other values, in order of preference), then made up
     around `v` when the chart has too few."""
-    true_text, _ = number_text(view, v)
+    true_text, _ = number_text(view, v, free=free)
     out: list[tuple[str, float]] = []
     texts = {true_text}
 
     def offer(c: float) -> None:
-        text, stated = number_text(view, c)
+        text, stated = number_text(view, c, free=free)
         if text in texts or abs(stated - v) <= 2 * tol:
             return
         texts.add(text)
@@ -111,7 +117,11 @@ def far_numbers(
         if len(out) >= k:
             return out
         offer(c)
-    step = max(3 * tol, 0.12 * view.span, 0.1 * abs(v), 1e-3)
+    step = (
+        max(3 * tol, 0.1 * abs(v), 1e-3)
+        if free
+        else max(3 * tol, 0.12 * view.span, 0.1 * abs(v), 1e-3)
+    )
     for mult in (1, -1, 2, -2, 3, 4, -3, 5):
         if len(out) >= k:
             break

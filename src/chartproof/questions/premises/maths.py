@@ -16,7 +16,7 @@ from chartproof.questions.premises.claims import (
     tolerance,
 )
 from chartproof.questions.premises.data import values_claim
-from chartproof.questions.premises.logic import Logic, fn, lab, num, pred, seq
+from chartproof.questions.premises.logic import Logic, evaluate, fn, lab, num, pred, seq
 from chartproof.questions.trace import Op, ref_index
 from chartproof.questions.view import ChartView
 
@@ -49,15 +49,19 @@ def _number_claim(
     v: float,
     err: float,
     pool: Sequence[float],
+    *,
+    free: bool = False,
 ) -> Claim | None:
-    """ "<quantity> is v" against three far-off numbers (plausible ones from `pool` first)."""
-    tol = tolerance(view, v, err)
+    """A quantity stated as v, against three far-off numbers (plausible ones from `pool`
+    first)."""
+    tol = tolerance(view, v, err, free=free)
 
     def stmt(text: str, c: float) -> Statement:
         return Statement(template, {**slots, "value": text}, pred("Eq", term, num(c), tol=tol))
 
-    text, stated = number_text(view, v)
-    return claim(slot, stmt(text, stated), (stmt(t, c) for t, c in far_numbers(view, v, tol, pool)))
+    text, stated = number_text(view, v, free=free)
+    wrong = far_numbers(view, v, tol, pool, free=free)
+    return claim(slot, stmt(text, stated), (stmt(t, c) for t, c in wrong))
 
 
 def _arith(view: ChartView, op: Op, ops: Sequence[Op]) -> list[Claim]:
@@ -66,11 +70,13 @@ def _arith(view: ChartView, op: Op, ops: Sequence[Op]) -> list[Claim]:
     if ia is None or ib is None:
         return []
     a, b = ops[ia].number(), ops[ib].number()
+    free_a, free_b = ops[ia].free, ops[ib].free
     if fn_name == "absdiff" and a < b:
         a, b = b, a
+        free_a, free_b = free_b, free_a
     word, f, _ = _OPS[fn_name]
-    ta, va = number_text(view, a)
-    tb, vb = number_text(view, b)
+    ta, va = number_text(view, a, free=free_a)
+    tb, vb = number_text(view, b, free=free_b)
     v = op.number()
     alternatives = [
         other(x, y)
@@ -81,9 +87,17 @@ def _arith(view: ChartView, op: Op, ops: Sequence[Op]) -> list[Claim]:
     return _one(
         _number_claim(
             view, f"op{op.id}:arith", "MP_arith", {"a": ta, "op": word, "b": tb},
-            fn(f, num(va), num(vb)), v, op.err, alternatives,
+            fn(f, num(va), num(vb)), v, op.err + _rounding(view, a, b, va, vb, f), alternatives,
+            free=op.free,
         )
     )  # fmt: skip
+
+
+def _rounding(view: ChartView, a: float, b: float, va: float, vb: float, f: str) -> float:
+    """How far the result on the printed operands can drift from the exact result."""
+    exact = evaluate(fn(f, num(a), num(b)), view)
+    printed = evaluate(fn(f, num(va), num(vb)), view)
+    return abs(float(exact) - float(printed))
 
 
 def _aggregate(view: ChartView, op: Op, ops: Sequence[Op]) -> list[Claim]:
@@ -190,6 +204,7 @@ def pearson_claims(view: ChartView, op: Op, series: str) -> list[Claim]:
         _number_claim(
             view, f"op{op.id}:mean_x", "MP_mean_axis", {"axis": "x", "series": series},
             fn("MeanX", lab(series)), mx, 0.0, [my, statistics.median(xs), max(xs) / 2],
+            free=True,
         ),
         _number_claim(
             view, f"op{op.id}:mean_y", "MP_mean_axis", {"axis": "y", "series": series},
@@ -198,6 +213,7 @@ def pearson_claims(view: ChartView, op: Op, series: str) -> list[Claim]:
         _number_claim(
             view, f"op{op.id}:codev", "MP_codev", {"series": series},
             fn("CoDeviation", lab(series)), codev, 0.0, [-codev, codev / len(pts), 2 * codev],
+            free=True,
         ),
         _pearson_claim(view, op, series, r),
     ]  # fmt: skip
