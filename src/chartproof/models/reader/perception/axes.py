@@ -54,7 +54,9 @@ def fit_axis(
 
 
 def _ransac(
-    items: list[tuple[OcrToken, float]], direction: Literal["x", "y"], scale: Literal["linear", "log"]
+    items: list[tuple[OcrToken, float]],
+    direction: Literal["x", "y"],
+    scale: Literal["linear", "log"],
 ) -> AxisFit | None:
     pos = np.array([t.cx if direction == "x" else t.cy for t, _ in items])
     raw = np.array([v for _, v in items])
@@ -76,8 +78,10 @@ def _ransac(
         inl = err <= tol
         count = int(inl.sum())
         e = float(err[inl].mean())
-        if best_in is None or count > int(best_in.sum()) or (
-            count == int(best_in.sum()) and e < best_err
+        if (
+            best_in is None
+            or count > int(best_in.sum())
+            or (count == int(best_in.sum()) and e < best_err)
         ):
             best_in, best_err = inl, e
     if best_in is None or best_in.sum() < 2:

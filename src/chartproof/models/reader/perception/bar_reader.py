@@ -31,9 +31,7 @@ def read_bars(
     axis = scene.y_axis if layout.orientation == "vertical" else scene.x_axis
     slots = group_slots(layout.bars, layout.stacked)
     layer_ids = _series_order(scene, slots)
-    centres = [
-        (min(b.span.u0 for b in s) + max(b.span.u1 for b in s)) / 2 for s in slots
-    ]
+    centres = [(min(b.span.u0 for b in s) + max(b.span.u1 for b in s)) / 2 for s in slots]
     widths = [b.span.width for b in layout.bars]
     pitch = (
         float(np.median(np.diff(centres))) if len(centres) > 1 else 1.6 * float(np.median(widths))
@@ -77,9 +75,7 @@ def read_bars(
         chart_type = "vbar" if layout.orientation == "vertical" else "hbar"
     table, conf, evidence = make_table(titles[1] or "Category", texts, names, rows)
     boxes = {
-        name: tuple(
-            next((b.box for b in slot if b.layer == li), None) for slot in slots
-        )
+        name: tuple(next((b.box for b in slot if b.layer == li), None) for slot in slots)
         for name, li in zip(names, layer_ids, strict=True)
     }
     colors = {name: scene.layers[li].hex for name, li in zip(names, layer_ids, strict=True)}
@@ -161,12 +157,24 @@ def _anchors(
                 half = max(b.span.width / 2 + 0.4 * th, 0.6 * b.span.width)
                 if layout.stacked:
                     out.append(
-                        Anchor((r, k), b.span.uc, b.span.vc, half, b.span.length / 2, b.span.length / 2)
+                        Anchor(
+                            (r, k), b.span.uc, b.span.vc, half, b.span.length / 2, b.span.length / 2
+                        )
                     )
                     continue
                 positive = b.span.v1 - layout.baseline >= layout.baseline - b.span.v0
                 if positive:
-                    out.append(Anchor((r, k), b.span.uc, b.span.v1, half, 1.6 * th, 1.2 * th))
+                    out.append(
+                        Anchor(
+                            (r, k),
+                            b.span.uc,
+                            b.span.v1,
+                            half,
+                            1.6 * th,
+                            1.2 * th,
+                            floor=layout.baseline + 1,
+                        )
+                    )
                 else:
                     out.append(Anchor((r, k), b.span.uc, b.span.v0, half, 1.2 * th, 1.6 * th))
                 break

@@ -48,9 +48,7 @@ def _rects(mask: np.ndarray, orientation: Orientation) -> list[tuple[int, int, i
     import cv2
 
     # Gridlines drawn over bars cut them across their length: close along the bar only.
-    k = (
-        np.ones((5, 1), np.uint8) if orientation == "vertical" else np.ones((1, 5), np.uint8)
-    )
+    k = np.ones((5, 1), np.uint8) if orientation == "vertical" else np.ones((1, 5), np.uint8)
     m = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, k)
     n, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
     out = []
@@ -94,7 +92,7 @@ def find_bars(
             cand.append(Bar(layer=li, span=frame.span(box), box=box))
     if not cand:
         return None
-    cand = _merge_split(cand, frame)
+    cand = _merge_split(cand, frame, exclude)
     ends = Counter(round(b.span.v0) for b in cand) + Counter(round(b.span.v1) for b in cand)
     best_v, _ = max(ends.items(), key=lambda kv: (_near_count(ends, kv[0]), kv[1]))
     base = float(best_v)
@@ -128,8 +126,9 @@ def find_bars(
     )
 
 
-def _merge_split(bars: list[Bar], frame: Frame) -> list[Bar]:
-    """Join halves of one bar that a gridline through its middle cut lengthwise."""
+def _merge_split(bars: list[Bar], frame: Frame, exclude: Sequence[Box]) -> list[Bar]:
+    """Join pieces of one bar: halves a gridline through its middle cut lengthwise, and the
+    two ends of a bar a legend box hides in the middle."""
     out = sorted(bars, key=lambda b: (b.layer, b.span.uc))
     merged = True
     while merged:
@@ -137,11 +136,7 @@ def _merge_split(bars: list[Bar], frame: Frame) -> list[Bar]:
         for i, a in enumerate(out):
             for j in range(i + 1, len(out)):
                 b = out[j]
-                if b.layer != a.layer:
-                    continue
-                gap = max(b.span.u0 - a.span.u1, a.span.u0 - b.span.u1)
-                same_ends = abs(a.span.v0 - b.span.v0) <= 1.5 and abs(a.span.v1 - b.span.v1) <= 1.5
-                if 0 <= gap <= 4 and same_ends:
+                if b.layer == a.layer and (_side_by_side(a, b) or _hidden_gap(a, b, frame, exclude)):
                     span = Span(
                         min(a.span.u0, b.span.u0),
                         max(a.span.u1, b.span.u1),
@@ -155,6 +150,26 @@ def _merge_split(bars: list[Bar], frame: Frame) -> list[Bar]:
             if merged:
                 break
     return out
+
+
+def _side_by_side(a: Bar, b: Bar) -> bool:
+    gap = max(b.span.u0 - a.span.u1, a.span.u0 - b.span.u1)
+    same_ends = abs(a.span.v0 - b.span.v0) <= 1.5 and abs(a.span.v1 - b.span.v1) <= 1.5
+    return 0 <= gap <= 4 and same_ends
+
+
+def _hidden_gap(a: Bar, b: Bar, frame: Frame, exclude: Sequence[Box]) -> bool:
+    if abs(a.span.u0 - b.span.u0) > 1.5 or abs(a.span.u1 - b.span.u1) > 1.5:
+        return False
+    lo, hi = (a, b) if a.span.v0 <= b.span.v0 else (b, a)
+    gap = hi.span.v0 - lo.span.v1
+    if gap < 0:
+        return False
+    if gap <= 4:
+        return True
+    mid = frame.box(Span(lo.span.u0, lo.span.u1, lo.span.v1, hi.span.v0))
+    cx, cy = (mid[0] + mid[2]) / 2, (mid[1] + mid[3]) / 2
+    return any(ex[0] - 8 <= cx <= ex[2] + 8 and ex[1] - 8 <= cy <= ex[3] + 8 for ex in exclude)
 
 
 def _near_count(ends: Counter[int], v: int) -> int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from chartproof.models.reader.perception.geometry import Frame, Span
 from chartproof.models.reader.perception.ocr import split_token
 from chartproof.models.reader.perception.records import OcrToken
@@ -25,7 +27,9 @@ def assign_category_labels(
     is the distance between neighbouring slots. Slots without a label get None.
     """
     cands = [(t, frame.span(t.box)) for t in tokens if not t.vertical]
-    cands = [(t, s) for t, s in cands if s.v1 <= axis_v + 3]
+    line_h = float(np.median([t.height for t, _ in cands])) if cands else 12.0
+    # Rotated labels stick out a little past the axis at their anchor corner.
+    cands = [(t, s) for t, s in cands if s.v1 <= axis_v + max(3.0, 0.35 * line_h)]
     if slots:
         lo, hi = min(slots) - pitch, max(slots) + pitch
         cands = [(t, s) for t, s in cands if s.u1 >= lo and s.u0 <= hi]
@@ -134,7 +138,9 @@ def _beside(
         inside = [
             (t, s)
             for t, s in cands
-            if abs(s.uc - u) <= 0.5 * pitch and id(t) not in taken and s.v1 >= right - 0.6 * pitch - 40
+            if abs(s.uc - u) <= 0.5 * pitch
+            and id(t) not in taken
+            and s.v1 >= right - 0.6 * pitch - 40
         ]
         if not inside:
             texts.append(None)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from chartproof.models.reader.perception.ocr import parse_label_number
 from chartproof.models.reader.perception.palette import ColorLayer
 from chartproof.models.reader.perception.records import Box, LegendEntry, OcrToken
 
@@ -17,20 +18,14 @@ def find_legend(
     tokens: Sequence[OcrToken], layers: Sequence[ColorLayer], text: np.ndarray
 ) -> tuple[LegendEntry, ...]:
     """Legend entries in reading order (top to bottom, left to right)."""
-    import cv2
-
     if not layers:
         return ()
     h_img, w_img = text.shape
-    # Gridlines cut bars into short pieces that look like swatches; closing re-joins them.
-    kernel = np.ones((5, 5), np.uint8)
-    closed = [
-        cv2.morphologyEx(lay.mask.astype(np.uint8), cv2.MORPH_CLOSE, kernel).astype(bool)
-        for lay in layers
-    ]
     entries: list[tuple[LegendEntry, int]] = []
+    line_h = float(np.median([t.height for t in tokens if not t.vertical] or [12.0]))
     for tok in tokens:
-        if tok.vertical or not tok.text.strip():
+        # Legend labels are single horizontal lines: skip vertical and rotated text.
+        if tok.vertical or not tok.text.strip() or tok.height > 1.6 * line_h:
             continue
         th = max(6.0, tok.height)
         x1 = int(tok.box[0]) - 1
@@ -40,19 +35,23 @@ def find_legend(
         if x1 - x0 < 4 or y1 - y0 < 3:
             continue
         free = ~text[y0:y1, x0:x1]
-        best: tuple[int, int, ColorLayer, Box] | None = None
+        best: tuple[tuple[bool, int], int, ColorLayer, Box] | None = None
         for li, lay in enumerate(layers):
             n = int((lay.mask[y0:y1, x0:x1] & free).sum())
-            if n < 6 or (best is not None and n <= best[0]):
+            # Coloured swatches first: a grey one is more often a frame or a gridline.
+            key = (lay.chroma >= 25, n)
+            if n < 6 or (best is not None and key <= best[0]):
                 continue
-            sw = _swatch_box(closed[li], (x0, y0, x1, y1), th)
+            sw = _swatch_box(lay.mask, (x0, y0, x1, y1), th)
             if sw is not None:
-                best = (n, li, lay, sw)
+                best = (key, li, lay, sw)
         if best is None:
             continue
         _, li, lay, sw = best
         box = (sw[0], min(sw[1], tok.box[1]), tok.box[2], max(sw[3], tok.box[3]))
-        entries.append((LegendEntry(label=tok.text.strip(), color=lay.hex, box=box), li))
+        entries.append(
+            (LegendEntry(label=tok.text.strip(), color=lay.hex, box=box, label_box=tok.box), li)
+        )
     entries = _aligned(_coherent(entries))
     entries.sort(key=lambda e: (round(e[0].box[1] / 6), e[0].box[0]))
     return tuple(e for e, _ in entries)
@@ -73,12 +72,18 @@ def _swatch_box(mask: np.ndarray, strip: tuple[int, int, int, int], th: float) -
     inner = lab[y0 - wy0 : y1 - wy0, x0 - wx0 : x1 - wx0]
     counts = np.bincount(inner.ravel(), minlength=n)
     counts[0] = 0
-    if counts.max() < 6:
+    # Only blobs that end before the text can be its swatch.
+    blobs = [k for k in range(1, n) if counts[k] >= 6 and wx0 + stats[k][0] + stats[k][2] <= x1 + 3]
+    if not blobs:
         return None
-    k = int(np.argmax(counts))
+    # The blob nearest the text is the swatch candidate (a bar further left is not).
+    k = max(blobs, key=lambda k: int(stats[k][0] + stats[k][2]))
     bx, by, bw, bh = (int(v) for v in stats[k][:4])
     bx0, by0 = wx0 + bx, wy0 + by
     bx1, by1 = bx0 + bw, by0 + bh
+    # A swatch is a patch, a dot or a short line: wide enough to see, not a tick mark.
+    if bw < max(5, int(0.3 * th)):
+        return None
     slack = max(2, int(0.25 * th))
     if bx0 < x0 - slack and x0 > 0:
         return None
@@ -88,28 +93,41 @@ def _swatch_box(mask: np.ndarray, strip: tuple[int, int, int, int], th: float) -
 
 
 def _coherent(entries: list[tuple[LegendEntry, int]]) -> list[tuple[LegendEntry, int]]:
-    """Keep one entry per colour; a legend names each series once."""
+    """Keep one entry per colour (a legend names each series once), preferring entries that
+    line up with other entries, then word labels over numbers (value labels), then the
+    swatch closest to its text."""
+
+    def rank(e: tuple[LegendEntry, int]) -> tuple[int, int, float]:
+        aligned = any(_lined_up(e[0], o[0]) for o in entries if o[1] != e[1])
+        numeric = parse_label_number(e[0].label) is not None
+        return (0 if aligned else 1, 1 if numeric else 0, e[0].box[2] - e[0].box[0])
+
     by_color: dict[int, tuple[LegendEntry, int]] = {}
-    for e in entries:
-        prev = by_color.get(e[1])
-        # Prefer the entry whose swatch sits closest to its text.
-        if prev is None or (e[0].box[2] - e[0].box[0]) < (prev[0].box[2] - prev[0].box[0]):
-            by_color[e[1]] = e
+    for e in sorted(entries, key=rank):
+        by_color.setdefault(e[1], e)
     return list(by_color.values())
+
+
+def _lined_up(a: LegendEntry, b: LegendEntry) -> bool:
+    """Labels of one legend start at one x (a column) or share a centre line (a row)."""
+    la, lb = a.label_box or a.box, b.label_box or b.box
+    same_col = abs(la[0] - lb[0]) <= 5
+    same_row = abs((la[1] + la[3]) - (lb[1] + lb[3])) <= 8
+    return same_col or same_row
 
 
 def _aligned(entries: list[tuple[LegendEntry, int]]) -> list[tuple[LegendEntry, int]]:
     """Entries of a legend line up in a column (same swatch left edge) or a row (same centre
-    line); a lone swatch-like patch elsewhere is a mark next to a label."""
-    if len(entries) < 3:
+    line); a lone swatch-like patch elsewhere (a piece of a bar cut by a gridline, next to a
+    value label) is dropped."""
+    if len(entries) < 2:
         return entries
 
-    def lined_up(a: LegendEntry, b: LegendEntry) -> bool:
-        same_col = abs(a.box[0] - b.box[0]) <= 4
-        same_row = abs((a.box[1] + a.box[3]) - (b.box[1] + b.box[3])) <= 8
-        return same_col or same_row
-
-    return [e for e in entries if any(lined_up(e[0], o[0]) for o in entries if o is not e)]
+    kept = [e for e in entries if any(_lined_up(e[0], o[0]) for o in entries if o is not e)]
+    if kept:
+        return kept
+    words = [e for e in entries if parse_label_number(e[0].label) is None]
+    return words or entries
 
 
 def legend_region(entries: Sequence[LegendEntry], pad: float = 6.0) -> Box | None:

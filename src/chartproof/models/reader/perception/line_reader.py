@@ -30,7 +30,7 @@ def line_masks(scene: Scene, layer_ids: Sequence[int]) -> list[np.ndarray]:
     return out
 
 
-def _cluster_x(xs: list[float], tol: float) -> list[float]:
+def _cluster_x(xs: list[float], tol: float, min_size: int = 1) -> list[float]:
     xs = sorted(xs)
     groups: list[list[float]] = []
     for x in xs:
@@ -38,7 +38,22 @@ def _cluster_x(xs: list[float], tol: float) -> list[float]:
             groups[-1].append(x)
         else:
             groups.append([x])
-    return [float(np.mean(g)) for g in groups]
+    return [float(np.mean(g)) for g in groups if len(g) >= min_size]
+
+
+def _regular(xs: list[float]) -> list[float]:
+    """Drop positions at either end that break the even spacing of category positions
+    (a marker of a legend swatch the legend finder missed)."""
+    xs = sorted(xs)
+    while len(xs) >= 4:
+        pitch = float(np.median(np.diff(xs)))
+        if abs((xs[1] - xs[0]) - pitch) > 0.3 * pitch:
+            xs = xs[1:]
+        elif abs((xs[-1] - xs[-2]) - pitch) > 0.3 * pitch:
+            xs = xs[:-1]
+        else:
+            break
+    return xs
 
 
 def _below_tokens(tokens: Sequence[OcrToken], bottom: float) -> list[OcrToken]:
@@ -55,7 +70,9 @@ def _positions(
 ) -> list[float]:
     counts = [len(m) for m in markers]
     if counts and min(counts) >= 2:
-        xs = _cluster_x([m[0] for ms in markers for m in ms], 4.0)
+        # A category position holds a marker of most series.
+        need = max(1, (len(markers) + 1) // 2)
+        xs = _regular(_cluster_x([m[0] for ms in markers for m in ms], 4.0, need))
         if n_labels <= len(xs) or n_labels < 2:
             return xs
     extents = [e for e in (line_extent(m) for m in masks) if e is not None]
@@ -87,7 +104,7 @@ def read_lines(
     frame = Frame("vertical")
     th = scene.text_height
     anchors = [
-        Anchor((r, k), v.x, -v.y, 0.45 * pitch, 2.2 * th, 1.6 * th)
+        Anchor((r, k), v.x, -v.y, 0.45 * pitch, 2.2 * th, 1.6 * th, floor=-bottom)
         for k, vs in enumerate(verts)
         for r, v in enumerate(vs)
         if v is not None

@@ -51,9 +51,9 @@ def hex_color(rgb: Sequence[int]) -> str:
 
 def background_color(image: np.ndarray) -> tuple[int, int, int]:
     """The most common colour along the image border."""
-    border = np.concatenate(
-        [image[0], image[-1], image[:, 0], image[:, -1]], axis=0
-    ).astype(np.int32)
+    border = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]], axis=0).astype(
+        np.int32
+    )
     keys = (border[:, 0] >> 2) << 12 | (border[:, 1] >> 2) << 6 | (border[:, 2] >> 2)
     mode = np.bincount(keys).argmax()
     sel = border[keys == mode]
@@ -127,11 +127,17 @@ def color_layers(
             continue
         chosen.append(c)
     layers: list[ColorLayer] = []
-    img = image.astype(np.int32)
+    if not chosen:
+        return layers
+    img = image.astype(np.float32)
     outside = ~text
-    for c in chosen:
-        d = np.sqrt(((img - c.astype(np.int32)) ** 2).sum(axis=2))
-        mask = d < _MATCH
+    # Every pixel goes to its nearest colour (the background included), so a light grey
+    # layer does not swallow the white background next to it.
+    refs = np.array([bg, *chosen], dtype=np.float32)
+    dist = np.stack([np.sqrt(((img - c) ** 2).sum(axis=2)) for c in refs])
+    nearest = dist.argmin(axis=0)
+    for k, c in enumerate(chosen, start=1):
+        mask = (nearest == k) & (dist[k] < _MATCH)
         count = int((mask & outside).sum())
         if count < min_pixels:
             continue

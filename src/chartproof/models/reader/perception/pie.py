@@ -132,6 +132,4 @@ def read_wedges(
         last = merged.pop()
         merged[0][1] = last[1]
         merged[0][2] += last[2]
-    return [
-        Wedge(layer=int(lab), start=(s * step) % 360.0, sweep=n * step) for lab, s, n in merged
-    ]
+    return [Wedge(layer=int(lab), start=(s * step) % 360.0, sweep=n * step) for lab, s, n in merged]

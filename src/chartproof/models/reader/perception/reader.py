@@ -35,12 +35,13 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     """
     if image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 16:
         raise ReadingError(f"image of shape {image.shape} is too small to hold a chart")
-    toks = tuple(tokens)
     h, w = image.shape[:2]
-    tmask = text_mask((h, w), toks)
     bg = background_color(image)
-    layers = tuple(color_layers(image, tmask, bg))
-    legend = find_legend(toks, layers, tmask)
+    layers = tuple(color_layers(image, text_mask((h, w), tokens), bg))
+    toks = tuple(t for t in tokens if not _is_marker(t, layers))
+    tmask = text_mask((h, w), toks)
+    # Gridlines and frames are straight lines of one grey: never a series or a swatch.
+    legend = find_legend(toks, [lay for lay in layers if not _straight(lay.mask)], tmask)
     y_axis, x_axis = find_axes(toks)
     th = float(np.median([t.height for t in toks])) if toks else 12.0
     scene = Scene(
@@ -83,6 +84,28 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
         if pie is not None:
             return pie
     raise ReadingError("no chart found: no bars, lines, pie wedges or points were detected")
+
+
+_MARKER_TEXT = frozenset({"o", "0", "q", "d", "●", "•", ".", "°"})
+
+
+def _is_marker(tok: OcrToken, layers: Sequence[ColorLayer]) -> bool:
+    """The OCR reads round line markers as "O": a one-letter token whose middle is filled
+    with one drawn colour is a marker, not text."""
+    if tok.text.strip().lower() not in _MARKER_TEXT:
+        return False
+    x0, y0, x1, y1 = tok.box
+    w, h = x1 - x0, y1 - y0
+    cx0, cx1 = int(x0 + 0.3 * w), int(np.ceil(x1 - 0.3 * w))
+    cy0, cy1 = int(y0 + 0.3 * h), int(np.ceil(y1 - 0.3 * h))
+    if cx1 <= cx0 or cy1 <= cy0:
+        return False
+    for lay in layers:
+        if _is_ink(lay):
+            continue
+        if lay.mask[cy0:cy1, cx0:cx1].mean() >= 0.7:
+            return True
+    return False
 
 
 def _try_pie(scene: Scene, exclude: list[Box]) -> ChartReading | None:
@@ -146,8 +169,15 @@ def _line_layers(scene: Scene, layout: BarLayout | None) -> list[int]:
 
 
 def _straight(mask: np.ndarray) -> bool:
-    """Gridlines and spines: nearly all pixels sit in a few full rows or full columns."""
+    """Gridlines, spines and frames: thin lines, nearly all on full rows or full columns."""
+    import cv2
+
     total = float(mask.sum())
+    if total == 0:
+        return False
+    thick = cv2.erode(mask.astype(np.uint8), np.ones((5, 5), np.uint8))
+    if thick.sum() > 0.1 * total:
+        return False
     rows = mask.sum(axis=1)
     cols = mask.sum(axis=0)
     width = max(1, int(np.count_nonzero(cols)))
@@ -181,9 +211,7 @@ def _titles(scene: Scene, layout: BarLayout | None) -> tuple[str | None, str | N
     plot_top = min(top_marks, top_axis)
     legend_ids = scene.legend_tokens()
     above = [
-        t
-        for t in toks
-        if t.box[3] < plot_top - 2 and not t.vertical and id(t) not in legend_ids
+        t for t in toks if t.box[3] < plot_top - 2 and not t.vertical and id(t) not in legend_ids
     ]
     title = None
     if above:

@@ -112,6 +112,8 @@ class LegendEntry(Record):
     """Swatch colour as #rrggbb."""
     box: Box
     """Box covering the swatch and the label."""
+    label_box: Box | None = None
+    """Box of the label text alone."""
 
 
 class CellEvidence(Record):

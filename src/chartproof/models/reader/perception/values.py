@@ -29,6 +29,8 @@ class Anchor:
     """How far towards the baseline from `v` the label may reach."""
     above: float
     """How far beyond `v` the label's near edge may start."""
+    floor: float = -float("inf")
+    """Lowest v a label centre may have: category labels below the axis are not values."""
 
 
 def match_labels(
@@ -47,6 +49,8 @@ def match_labels(
         for ai, a in enumerate(anchors):
             du = abs(s.uc - a.u)
             if du > a.half_u or s.v0 > a.v + a.above or s.v1 < a.v - a.below:
+                continue
+            if s.vc < a.floor:
                 continue
             dv = min(abs(s.v0 - a.v), abs(s.v1 - a.v), abs(s.vc - a.v))
             pairs.append((du + dv, ti, ai))
