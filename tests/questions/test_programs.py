@@ -100,3 +100,26 @@ def test_every_program_declares_three_paraphrases_and_chart_types() -> None:
         assert len(set(prog.templates)) == len(prog.templates), prog.name
         assert prog.chart_types, prog.name
     assert get_program("value_at").task_type == "VE"
+
+
+def test_colour_questions_skip_unnamed_or_repeated_colours() -> None:
+    named = category_spec("line", series=TWO)
+    assert execute("color_of_series", {"series": "Sales"}, named) is not None
+    unnamed = category_spec("line", series=TWO, style={"palette": ("#123456", "#ff7f0e")})
+    assert execute("color_of_series", {"series": "Sales"}, unnamed) is None
+    repeated = category_spec("line", series=TWO, style={"palette": ("#1f77b4", "#1f77b4")})
+    assert execute("series_of_color", {"color": "blue"}, repeated) is None
+
+
+def test_bad_arguments_name_the_slot() -> None:
+    spec = category_spec("vbar")
+    with pytest.raises(ValueError, match="argument 'k' must be of kind 'ordinal'"):
+        execute("label_at_position", {"k": "second"}, spec)
+    with pytest.raises(ValueError, match="argument 'x' is missing"):
+        execute("value_at", {"series": "Sales"}, spec)
+
+
+def test_execute_on_a_bare_table() -> None:
+    spec = category_spec("vbar")
+    result = execute("argmax_x", {"series": "Sales"}, spec.table)
+    assert result is not None and result.answer.value == "2021"

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from chartproof.types import PremiseKind, Record, Score
 
 __all__ = [
+    "KIND_CODES",
     "KIND_ORDER",
     "PremiseOutcome",
     "acc_vpp",
@@ -23,6 +24,9 @@ __all__ = [
 
 KIND_ORDER: tuple[PremiseKind, ...] = ("structural", "data", "reasoning", "math")
 """Premise kinds in RealCQA-V2 order: SP, DP, RP, MP."""
+
+KIND_CODES: dict[str, str] = {"structural": "SP", "data": "DP", "reasoning": "RP", "math": "MP"}
+"""RealCQA-V2's short names of the premise kinds."""
 
 DCP_ALL_RIGHT_NOTE = (
     "no sequence has a wrong premise: the seed's formula divides by zero; DCP is 0 by the "
@@ -105,6 +109,7 @@ def premise_metrics(sequences: Sequence[Sequence[PremiseOutcome]]) -> dict[str, 
     }
     out["by_kind"] = {
         kind: {
+            "code": KIND_CODES.get(kind, kind),
             "accuracy": premise_accuracy(sub),
             "acc_vpp": acc_vpp(sub),
             "dcp": dcp(sub),

@@ -18,7 +18,7 @@ from chartproof.numeric import parse_number
 from chartproof.questions.describe import marks_of, ordinal, position_word
 from chartproof.questions.trace import Op, TraceOp, Tracer
 from chartproof.questions.view import ChartView, chart_view
-from chartproof.types import Answer, ChartSpec, ChartType, Step, TaskType
+from chartproof.types import Answer, ChartSpec, ChartType, DataTable, Step, TaskType
 
 __all__ = [
     "ALL_CHARTS",
@@ -259,16 +259,19 @@ def coerce_args(program: Program, args: Mapping[str, object]) -> dict[str, ArgVa
             typed = v
         if typed is None:
             raise ValueError(
-                f"program {program.name}: argument {name!r} must be a {kind} value, got {v!r}"
+                f"program {program.name}: argument {name!r} must be of kind {kind!r}, got {v!r}"
             )
         out[name] = typed
     return out
 
 
 def execute(
-    program: str | Program, args: Mapping[str, object], chart: ChartSpec | ChartView
+    program: str | Program,
+    args: Mapping[str, object],
+    chart: ChartSpec | ChartView | DataTable,
 ) -> ProgramResult | None:
-    """Run a program with given arguments on a chart (a spec, or a view of any table).
+    """Run a program with given arguments on a chart: a spec, a view, or a bare table (read
+    as a vertical bar chart of its first column; build a `ChartView` to say more).
 
     Returns None when the chart makes the answer ambiguous (missing cells, ties, values too
     close to tell apart, a number no reader could get within tolerance). Raises ValueError
@@ -276,7 +279,7 @@ def execute(
     """
     prog = get_program(program) if isinstance(program, str) else program
     typed = coerce_args(prog, args)
-    view = chart_view(chart)
+    view = ChartView.from_table(chart) if isinstance(chart, DataTable) else chart_view(chart)
     if not prog.applies(view):
         return None
     tr = Tracer(view)

@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from chartproof.charts.colors import color_name
+from chartproof.charts.colors import NAMED_COLORS
 from chartproof.numeric import format_number, parse_number
 from chartproof.types import ChartSpec, ChartType, DataTable, Style
 
@@ -144,9 +144,7 @@ class ChartView:
         if spec.chart_type == "pie":
             colors = _name_colors(labels, st.palette)
         else:
-            colors = _name_colors(series, st.palette) if len(series) > 1 else {}
-            if len(series) == 1:
-                colors = {series[0]: color_name(st.palette[0])}
+            colors = _name_colors(series, st.palette)
         legend = st.legend and (len(series) > 1 or spec.chart_type == "pie")
         flat = [v for col in values.values() for v in col if v is not None]
         if spec.chart_type == "stacked_bar":
@@ -364,10 +362,14 @@ def _span(values: Sequence[float], *, bars: bool) -> float:
 
 
 def _name_colors(keys: Sequence[str], palette: Sequence[str]) -> dict[str, str]:
-    """Colour names of keys drawn in palette order; empty when two keys share a name."""
+    """Colour names of keys drawn in palette order; empty when a colour has no name of its
+    own (only a nearest one) or two keys share a name, so colour questions stay exact."""
     if not palette or len(set(keys)) != len(keys):
         return {}
-    names = {k: color_name(palette[i % len(palette)]) for i, k in enumerate(keys)}
+    hexes = [palette[i % len(palette)].strip().lower() for i in range(len(keys))]
+    if any(h not in NAMED_COLORS for h in hexes):
+        return {}
+    names = {k: NAMED_COLORS[h] for k, h in zip(keys, hexes, strict=True)}
     if len(set(names.values())) != len(names):
         return {}
     return names
@@ -393,8 +395,6 @@ def _scatter_view(spec: ChartSpec, common: dict[str, object]) -> ChartView:
     series = spec.series_names()
     all_y = [p[1] for pts in points.values() for p in pts]
     colors = _name_colors(series, spec.style.palette)
-    if len(series) == 1:
-        colors = {series[0]: color_name(spec.style.palette[0])}
     return ChartView(
         chart_type="scatter",
         x_name=enc.x,
