@@ -123,3 +123,20 @@ def test_execute_on_a_bare_table() -> None:
     spec = category_spec("vbar")
     result = execute("argmax_x", {"series": "Sales"}, spec.table)
     assert result is not None and result.answer.value == "2021"
+
+
+def test_items_become_samples_that_round_trip_through_json() -> None:
+    from chartproof.types import ImageRef, Sample
+
+    spec = category_spec("line", series=TWO)
+    items = make_questions(spec, seed=1, per_chart=6, families=("chain", "realcqa"))
+    assert items
+    for item in items:
+        sample = item.to_sample(
+            sample_id=item.id, image=ImageRef(path="images/c1.png"), spec=spec, split="test"
+        )
+        again = Sample.model_validate_json(sample.model_dump_json())
+        assert again == sample
+        assert again.chain == item.chain and again.premises == item.premises
+        assert again.group_labels()["task_type"] == item.task_type
+        assert again.source["program_args"] == item.args
