@@ -132,7 +132,7 @@ class LoopbackServer:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/chat/completions", self._handle)
         app.router.add_get("/v1/models", self._models)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=0.2)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", self._port, backlog=1024)
         await site.start()
