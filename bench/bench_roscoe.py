@@ -1,0 +1,165 @@
+"""Benchmark: chartproof's ROSCOE against the ParlAI reference (facebookresearch/ParlAI
+projects/roscoe, score.py + utils.py) with the same local models, side by side.
+
+Run:
+    OMP_NUM_THREADS=2 .venv/bin/python bench/bench_roscoe.py --reference /tmp/parlai_ref [--n 1000]
+
+`--reference` is a folder holding `projects/roscoe/{score,utils}.py` from a ParlAI checkout
+(never committed here). Only the reference's model loading is adapted, by subclassing its
+`Evaluator`: the embedding model is the local all-MiniLM-L6-v2 folder for both sentence and
+token vectors, the perplexity model is the cached SmolLM2-135M folder (its config gets the
+GPT-2 attribute `n_positions` = 1024 the reference reads), and its unused `simcse`/`nltk`
+imports are stubbed. No NLI or CoLA model exists offline, so SRC/SFC are left out of both
+runs, and GS (chartproof: link-grammar; the reference can only load a CoLA classifier) is
+timed for chartproof alone and reported separately.
+
+Data: the first N OpenCQA val rows from ../shared/data (abstractive multi-sentence answers,
+used as explanations; source = title + question). Both sides get the same steps (chartproof's
+pysbd split). Model loading is excluded from both timings; chartproof runs with
+`RoscoeOptions(token_attention="reference_unmasked")` for the equality check (the default
+masked variant is timed too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from chartproof.metrics.roscoe import (
+    CausalLMPerplexity,
+    LinkGrammar,
+    RoscoeItem,
+    RoscoeOptions,
+    RoscoeScorer,
+    SentenceEmbedder,
+    smollm2_path,
+    source_sentences,
+    split_sentences,
+)
+from chartproof.metrics.roscoe.scorers import default_minilm_path
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "opencqa-val" / "opencqa-val.jsonl"
+# chartproof code -> reference score name
+REFERENCE_NAMES = {
+    "FS": "faithfulness",
+    "FT": "faithfulness_ww",
+    "IS": "informativeness_step",
+    "IC": "informativeness_chain",
+    "PS": "perplexity_step",
+    "PC": "perplexity_chain",
+}
+
+
+def load_items(n: int) -> list[RoscoeItem]:
+    rows = [json.loads(line) for line in DATA.open()][:n]
+    return [
+        RoscoeItem(id=r["id"], question=r["question"], context=r["title"], explanation=r["answer"])
+        for r in rows
+    ]
+
+
+def reference_evaluator(folder: Path, minilm: Path, lm: Path, hypos: Any, contexts: Any) -> Any:
+    """The reference Evaluator with only its model loading pointed at the local models."""
+    sys.modules.setdefault("simcse", types.SimpleNamespace(SimCSE=None))  # type: ignore[arg-type]
+    nltk = types.ModuleType("nltk")
+    nltk_tokenize = types.ModuleType("nltk.tokenize")
+    nltk_tokenize.sent_tokenize = lambda text: [text]  # type: ignore[attr-defined]
+    sys.modules.setdefault("nltk", nltk)
+    sys.modules.setdefault("nltk.tokenize", nltk_tokenize)
+    sys.path.insert(0, str(folder))
+    from projects.roscoe import score as ref
+
+    class LocalModelsEvaluator(ref.Evaluator):  # type: ignore[misc, name-defined]
+        def _create_model(self, _type: str, _name: str) -> Any:
+            from sentence_transformers import SentenceTransformer
+
+            model = SentenceTransformer(str(minilm), device="cpu")
+            model.eval()
+            return model, str(minilm)
+
+        def _build_ppl_model(self, model_id: str) -> Any:
+            model, tokenizer = super()._build_ppl_model(str(lm))
+            model.config.n_positions = 1024
+            return model, tokenizer
+
+    return ref, LocalModelsEvaluator(
+        hypos=hypos,
+        context=contexts,
+        score_types=list(REFERENCE_NAMES.values()),
+        transformer_model=str(minilm),
+        ppl_model=str(lm),
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--reference", type=Path, required=True)
+    parser.add_argument("--n", type=int, default=1000)
+    args = parser.parse_args()
+    if not DATA.exists():
+        print(f"missing {DATA}")
+        return 2
+    items = load_items(args.n)
+    minilm, lm_path = default_minilm_path(), smollm2_path()
+    print(f"{len(items)} explanations, torch threads {torch.get_num_threads()}")
+
+    embedder = SentenceEmbedder()
+    lm = CausalLMPerplexity()
+    quirk = RoscoeScorer(embedder=embedder, lm=lm, grammar=None,
+                         options=RoscoeOptions(token_attention="reference_unmasked"))  # fmt: skip
+    masked = RoscoeScorer(embedder=embedder, lm=lm, grammar=None)
+    grammar = RoscoeScorer(embedder=None, lm=None, grammar=LinkGrammar())
+    quirk.score(items[:2])  # load the models outside the timings
+    grammar.score(items[:2])
+
+    start = time.perf_counter()
+    ours = quirk.score(items)
+    t_ours = time.perf_counter() - start
+    start = time.perf_counter()
+    ours_masked = masked.score(items)
+    t_masked = time.perf_counter() - start
+    start = time.perf_counter()
+    grammar.score(items)
+    t_grammar = time.perf_counter() - start
+
+    ref, evaluator = reference_evaluator(
+        args.reference, minilm, lm_path,
+        [ref_chain for ref_chain in []], [],
+    )  # fmt: skip
+    hypos = [ref.Chain(split_sentences(it.explanation)) for it in items]
+    contexts = [ref.Chain(source_sentences(it)) for it in items]
+    evaluator.set_hypos(hypos)
+    evaluator.set_context(contexts)
+    start = time.perf_counter()
+    theirs = evaluator.evaluate()
+    t_ref = time.perf_counter() - start
+
+    n = len(items)
+    print("score  max |chartproof - reference|   (reference_unmasked; masked default)")
+    worst = 0.0
+    for code, name in REFERENCE_NAMES.items():
+        a = np.array([s.codes()[code] for s in ours], dtype=float)
+        b = np.array(theirs[name], dtype=float)
+        c = np.array([s.codes()[code] for s in ours_masked], dtype=float)
+        diff = float(np.max(np.abs(a - b)))
+        worst = max(worst, diff)
+        print(f"{code:<5}  {diff:.2e}   ; masked {float(np.max(np.abs(c - b))):.2e}")
+    print(
+        f"reference {t_ref:.1f} s ({n / t_ref:.2f} expl/s) | chartproof {t_ours:.1f} s "
+        f"({n / t_ours:.2f} expl/s) -> {t_ref / t_ours:.2f}x | chartproof masked {t_masked:.1f} s "
+        f"({t_ref / t_masked:.2f}x)"
+    )
+    print(f"GS by link-grammar (chartproof only): {t_grammar:.2f} s, {n / t_grammar:.1f} expl/s")
+    return 0 if worst <= 1e-4 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
