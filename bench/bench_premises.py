@@ -3,10 +3,10 @@
 RealCQA-V2 released about 10 million premises; chartproof must generate 10 million in under
 10 minutes on this 2-core machine: >= 16,667 premises/s in all, i.e. >= 8,334 per process
 with 2 processes. Each worker draws specs from the synthetic suites (its own seed), asks
-`--per-chart` questions per chart through `premise_sequences` (the same sequences as
-`make_questions`), and appends one JSON line per premise to its own file. Measured in the
-same run: a single worker (per-core rate without contention), the workers together, and a
-baseline that only serialises and writes already-built rows (the I/O floor).
+`--per-chart` questions per chart and streams their premise sequences (the same as
+`make_questions` attaches) with `write_premises_jsonl`, one JSON line per premise, to its own
+file. Measured in the same run: a single worker (the per-core rate), the workers together,
+and a baseline that only serialises and writes already-built rows (the I/O floor).
 
     .venv/bin/python bench/bench_premises.py [--premises 200000] [--workers 2] [--per-chart 8]
 """
@@ -45,11 +45,10 @@ def _worker(args: tuple[int, int, int, str]) -> dict[str, Any]:
     """Generate at least `quota` premises into `path`; report counts, time and memory."""
     index, quota, per_chart, path = args
     from chartproof.charts import generate_specs
-    from chartproof.questions import premise_sequences
+    from chartproof.questions.export import write_premises_jsonl
 
-    encode = json.JSONEncoder(separators=(",", ":")).encode
     start_rss, start_peak = _rss_mb(), _peak_mb()
-    n = charts = sequences = 0
+    n = charts = 0
     mid_rss = start_rss
     t0 = time.perf_counter()
     with open(path, "w", encoding="utf-8", buffering=1 << 20) as out:
@@ -60,11 +59,7 @@ def _worker(args: tuple[int, int, int, str]) -> dict[str, Any]:
             k += 1
             for spec in generate_specs(suite, 400, seed):
                 charts += 1
-                for seq_id, rows in premise_sequences(spec, seed=seed, per_chart=per_chart):
-                    sequences += 1
-                    head = f'{{"chart":{encode(spec.id)},"sequence":{encode(seq_id)},'
-                    out.writelines(head + encode(row)[1:] + "\n" for row in rows)
-                    n += len(rows)
+                n += write_premises_jsonl([spec], out, seed=seed, per_chart=per_chart)
                 if n >= quota // 2 and mid_rss == start_rss:
                     mid_rss = _rss_mb()
                 if n >= quota:
@@ -74,7 +69,6 @@ def _worker(args: tuple[int, int, int, str]) -> dict[str, Any]:
         "worker": index,
         "premises": n,
         "charts": charts,
-        "sequences": sequences,
         "seconds": seconds,
         "rss_start": start_rss,
         "rss_mid": mid_rss,
@@ -119,7 +113,7 @@ def _baseline(path: Path, n: int) -> float:
 def _report(title: str, wall: float, reports: list[dict[str, Any]]) -> float:
     total = sum(r["premises"] for r in reports)
     print(f"\n{title}: {total:,} premises, {sum(r['charts'] for r in reports):,} charts, "
-          f"{sum(r['sequences'] for r in reports):,} sequences, wall {wall:.1f} s")  # fmt: skip
+          f"wall {wall:.1f} s")  # fmt: skip
     for r in reports:
         rate = r["premises"] / r["seconds"]
         print(

@@ -166,3 +166,25 @@ def test_bulk_rows_equal_the_items_premises() -> None:
     for seq in rows.values():
         for row in seq:
             Premise.model_validate(row)
+
+
+def test_jsonl_export_writes_the_same_premises() -> None:
+    import io
+
+    from chartproof.questions import premise_sequences
+    from chartproof.questions.export import write_premises_jsonl
+
+    specs = [category_spec("grouped_bar", series=TWO), box_spec(), scatter_spec()]
+    buf = io.StringIO()
+    n = write_premises_jsonl(specs, buf, seed=4, per_chart=4)
+    lines = [json.loads(line) for line in buf.getvalue().splitlines()]
+    assert len(lines) == n > 0
+    expected = [
+        {"chart": spec.id, "sequence": seq, **row}
+        for spec in specs
+        for seq, rows in premise_sequences(spec, seed=4, per_chart=4)
+        for row in rows
+    ]
+    assert lines == json.loads(json.dumps(expected))
+    for line in lines:
+        Premise.model_validate({k: v for k, v in line.items() if k not in ("chart", "sequence")})

@@ -7,7 +7,10 @@ ChartR chain, the VPP premise sequence, the explanation and the executed trace.
 
 from chartproof.questions.chains import chain_dag, check_chain
 from chartproof.questions.explain import explain
+from chartproof.questions.export import write_premises_jsonl
 from chartproof.questions.items import QuestionItem, make_item, make_questions, premise_sequences
+from chartproof.questions.matching import QuestionMatch, match_question, question_templates
+from chartproof.questions.premises import evaluate, structural_premises
 from chartproof.questions.program import (
     Args,
     ArgValue,
@@ -27,15 +30,21 @@ __all__ = [
     "Program",
     "ProgramResult",
     "QuestionItem",
+    "QuestionMatch",
     "TraceOp",
     "chain_dag",
     "chart_view",
     "check_chain",
+    "evaluate",
     "execute",
     "explain",
     "get_program",
     "list_programs",
     "make_item",
     "make_questions",
+    "match_question",
     "premise_sequences",
+    "question_templates",
+    "structural_premises",
+    "write_premises_jsonl",
 ]
