@@ -9,7 +9,7 @@ import random
 from collections.abc import Callable
 
 from question_factory import box_spec, category_spec, random_spec
-from step_oracle import answer_final, answer_step
+from question_step_oracle import answer_final, answer_step
 
 from chartproof.metrics.accuracy import score_answer
 from chartproof.metrics.chains import ChainOutcome, chain_metrics, error_analysis

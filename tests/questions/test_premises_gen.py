@@ -135,7 +135,7 @@ def test_box_and_scatter_premises_include_math_steps() -> None:
 def test_synthetic_suites_keep_one_to_three_and_true_logic() -> None:
     """chartproof's own suites (chartr, chartqax, realcqa): every premise set is 1:3 and
     every premise's AST evaluates to its label; every answer matches the recomputation."""
-    from oracle import recompute, same
+    from question_oracle import recompute, same
 
     from chartproof.charts import SUITES, generate_specs
 

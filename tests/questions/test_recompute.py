@@ -1,5 +1,5 @@
 """Property test: every program's answer, on random tables and seeds, equals an independent
-pandas recomputation from the table (tests/questions/oracle.py)."""
+pandas recomputation from the table (tests/questions/question_oracle.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracle import recompute, same
 from question_factory import random_spec
+from question_oracle import recompute, same
 
 from chartproof.questions import list_programs, make_questions
 from chartproof.types import ChartType

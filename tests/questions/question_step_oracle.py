@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from oracle import frame
-from oracle import recompute as recompute_program
+from question_oracle import frame
+from question_oracle import recompute as recompute_program
 
 from chartproof.charts.colors import color_name
 from chartproof.numeric import format_number, parse_number
