@@ -246,7 +246,7 @@ def family_items(
             if member.renamed is not None:
                 old, new = member.renamed
                 args = {k: new if v == old else v for k, v in args.items()}
-            result = execute(item.program, args, member.spec)  # type: ignore[arg-type]
+            result = execute(item.program, args, member.spec)
             if result is None:
                 continue
             out.append(
