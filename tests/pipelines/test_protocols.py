@@ -1,0 +1,101 @@
+"""Chain and premise protocols end to end: an answerer that knows every step scores 1.0 on
+every metric; one that errs only on value extraction shows the error propagating."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from chartproof.datasets import load_samples
+from chartproof.models import ScriptedBackend
+from chartproof.pipelines.evaluate import evaluate
+from chartproof.pipelines.generate import generate
+from chartproof.types import ModelRequest, Sample
+
+
+@pytest.fixture(scope="module")
+def chain_data(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Sample]]:
+    root = tmp_path_factory.mktemp("chains")
+    generate("chartr", 6, root, seed=1, per_chart=2, families=("chain",), workers=1)
+    samples = load_samples(root).samples
+    assert samples and all(s.chain for s in samples)
+    return root, {s.id: s for s in samples}
+
+
+def _gold_for(
+    samples: dict[str, Sample], wrong_types: tuple[str, ...] = ()
+) -> Callable[[ModelRequest], str]:
+    def answer(request: ModelRequest) -> str:
+        sample = samples[str(request.metadata["sample_id"])]
+        question = str(request.metadata["question"])
+        for step in sample.chain:
+            if step.question == question:
+                if step.task_type in wrong_types:
+                    return "The answer is: 123456789."
+                return f"The answer is: {step.answer.text()}."
+        assert question == sample.question
+        return f"The answer is: {sample.answer.text()}."
+
+    return answer
+
+
+def _metrics(record_summary: dict[str, object]) -> dict[str, float]:
+    return {m["metric"]: m["value"] for m in record_summary["metrics"]}  # type: ignore[attr-defined]
+
+
+def test_perfect_chain_answerer_scores_one(
+    chain_data: tuple[Path, dict[str, Sample]], tmp_path: Path
+) -> None:
+    root, samples = chain_data
+    backend = ScriptedBackend(_gold_for(samples))
+    rec = evaluate(root, out=tmp_path / "run", protocol="chain", backend=backend, cache=False)
+    m = _metrics(rec.summary)
+    assert m["isa"] == m["csa"] == m["faa"] == m["cfa"] == 1.0
+    n_steps = sum(len(s.chain) + 1 for s in samples.values())
+    assert backend.calls == n_steps
+    # every step prompt after the first wave carries the model's earlier answers
+    with_earlier = [r for r in backend.requests if "earlier" in r.metadata]
+    assert with_earlier and all(
+        "Your answer:" in str(r.messages[-1].content[-1]) for r in with_earlier
+    )
+
+
+def test_value_extraction_errors_propagate(
+    chain_data: tuple[Path, dict[str, Sample]], tmp_path: Path
+) -> None:
+    root, samples = chain_data
+    backend = ScriptedBackend(_gold_for(samples, wrong_types=("VE",)))
+    rec = evaluate(root, out=tmp_path / "run", protocol="chain", backend=backend, cache=False)
+    m = _metrics(rec.summary)
+    assert m["csa"] < m["isa"] < 1.0
+    assert m["cfa"] < 1.0
+    chain = rec.summary["chain"]
+    assert chain["step_error_rate"]["VE"] == 1.0
+    assert all(v == 0.0 for k, v in chain["step_error_rate"].items() if k != "VE")
+    assert chain["first_error_ratio"] == {"VE": 1.0}
+
+
+def test_premise_protocol(chain_data: tuple[Path, dict[str, Sample]], tmp_path: Path) -> None:
+    root, samples = chain_data
+    truth = {(s.id, p.text): p.truth for s in samples.values() for p in s.premises}
+
+    def oracle(request: ModelRequest) -> str:
+        key = (str(request.metadata["sample_id"]), str(request.metadata["question"]))
+        return "True" if truth[key] else "False"
+
+    rec = evaluate(
+        root, out=tmp_path / "a", protocol="premise", backend=ScriptedBackend(oracle), cache=False
+    )
+    m = _metrics(rec.summary)
+    assert m["premise_accuracy"] == m["acc_vpp"] == 1.0
+    assert rec.summary["premise"]["dcp"] == 0.0
+
+    yes = ScriptedBackend(lambda r: "True")
+    rec2 = evaluate(root, out=tmp_path / "b", protocol="premise", backend=yes, cache=False)
+    # one true premise in four: always saying True is right a quarter of the time
+    assert _metrics(rec2.summary)["premise_accuracy"] == pytest.approx(0.25)
+    assert _metrics(rec2.summary)["acc_vpp"] == 0.0
+    kinds = rec2.summary["premise"]["by_kind"]
+    assert set(kinds) <= {"SP", "DP", "RP", "MP", "structural", "data", "reasoning", "math"}
