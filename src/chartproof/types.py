@@ -551,6 +551,13 @@ class Sample(Record):
         )
         if perturbations and perturbations[-1].level is not None:
             labels["level"] = str(perturbations[-1].level)
+        edits = [
+            "reconstruction" if t.kind == "reconstruction" else t.name
+            for t in self.transforms
+            if t.kind != "perturbation"
+        ]
+        if self.family_id is not None:
+            labels["family_member"] = edits[-1] if edits else "original"
         if self.split:
             labels["split"] = self.split
         labels.update(self.groups)

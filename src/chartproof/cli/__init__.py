@@ -17,6 +17,7 @@ def _register() -> None:
     import chartproof.cli.demo
     import chartproof.cli.evaluate
     import chartproof.cli.generate
+    import chartproof.cli.pairs
     import chartproof.cli.report
     import chartproof.cli.version  # noqa: F401
 

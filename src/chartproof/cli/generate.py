@@ -33,6 +33,9 @@ def generate(
     ] = None,
     levels: Annotated[int, typer.Option(help="Intensity levels 1..LEVELS per perturbation.")] = 3,
     premises: Annotated[bool, typer.Option(help="Attach VPP premise sequences.")] = True,
+    counterfactuals: Annotated[
+        int, typer.Option(help="Counterfactual data edits per chart (0 = no families).", min=0)
+    ] = 0,
     workers: Annotated[int | None, typer.Option(help="Worker processes (default 2).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
@@ -50,6 +53,7 @@ def generate(
             variants=_names(variants),
             levels=levels,
             premises=premises,
+            counterfactuals=counterfactuals,
             workers=workers,
             progress=hook,
         )

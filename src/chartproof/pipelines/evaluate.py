@@ -98,7 +98,7 @@ def evaluate(
                 if progress:
                     progress(done, len(todo_all))
             results = [r for r in run.results() if r.protocol == protocol]
-            summary = summarize(results, protocol=protocol)
+            summary = summarize(results, protocol=protocol, samples=samples)
             summary["model"] = model_name
             summary["prompt"] = config["prompt"]
             summary["dataset"] = {

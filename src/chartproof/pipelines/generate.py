@@ -49,6 +49,7 @@ class _Job:
     variants: tuple[str, ...]
     levels: int
     premises: bool
+    counterfactuals: int
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ def generate(
     variants: Sequence[str] = (),
     levels: int = 3,
     premises: bool = True,
+    counterfactuals: int = 0,
     workers: int | None = None,
     progress: ProgressHook | None = None,
 ) -> GenerateResult:
@@ -78,8 +80,11 @@ def generate(
     Everything is seeded: the same arguments give the same folder, byte for byte.
     `variants` names perturbations (e.g. "blur", "noise", "watermark", "label_removal");
     each is applied at levels 1..`levels` to every chart, and the variant samples share
-    their original's questions and answers. `workers` processes render in parallel
-    (default: up to 2).
+    their original's questions and answers. `counterfactuals` > 0 turns every chart into a
+    counterfactual family (Chartographer): the original, its reconstruction from code and
+    that many seed-controlled data edits, each asked the original's questions with answers
+    re-derived by the same programs. `workers` processes render in parallel (default: up
+    to 2).
     """
     from chartproof.charts.suites import generate_specs
     from chartproof.datasets import SampleWriter
@@ -103,6 +108,7 @@ def generate(
             variants=tuple(variants),
             levels=levels,
             premises=premises,
+            counterfactuals=counterfactuals,
         )
         for spec in generate_specs(suite, n, seed)
     )
@@ -129,6 +135,7 @@ def generate(
         "families": list(families) if families else None,
         "variants": list(variants),
         "levels": levels if variants else None,
+        "counterfactuals": counterfactuals,
         "charts": charts,
         "samples": samples,
         "variant_images": n_variants,
@@ -160,6 +167,39 @@ def _ref(rel: str, png: bytes, width: int, height: int) -> ImageRef:
     return ImageRef(path=rel, sha256=hashlib.sha256(png).hexdigest(), width=width, height=height)
 
 
+def _family(
+    job: _Job, items: Sequence[Any], image: ImageRef, groups: dict[str, str]
+) -> tuple[list[tuple[str, bytes]], list[Sample]]:
+    """The chart's counterfactual family: member images and samples (originals included)."""
+    from chartproof.variants.counterfactual import (
+        build_family,
+        family_items,
+        family_samples,
+        render_family,
+    )
+
+    family = build_family(job.spec, seeds=range(job.counterfactuals))
+    pngs = render_family(family)
+    files: list[tuple[str, bytes]] = []
+    images: dict[str, ImageRef] = {}
+    for member in family.members:
+        if member.role == "original":
+            images[member.id] = image
+        elif member.role == "reconstruction":
+            # the reconstruction is proven pixel-identical to the original: share its file
+            images[member.id] = image
+        else:
+            rel = f"images/{member.id}.png"
+            files.append((rel, pngs[member.id]))
+            images[member.id] = _ref(rel, pngs[member.id], image.width or 0, image.height or 0)
+    pairs = family_items(family, items, with_premises=job.premises)
+    samples = [
+        s.model_copy(update={"split": "test", "groups": {**groups, **s.groups}})
+        for s in family_samples(family, pairs, images)
+    ]
+    return files, samples
+
+
 def _chart_job(job: _Job) -> _ChartOutput:
     """Everything about one chart; runs in a worker process."""
     from chartproof.charts import render
@@ -188,6 +228,12 @@ def _chart_job(job: _Job) -> _ChartOutput:
     ]
     dags = tuple((item.id, item.dag()) for item in items if item.chain)
     samples: list[Sample] = list(originals)
+    if job.counterfactuals > 0:
+        family_files, family = _family(job, items, image, groups)
+        files.extend(family_files)
+        # the family's original samples are the originals, now carrying the family id
+        originals = [s for s in family if s.parent_id is None]
+        samples = family
     n_variants = 0
     if job.variants:
         from chartproof.variants import variant_sample, variants_for

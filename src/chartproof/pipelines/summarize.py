@@ -9,9 +9,10 @@ from typing import Any
 
 from chartproof.metrics.breakdown import breakdown_results, mean_score
 from chartproof.metrics.chains import arm, error_analysis
+from chartproof.metrics.families import edit_breakage, family_scores, outcomes_from_samples
 from chartproof.metrics.premises import PremiseOutcome, premise_metrics
 from chartproof.pipelines.protocols import chain_outcome
-from chartproof.types import SampleResult, Score
+from chartproof.types import Sample, SampleResult, Score
 
 __all__ = ["BREAKDOWN_KEYS", "HEADLINE", "summarize"]
 
@@ -29,6 +30,7 @@ BREAKDOWN_KEYS = (
     "program",
     "perturbation",
     "level",
+    "family_member",
     "split",
     "domain",
     "suite",
@@ -40,8 +42,16 @@ def _dump(scores: Sequence[Score]) -> list[dict[str, Any]]:
     return [s.model_dump(exclude_defaults=False) for s in scores]
 
 
-def summarize(results: Sequence[SampleResult], *, protocol: str) -> dict[str, Any]:
-    """Everything the report and `summary.json` show about a run's results."""
+def summarize(
+    results: Sequence[SampleResult],
+    *,
+    protocol: str,
+    samples: Sequence[Sample] = (),
+) -> dict[str, Any]:
+    """Everything the report and `summary.json` show about a run's results.
+
+    `samples` (the run's dataset) enables the counterfactual-family section.
+    """
     answered = [r for r in results if r.error is None]
     failed = [r for r in results if r.error is not None]
     # failures count as wrong answers: a model that cannot answer does not score
@@ -83,7 +93,31 @@ def summarize(results: Sequence[SampleResult], *, protocol: str) -> dict[str, An
         summary["chain"] = _chain_diagnostics(answered)
     if protocol == "premise":
         summary["premise"] = _premise_diagnostics(answered)
+    families = _families(scored, samples)
+    if families:
+        summary["families"] = families
     return summary
+
+
+def _families(results: Sequence[SampleResult], samples: Sequence[Sample]) -> dict[str, Any]:
+    """Chartographer family metrics over the unperturbed members of counterfactual families:
+    accuracy on originals and on edits, consistency, and edit × task-type break rates."""
+    members = [
+        s for s in samples if s.family_id is not None and not any(
+            t.kind == "perturbation" for t in s.transforms
+        )
+    ]  # fmt: skip
+    if not members:
+        return {}
+    right: dict[str, bool | None] = {}
+    for r in results:
+        value = r.scores.get("accuracy", r.scores.get("premise_accuracy"))
+        right[r.sample_id] = None if value is None else value == 1.0
+    outcomes = outcomes_from_samples(members, right)
+    return {
+        "scores": _dump(family_scores(outcomes)),
+        "edit_break_rate": _dump(edit_breakage(outcomes)),
+    }
 
 
 def _metric_names(results: Sequence[SampleResult], protocol: str) -> list[str]:

@@ -85,6 +85,8 @@ def _run_sections(record: RunRecord, results: Sequence[SampleResult]) -> list[Ht
         parts.append(_premise_section(record.summary))
     if "robustness" in record.summary:
         parts.append(_robustness_section(record.summary))
+    if "families" in record.summary:
+        parts.append(_family_section(record.summary))
     parts.append(_failures(record.summary))
     parts.append(_gallery(results, _samples_of(record)))
     return parts
@@ -425,6 +427,53 @@ def _robustness_section(summary: Mapping[str, Any]) -> Html:
                 ),
                 "robustness curves",
                 cls="plot",
+            )
+        )
+    return join(parts)
+
+
+def _family_section(summary: Mapping[str, Any]) -> Html:
+    fam = summary["families"]
+    names = {
+        "family_accuracy_original": "accuracy on originals",
+        "family_accuracy_variants": "accuracy on counterfactual edits",
+        "family_accuracy_reconstruction": "accuracy on reconstructions from code",
+        "family_consistency": "consistency (original right → every edit right)",
+    }
+    rows = [
+        [names.get(sc["metric"], sc["metric"]), _pct(sc["value"]), sc["n"]] for sc in fam["scores"]
+    ]
+    parts: list[Html] = [
+        el("h2", "Counterfactual families (Chartographer)"),
+        el(
+            "p",
+            "Each chart's original, its exact reconstruction from code and seed-controlled data edits; answers re-derived by the same programs.",
+            cls="note",
+        ),
+        table(["metric", "%", "n"], rows),
+    ]
+    cells = fam.get("edit_break_rate") or []
+    if cells:
+        edits = sorted({c["group"]["edit"] for c in cells})
+        tasks = sorted({c["group"]["task_type"] for c in cells})
+        cell = {(c["group"]["edit"], c["group"]["task_type"]): c for c in cells}
+        grid = [
+            [
+                e,
+                *(
+                    f"{_pct(cell[(e, t)]['value'])} (n={cell[(e, t)]['n']})"
+                    if (e, t) in cell
+                    else "–"
+                    for t in tasks
+                ),
+            ]
+            for e in edits
+        ]
+        parts.append(
+            table(
+                ["edit \\ task type", *tasks],
+                grid,
+                caption="share of answers broken by an edit, among questions answered right on the original",
             )
         )
     return join(parts)
