@@ -213,7 +213,18 @@ class SentenceEmbedder:
     def _mean_pooled(self) -> bool:
         """Whether the model is Transformer → mean pooling (→ Normalize), so a sentence vector
         is the masked mean of the token states that FT uses too."""
-        from sentence_transformers.models import Normalize, Pooling, Transformer
+        try:
+            from sentence_transformers.sentence_transformer.modules import (
+                Normalize,
+                Pooling,
+                Transformer,
+            )
+        except ImportError:  # sentence-transformers < 6
+            from sentence_transformers.models import (  # type: ignore[no-redef]
+                Normalize,
+                Pooling,
+                Transformer,
+            )
 
         modules = list(self._load())
         if not modules or not isinstance(modules[0], Transformer):
@@ -508,7 +519,7 @@ def _load_classifier(path: str | Path, device: str, what: str) -> tuple[Any, Any
 def _label_index(config: Any, wanted: Sequence[str], what: str, hint: str) -> int:
     labels = {int(i): str(name).lower() for i, name in getattr(config, "id2label", {}).items()}
     for i, name in labels.items():
-        if any(w in name for w in wanted):
+        if any(name.startswith(w) for w in wanted):  # "unacceptable" must not match
             return i
     raise ValueError(f"{what}: no label among {labels} looks like {list(wanted)}; {hint}")
 

