@@ -62,11 +62,19 @@ def naive_render(spec: ChartSpec) -> bytes:
         if kind == "line":
             for col, vals in zip(cols, series, strict=True):
                 plt.plot(cats, vals, marker="o" if style.markers else None, label=col)
+                if style.value_labels:
+                    for c, v in zip(cats, vals, strict=True):
+                        plt.annotate(style.value_format.format(v), (c, v), ha="center")
         else:
             plt.stackplot(cats, series, labels=cols)
         plt.xticks(rotation=style.tick_rotation)
     elif kind == "pie":
-        plt.pie(_values(spec, cols[0]), labels=cats, autopct="%1.1f%%", startangle=90)
+        autopct = "%1.1f%%" if style.value_labels else None
+        if style.legend:
+            plt.pie(_values(spec, cols[0]), autopct=autopct, startangle=90)
+            plt.legend(cats, loc="center left", bbox_to_anchor=(1.0, 0.5))
+        else:
+            plt.pie(_values(spec, cols[0]), labels=cats, autopct=autopct, startangle=90)
     elif kind == "scatter":
         xs = _values(spec, spec.encoding.x)
         groups = spec.table.labels(spec.encoding.series) if spec.encoding.series else None
@@ -75,6 +83,9 @@ def naive_render(spec: ChartSpec) -> bytes:
             ys = _values(spec, col)
             rows = [i for i in range(len(xs)) if groups is None or groups[i] == name]
             plt.scatter([xs[i] for i in rows], [ys[i] for i in rows], label=name)
+            if style.value_labels:
+                for i in rows:
+                    plt.annotate(style.value_format.format(ys[i]), (xs[i], ys[i]))
     elif kind == "box":
         stats = [
             {"whislo": a, "q1": b, "med": c, "q3": d, "whishi": e, "label": lab}
@@ -93,7 +104,7 @@ def naive_render(spec: ChartSpec) -> bytes:
         plt.xlabel(style.x_title)
     if style.y_title:
         plt.ylabel(style.y_title)
-    if style.legend and len(spec.series_names()) > 1 and kind != "pie":
+    if style.legend and len(spec.series_names()) > 1 and kind not in ("pie", "box"):
         plt.legend()
     if style.gridlines != "none":
         plt.grid(axis=style.gridlines)

@@ -198,3 +198,28 @@ def test_sidecar_round_trip(specs: dict[str, ChartSpec], tmp_path: pytest.TempPa
     assert (tmp_path / "chart.geometry.json").exists()  # type: ignore[operator]
     assert load_geometry(path) == geo
     assert Image.open(path).size == (geo.width, geo.height)
+
+
+def test_fast_text_extent_matches_matplotlibs(specs: dict[str, ChartSpec]) -> None:
+    """The extractor's shortcut gives exactly `Text.get_window_extent`'s boxes."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from chartproof.charts._build import build_plan
+    from chartproof.charts._extract import text_extent
+    from chartproof.charts._layout import pinned_rc
+    from chartproof.charts._plan import execute
+
+    for name in ("grouped", "line", "pie_labels", "log_lines"):
+        plan = build_plan(specs[name])
+        with pinned_rc(plan.rc):
+            fig = Figure(figsize=plan.figsize, dpi=plan.dpi)
+            canvas = FigureCanvasAgg(fig)
+            execute(fig, plan.ops)
+            canvas.draw()
+            renderer = canvas.get_renderer()
+            texts = [t for t in fig.findobj(lambda a: hasattr(a, "get_text")) if t.get_text()]
+            assert texts
+            for t in texts:
+                fast = text_extent(t, renderer).extents
+                assert fast == pytest.approx(t.get_window_extent(renderer).extents, abs=1e-6)

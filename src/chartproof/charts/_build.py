@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from chartproof.charts._bars import bar_ops
 from chartproof.charts._frame import rc_for
+from chartproof.charts._layout import pinned_rc
 from chartproof.charts._lines import area_ops, line_ops
 from chartproof.charts._pie import pie_ops
 from chartproof.charts._plan import Op, Plan
@@ -34,11 +35,15 @@ BUILDERS: dict[str, Callable[[ChartSpec], list[Op]]] = {
 def build_plan(spec: ChartSpec) -> Plan:
     """The drawing plan of a spec (assumed valid: see `validate_spec`)."""
     style = spec.style
+    rc = rc_for(style)
+    # text is measured under the same rcParams it will be drawn with (hinting changes widths)
+    with pinned_rc(rc):
+        ops = tuple(BUILDERS[spec.chart_type](spec))
     return Plan(
         spec_id=spec.id,
         chart_type=spec.chart_type,
-        rc=rc_for(style),
+        rc=rc,
         figsize=(style.width, style.height),
         dpi=style.dpi,
-        ops=tuple(BUILDERS[spec.chart_type](spec)),
+        ops=ops,
     )

@@ -6,7 +6,7 @@ extents into image-pixel boxes (origin top-left) tied to table rows, columns and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -15,6 +15,7 @@ from matplotlib.backend_bases import RendererBase
 from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
 from chartproof.charts._plan import MarkInfo, Plan, Tag
@@ -53,7 +54,25 @@ class _Page:
         return round(float(dx), 2), round(self.height - float(dy), 2)
 
     def extent(self, artist: Any, pad: float = 0.0) -> Box:
+        if isinstance(artist, Text):
+            return self.box(text_extent(artist, self.renderer), pad)
         return self.box(artist.get_window_extent(self.renderer), pad)
+
+
+def text_extent(text: Text, renderer: RendererBase) -> Bbox:
+    """Display extent of a text that has just been drawn.
+
+    `Text.get_window_extent` re-sets the figure's dpi around every call, which invalidates
+    every transform of the figure; after a draw the layout and positions are current, so the
+    extent is the laid-out box moved to the text's position. Falls back to the public call
+    where matplotlib's internals differ (a test pins both to the same boxes).
+    """
+    layout = getattr(text, "_get_layout", None)
+    if layout is None or not text.get_text() or not text.get_visible():
+        return text.get_window_extent(renderer)
+    bbox, _, _ = layout(renderer)
+    x, y = text.get_transform().transform(text.get_unitless_position())
+    return bbox.translated(x, y)  # type: ignore[no-any-return]
 
 
 def _clip(box: Box, area: Box) -> Box:
@@ -78,22 +97,30 @@ def _mark(info: MarkInfo, box: Box, anchor: tuple[float, float]) -> Mark:
     )
 
 
-def _union(page: _Page, artists: Iterable[Any], pad: float) -> Box:
-    return page.box(Bbox.union([a.get_window_extent(page.renderer) for a in artists]), pad)
+def _corners_box(page: _Page, ax: Axes, info: MarkInfo) -> Box:
+    """Pixel box of a mark's data rectangle, padded by its stroke."""
+    assert info.corners is not None, f"{info.kind} mark without corners"
+    x0, y0, x1, y1 = info.corners
+    (ax0, ay0), (ax1, ay1) = page.point(ax, x0, y0), page.point(ax, x1, y1)
+    pad = info.radius_pt * page.px_per_pt
+    return Box(
+        x0=round(min(ax0, ax1) - pad, 2),
+        y0=round(min(ay0, ay1) - pad, 2),
+        x1=round(max(ax0, ax1) + pad, 2),
+        y1=round(max(ay0, ay1) + pad, 2),
+    )
 
 
 def _marks(page: _Page, ax: Axes, area: Box, tag: Tag, result: Any) -> list[Mark]:
     out: list[Mark] = []
-    if tag.kind in ("bars", "wedges"):
-        patches = result.patches if tag.kind == "bars" else result
-        for info, patch in zip(tag.marks, patches, strict=True):
-            box = page.extent(patch)
-            if tag.kind == "bars":
-                box = _clip(box, area)
-                anchor = box.center
-            else:
-                anchor = page.point(ax, info.x, info.y)
-            out.append(_mark(info, box, anchor))
+    if tag.kind == "bars":
+        for info, patch in zip(tag.marks, result.patches, strict=True):
+            box = _clip(page.extent(patch), area)
+            out.append(_mark(info, box, box.center))
+    elif tag.kind == "wedges":
+        # a wedge's extent comes from its data rectangle, not from walking its arc path
+        for info in tag.marks:
+            out.append(_mark(info, _corners_box(page, ax, info), page.point(ax, info.x, info.y)))
     elif tag.kind in ("line", "points"):
         for info in tag.marks:
             cx, cy = page.point(ax, info.x, info.y)
@@ -110,40 +137,16 @@ def _marks(page: _Page, ax: Axes, area: Box, tag: Tag, result: Any) -> list[Mark
             box = _clip(Box(x0=tx - 1.5, y0=min(ty, by), x1=tx + 1.5, y1=max(ty, by)), area)
             # inside the band: off the axes' edges, a quarter down from the top (value
             # labels sit at half height)
-            ax_ = min(max(tx, area.x0 + 2), area.x1 - 2)
+            ax_ = min(max(tx, area.x0 + 3), area.x1 - 3)
             ay = box.y0 + 0.25 * box.height
             out.append(_mark(info, box, (round(ax_, 2), round(ay, 2))))
     elif tag.kind == "boxes":
-        lw = 1.5 * page.px_per_pt / 2
+        # box parts come from their data rectangles: one transform each, no path walks
         for info in tag.marks:
-            i = info.row
-            if info.kind == "box":
-                box = page.extent(result["boxes"][i])
-            elif info.kind == "median":
-                box = page.extent(result["medians"][i], lw)
-            else:
-                low = info.column == _first_whisker_column(tag, i)
-                k = 2 * i + (0 if low else 1)
-                box = _union(page, (result["whiskers"][k], result["caps"][k]), lw)
-            anchor = (
-                box.center if info.kind != "whisker" else _cap_center(page, result, i, info, tag)
-            )
+            box = _corners_box(page, ax, info)
+            anchor = page.point(ax, info.x, info.y) if info.kind == "whisker" else box.center
             out.append(_mark(info, box, anchor))
     return out
-
-
-def _first_whisker_column(tag: Tag, row: int) -> str | None:
-    for info in tag.marks:
-        if info.row == row and info.kind == "whisker":
-            return info.column
-    return None
-
-
-def _cap_center(
-    page: _Page, result: Any, row: int, info: MarkInfo, tag: Tag
-) -> tuple[float, float]:
-    low = info.column == _first_whisker_column(tag, row)
-    return page.extent(result["caps"][2 * row + (0 if low else 1)]).center
 
 
 def _texts(page: _Page, tag: Tag, result: Any) -> list[TextElement]:

@@ -6,8 +6,12 @@ Everything here is computed before drawing, so the numbers end up as literals in
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
+from typing import Any, cast
 
+import matplotlib as mpl
 from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.cbook import is_math_text
 from matplotlib.font_manager import FontProperties
@@ -18,6 +22,7 @@ __all__ = [
     "format_tick",
     "log_ticks",
     "nice_ticks",
+    "pinned_rc",
     "text_extent",
     "wrap_to_width",
 ]
@@ -28,6 +33,24 @@ MATH_FONTSET = "dejavusans"
 """Mathtext font set matching `FONT_FAMILY`."""
 
 _STEPS = (1.0, 2.0, 2.5, 5.0)
+
+
+@contextmanager
+def pinned_rc(rc: tuple[tuple[str, Any], ...]) -> Iterator[None]:
+    """matplotlib's default rcParams plus `rc`, whatever the user's matplotlibrc says; the
+    user's settings are back afterwards. Drawing and measuring text both happen inside."""
+    with mpl.rc_context():
+        # what `matplotlib.rcdefaults()` sets, without re-validating ~300 known-good values
+        dict.update(cast(dict[str, Any], mpl.rcParams), _defaults())
+        cast(Any, mpl.rcParams).update(dict(rc))
+        yield
+
+
+@lru_cache(maxsize=1)
+def _defaults() -> dict[str, Any]:
+    with mpl.rc_context():
+        mpl.rcdefaults()
+        return dict(cast(dict[str, Any], mpl.rcParams.copy()))
 
 
 @lru_cache(maxsize=8)

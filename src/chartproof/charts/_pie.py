@@ -21,7 +21,7 @@ from chartproof.charts._marks import categories, color_of, column_values, label_
 from chartproof.charts._plan import MarkInfo, Op, Tag, TextInfo, Var, op
 from chartproof.types import ChartSpec
 
-__all__ = ["pie_ops", "wedge_angles"]
+__all__ = ["pie_ops", "wedge_angles", "wedge_bounds"]
 
 START_ANGLE = 90.0
 LABEL_RADIUS = 1.08
@@ -38,6 +38,20 @@ def wedge_angles(values: list[float]) -> list[tuple[float, float]]:
         angles.append((360.0 * nxt, 360.0 * theta))
         theta = nxt
     return angles
+
+
+def wedge_bounds(start: float, end: float) -> tuple[float, float, float, float]:
+    """Data-space bounding box (x0, y0, x1, y1) of a unit-radius wedge from `start` to `end`
+    degrees (counter-clockwise): its centre, both arc ends and every axis the arc crosses."""
+    pts = [(0.0, 0.0)]
+    for a in (start, end):
+        pts.append((math.cos(math.radians(a)), math.sin(math.radians(a))))
+    k = math.ceil(start / 90.0)
+    while k * 90.0 < end:
+        pts.append((math.cos(math.radians(k * 90.0)), math.sin(math.radians(k * 90.0))))
+        k += 1
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    return min(xs), min(ys), max(xs), max(ys)
 
 
 def pie_ops(spec: ChartSpec) -> list[Op]:
@@ -99,6 +113,8 @@ def pie_ops(spec: ChartSpec) -> list[Op]:
             colors[i],
             x=0.85 * math.cos(mids[i]),
             y=0.85 * math.sin(mids[i]),
+            radius_pt=0.5,  # the white wedge edge
+            corners=wedge_bounds(*angles[i]),
         )
         for i in range(len(cats))
     )

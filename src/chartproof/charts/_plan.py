@@ -78,7 +78,9 @@ class MarkInfo:
     base: float = 0.0
     """Other end of the mark in data coordinates (bottom of an area band)."""
     radius_pt: float = 0.0
-    """Half size of a marker in points (vertices and points)."""
+    """Half size of a marker in points (vertices and points); stroke pad of box parts."""
+    corners: tuple[float, float, float, float] | None = None
+    """Data-space rectangle (x0, y0, x1, y1) the mark covers (box-plot parts)."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from chartproof.charts._frame import (
     cartesian_ops,
 )
 from chartproof.charts._marks import categories, color_of, column_values, label_color, value_text
-from chartproof.charts._plan import MarkInfo, Op, Tag, TextInfo, Var, op
+from chartproof.charts._plan import MarkInfo, MarkKind, Op, Tag, TextInfo, Var, op
 from chartproof.types import ChartSpec
 
 __all__ = ["box_ops", "scatter_groups", "scatter_ops"]
@@ -130,14 +130,38 @@ def box_ops(spec: ChartSpec) -> list[Op]:
             for i in range(len(cats))
         ]
         lo_col, _, med_col, _, hi_col = spec.encoding.y
+        cap = half / 2  # bxp draws caps half as wide as the boxes
+
+        def part(
+            kind: MarkKind,
+            i: int,
+            col: str | None,
+            value: float,
+            colour: str,
+            lo: float,
+            hi: float,
+            width: float,
+            at: float,
+            stroke: float,
+        ) -> MarkInfo:
+            # the rectangle spans `width` across the category axis and lo..hi along values
+            corners = (i - width, lo, i + width, hi)
+            x, y = float(i), at
+            if horizontal:
+                corners = (lo, i - width, hi, i + width)
+                x, y = at, float(i)
+            return MarkInfo(
+                kind, i, col, None, value, colour, x=x, y=y, radius_pt=stroke / 2, corners=corners
+            )
+
         infos = tuple(
             info
             for i in range(len(cats))
             for info in (
-                MarkInfo("box", i, None, None, meds[i], color, x=float(i), y=meds[i]),
-                MarkInfo("median", i, med_col, None, meds[i], median, x=float(i), y=meds[i]),
-                MarkInfo("whisker", i, lo_col, None, mins[i], _EDGE, x=float(i), y=mins[i]),
-                MarkInfo("whisker", i, hi_col, None, maxs[i], _EDGE, x=float(i), y=maxs[i]),
+                part("box", i, None, meds[i], color, q1s[i], q3s[i], half, meds[i], 1.0),
+                part("median", i, med_col, meds[i], median, meds[i], meds[i], half, meds[i], 1.5),
+                part("whisker", i, lo_col, mins[i], _EDGE, mins[i], q1s[i], cap, mins[i], 1.0),
+                part("whisker", i, hi_col, maxs[i], _EDGE, q3s[i], maxs[i], cap, maxs[i], 1.0),
             )
         )
         ops = [

@@ -9,15 +9,15 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
-import matplotlib as mpl
 import matplotlib.image
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from chartproof.charts._build import build_plan
 from chartproof.charts._extract import extract_geometry
+from chartproof.charts._layout import pinned_rc
 from chartproof.charts._plan import Plan, execute
 from chartproof.charts.geometry import Geometry, save_geometry
 from chartproof.charts.validate import validate_spec
@@ -47,10 +47,7 @@ class Rendered:
 
 def render_plan(plan: Plan) -> Rendered:
     """Execute a drawing plan; the only place chartproof touches a matplotlib figure."""
-    with mpl.rc_context():
-        # start from matplotlib's defaults, whatever the user's matplotlibrc says
-        mpl.rcdefaults()
-        cast(Any, mpl.rcParams).update(dict(plan.rc))
+    with pinned_rc(plan.rc):
         fig = Figure(figsize=plan.figsize, dpi=plan.dpi)
         canvas = FigureCanvasAgg(fig)
         tagged = execute(fig, plan.ops)
