@@ -13,6 +13,7 @@ from chartproof.metrics.weights import (
     WeightSet,
     aggregate_score,
     normalised_scores,
+    rank_by_aggregate,
     sensitivity_weight_sets,
     weight_sensitivity,
 )
@@ -109,3 +110,11 @@ def test_random_sets_are_seeded() -> None:
     assert len(a) == 8
     assert a[2].weights == b[2].weights
     assert a[3].weights != c[3].weights
+
+
+def test_rank_by_aggregate_orders_best_first_missing_last() -> None:
+    base = dict.fromkeys(ROSCOE_METRICS, 0.5)
+    better = {**base, "FS": 0.9}
+    missing = {**base, "SRC": None}
+    tie = dict(base)
+    assert rank_by_aggregate([base, missing, better, tie]) == [2, 0, 3, 1]

@@ -34,6 +34,7 @@ __all__ = [
     "WeightSet",
     "aggregate_score",
     "normalised_scores",
+    "rank_by_aggregate",
     "sensitivity_weight_sets",
     "weight_sensitivity",
 ]
@@ -141,6 +142,22 @@ def aggregate_score(
         value /= total_weight
         note = f"weights renormalised over {', '.join(used)} ({', '.join(absent)} missing)"
     return AggregateScore(value=value, weights=weights.name, used=used, note=note)
+
+
+def rank_by_aggregate(
+    candidates: Sequence[Mapping[str, float | None]],
+    weights: WeightSet = CHARTQAX_WEIGHTS,
+    perplexity: PerplexityTransform = "one_minus",
+    missing: MissingPolicy = "not_computed",
+) -> list[int]:
+    """Candidate indices from the highest AS to the lowest (ChartQA-X's selection order:
+    the best first, the next best on rejection). Ties keep input order; candidates whose AS
+    is not computed come last, in input order."""
+    values = [aggregate_score(c, weights, perplexity, missing).value for c in candidates]
+    scored = sorted(
+        (i for i, v in enumerate(values) if v is not None), key=lambda i: -(values[i] or 0.0)
+    )
+    return scored + [i for i, v in enumerate(values) if v is None]
 
 
 def sensitivity_weight_sets(seed: int = 0) -> tuple[WeightSet, ...]:
