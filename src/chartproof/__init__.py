@@ -16,7 +16,7 @@ __version__ = "0.1.0"
 _LAZY: dict[str, str] = {
     "generate": "chartproof.pipelines.generate",
     "evaluate": "chartproof.pipelines.evaluate",
-    "report": "chartproof.report",
+    "report": "chartproof.reports",
     "demo": "chartproof.pipelines.demo",
     "load_samples": "chartproof.datasets",
     "save_samples": "chartproof.datasets",

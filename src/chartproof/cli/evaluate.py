@@ -68,6 +68,6 @@ def evaluate(
         f"cache hits {counts.get('cached_calls', 0)}/{counts.get('calls', 0)}"
     )
     if report:
-        from chartproof.report import report as write_report
+        from chartproof.reports import report as write_report
 
         console.print(f"report: [bold]{write_report(out)}[/bold]")

@@ -19,6 +19,6 @@ def report(
     ] = None,
 ) -> None:
     """Write one self-contained HTML report."""
-    from chartproof.report import report as run
+    from chartproof.reports import report as run
 
     console.print(f"report: [bold]{run(*runs, out=out)}[/bold]")

@@ -41,7 +41,7 @@ def demo(
     say: Say | None = None,
 ) -> DemoResult:
     """Run generate → eval (one run per protocol) → report under `out`."""
-    from chartproof.report import report
+    from chartproof.reports import report
 
     root = Path(out)
     tell = say or (lambda _: None)

@@ -13,7 +13,7 @@ from PIL import Image
 from chartproof.datasets import save_samples
 from chartproof.models import ScriptedBackend
 from chartproof.pipelines.evaluate import evaluate
-from chartproof.report import report
+from chartproof.reports import report
 from chartproof.types import Answer, ImageRef, ModelRequest, Sample
 
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'

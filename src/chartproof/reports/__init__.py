@@ -1,5 +1,5 @@
 """HTML reports of runs: the papers' tables and plots, with every model output escaped."""
 
-from chartproof.report.build import report
+from chartproof.reports.build import report
 
 __all__ = ["report"]

@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from chartproof.report import plots
-from chartproof.report.html import Html, el, img_png, join, page, table
+from chartproof.reports import plots
+from chartproof.reports.html import Html, el, img_png, join, page, table
 from chartproof.runs import load_run
 from chartproof.types import RunRecord, Sample, SampleResult
 
