@@ -3,9 +3,11 @@ projects/roscoe, score.py + utils.py) with the same local models, side by side.
 
 Run:
     OMP_NUM_THREADS=2 .venv/bin/python bench/bench_roscoe.py --reference /tmp/parlai_ref [--n 1000]
+    OMP_NUM_THREADS=2 .venv/bin/python bench/bench_roscoe.py --throughput-only --n 1000
 
 `--reference` is a folder holding `projects/roscoe/{score,utils}.py` from a ParlAI checkout
-(never committed here). Only the reference's model loading is adapted, by subclassing its
+(never committed here), e.g. `mkdir -p /tmp/parlai_ref/projects/roscoe`, copy the two files
+there and `touch` an `__init__.py` in `projects/` and `projects/roscoe/`. Only the reference's model loading is adapted, by subclassing its
 `Evaluator`: the embedding model is the local all-MiniLM-L6-v2 folder for both sentence and
 token vectors, the perplexity model is the cached SmolLM2-135M folder (its config gets the
 GPT-2 attribute `n_positions` = 1024 the reference reads), and its unused `simcse`/`nltk`
@@ -101,7 +103,12 @@ def reference_evaluator(folder: Path, minilm: Path, lm: Path, hypos: Any, contex
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--reference", type=Path, required=True)
+    parser.add_argument("--reference", type=Path, help="folder with projects/roscoe/*.py")
+    parser.add_argument(
+        "--throughput-only",
+        action="store_true",
+        help="only time chartproof's default scorer (MiniLM, SmolLM2, link-grammar) on N",
+    )
     parser.add_argument("--n", type=int, default=1000)
     args = parser.parse_args()
     if not DATA.exists():
@@ -110,6 +117,16 @@ def main() -> int:
     items = load_items(args.n)
     minilm, lm_path = default_minilm_path(), smollm2_path()
     print(f"{len(items)} explanations, torch threads {torch.get_num_threads()}")
+    if args.throughput_only:
+        default = RoscoeScorer()
+        default.score(items[:2])
+        start = time.perf_counter()
+        default.score(items)
+        elapsed = time.perf_counter() - start
+        print(f"chartproof default scorers: {elapsed:.1f} s, {len(items) / elapsed:.2f} expl/s")
+        return 0
+    if args.reference is None:
+        parser.error("--reference is required unless --throughput-only")
 
     embedder = SentenceEmbedder()
     lm = CausalLMPerplexity()
@@ -130,10 +147,7 @@ def main() -> int:
     grammar.score(items)
     t_grammar = time.perf_counter() - start
 
-    ref, evaluator = reference_evaluator(
-        args.reference, minilm, lm_path,
-        [ref_chain for ref_chain in []], [],
-    )  # fmt: skip
+    ref, evaluator = reference_evaluator(args.reference, minilm, lm_path, [], [])
     hypos = [ref.Chain(split_sentences(it.explanation)) for it in items]
     contexts = [ref.Chain(source_sentences(it)) for it in items]
     evaluator.set_hypos(hypos)
