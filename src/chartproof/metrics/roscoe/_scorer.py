@@ -124,13 +124,8 @@ class RoscoeScorer:
         if self.lm is not None and valid:
             self._perplexity_scores(valid, steps, values)
         if self.grammar is not None and valid:
-            accept = dict(
-                zip(
-                    u := _unique(s for i in valid for s in steps[i]),
-                    self.grammar.acceptability(u),
-                    strict=True,
-                )
-            )
+            distinct = _unique(s for i in valid for s in steps[i])
+            accept = dict(zip(distinct, self.grammar.acceptability(distinct), strict=True))
             for i in valid:
                 values[i]["GS"] = float(np.mean([accept[s] for s in steps[i]]))
 
