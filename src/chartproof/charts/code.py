@@ -11,7 +11,7 @@ from typing import Any
 
 from chartproof.charts._build import build_plan
 from chartproof.charts._plan import Op, Plan, Var
-from chartproof.charts.render import PNG_METADATA
+from chartproof.charts.render import PNG_METADATA, PNG_OPTIONS
 from chartproof.charts.validate import validate_spec
 from chartproof.types import ChartSpec
 
@@ -40,7 +40,7 @@ def draw(path):
         fig = Figure(figsize={figsize}, dpi={dpi})
         FigureCanvasAgg(fig)
 {body}
-        fig.savefig(path, format="png", metadata={metadata})
+        fig.savefig(path, format="png", metadata={metadata}, pil_kwargs={png_options})
 
 
 if __name__ == "__main__":
@@ -92,6 +92,7 @@ def plan_to_code(plan: Plan, script_name: str = "chart.py") -> str:
         dpi=literal(plan.dpi),
         body="\n".join(_statement(o) for o in plan.ops),
         metadata=literal(PNG_METADATA),
+        png_options=literal(PNG_OPTIONS),
     )
 
 
