@@ -62,6 +62,9 @@ def _plausible(spec: ChartSpec) -> None:
     if spec.chart_type in ("vbar", "hbar"):
         values = table.numbers(enc.y[0])
         assert len(set(values)) == len(values), f"{spec.id}: tied bars"
+    if spec.chart_type == "grouped_bar":
+        for row in table.rows:
+            assert len(set(row[1:])) == len(row) - 1, f"{spec.id}: tied bars in {row}"
     assert 2 <= table.n_rows <= 110
     assert len(spec.series_names()) <= 8
 

@@ -19,6 +19,7 @@ __all__ = [
     "seasonal",
     "shares",
     "trend",
+    "untie_rows",
 ]
 
 
@@ -55,8 +56,22 @@ def distinct(rng: random.Random, n: int, low: float, high: float, decimals: int)
 def jitter(
     rng: random.Random, base: list[float], rel: float, decimals: int, low: float, high: float
 ) -> list[float]:
-    """Each base value times (1 ± rel), rounded, distinct."""
-    return _spread_out([b * (1 + rng.uniform(-rel, rel)) for b in base], decimals, low, high)
+    """Each base value moved by up to ±rel of the range [low, high], rounded, distinct."""
+    span = high - low
+    return _spread_out([b + rng.uniform(-rel, rel) * span for b in base], decimals, low, high)
+
+
+def untie_rows(columns: list[list[float]], decimals: int) -> list[list[float]]:
+    """Nudge values so no two series are equal in the same row (one printed unit at a time)."""
+    unit = 10.0**-decimals
+    out = [list(c) for c in columns]
+    for i in range(len(out[0]) if out else 0):
+        seen: set[float] = set()
+        for col in out:
+            while col[i] in seen:
+                col[i] = _round(col[i] + unit, decimals)
+            seen.add(col[i])
+    return out
 
 
 def trend(

@@ -91,8 +91,12 @@ def multi_bars(
         # printed values over side-by-side bars get at most one decimal, and so do the data
         decimals = min(m.decimals, 1) if labels else m.decimals
         high = m.high if kind == "grouped_bar" else m.low + (m.high - m.low) / len(groups)
-        base = data.distinct(rng, len(cats), m.low, high, decimals)
-        columns = [data.jitter(rng, base, 0.3, decimals, m.low, high) for _ in groups]
+        # series differ by up to ±15 % of the range; bases leave room for that
+        room = 0.15 * (high - m.low)
+        base = data.distinct(rng, len(cats), m.low + room, high - room, decimals)
+        columns = data.untie_rows(
+            [data.jitter(rng, base, 0.15, decimals, m.low, high) for _ in groups], decimals
+        )
         unit = m.unit
         title = f"{m.name} by {dim.title.lower()} and {group_title.lower()}"
         y_title = m.title
