@@ -22,10 +22,15 @@ def find_legend(
         return ()
     h_img, w_img = text.shape
     entries: list[tuple[LegendEntry, int]] = []
-    line_h = float(np.median([t.height for t in tokens if not t.vertical] or [12.0]))
+    # Glyphs of neighbouring text are not swatches.
+    masks = [lay.mask & ~text for lay in layers]
+    flat = [t.height for t in tokens if not t.vertical and abs(t.angle) <= 5]
+    line_h = float(np.median(flat or [12.0]))
     for tok in tokens:
         # Legend labels are single horizontal lines: skip vertical and rotated text.
-        if tok.vertical or not tok.text.strip() or tok.height > 1.6 * line_h:
+        if tok.vertical or abs(tok.angle) > 5 or not tok.text.strip():
+            continue
+        if tok.height > 1.6 * line_h:
             continue
         th = max(6.0, tok.height)
         x1 = int(tok.box[0]) - 1
@@ -34,15 +39,14 @@ def find_legend(
         y1 = min(h_img, int(tok.cy + 0.6 * th) + 1)
         if x1 - x0 < 4 or y1 - y0 < 3:
             continue
-        free = ~text[y0:y1, x0:x1]
         best: tuple[tuple[bool, int], int, ColorLayer, Box] | None = None
         for li, lay in enumerate(layers):
-            n = int((lay.mask[y0:y1, x0:x1] & free).sum())
+            n = int(masks[li][y0:y1, x0:x1].sum())
             # Coloured swatches first: a grey one is more often a frame or a gridline.
             key = (lay.chroma >= 25, n)
             if n < 6 or (best is not None and key <= best[0]):
                 continue
-            sw = _swatch_box(lay.mask, (x0, y0, x1, y1), th)
+            sw = _swatch_box(masks[li], (x0, y0, x1, y1), th)
             if sw is not None:
                 best = (key, li, lay, sw)
         if best is None:
@@ -81,8 +85,11 @@ def _swatch_box(mask: np.ndarray, strip: tuple[int, int, int, int], th: float) -
     bx, by, bw, bh = (int(v) for v in stats[k][:4])
     bx0, by0 = wx0 + bx, wy0 + by
     bx1, by1 = bx0 + bw, by0 + bh
-    # A swatch is a patch, a dot or a short line: wide enough to see, not a tick mark.
+    # A swatch is a patch, a dot or a short line: wide enough to see, not a tick mark,
+    # and solid, not the stray antialiased edge of a neighbouring glyph.
     if bw < max(5, int(0.3 * th)):
+        return None
+    if stats[k][4] < 0.25 * bw * bh:
         return None
     slack = max(2, int(0.25 * th))
     if bx0 < x0 - slack and x0 > 0:
@@ -121,7 +128,8 @@ def _aligned(entries: list[tuple[LegendEntry, int]]) -> list[tuple[LegendEntry, 
     line); a lone swatch-like patch elsewhere (a piece of a bar cut by a gridline, next to a
     value label) is dropped."""
     if len(entries) < 2:
-        return entries
+        # A lone "entry" named by a number is a value label beside a short bar.
+        return [e for e in entries if parse_label_number(e[0].label) is None]
 
     kept = [e for e in entries if any(_lined_up(e[0], o[0]) for o in entries if o is not e)]
     if kept:

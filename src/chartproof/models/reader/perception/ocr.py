@@ -3,6 +3,7 @@ the conversion of its line and word boxes into tokens a chart parser can use."""
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from collections.abc import Sequence
@@ -61,6 +62,20 @@ def _quad_box(quad: Any) -> tuple[float, float, float, float, bool]:
     return float(x0), float(y0), float(x1), float(y1), vertical
 
 
+def _quad_angle(quad: Any) -> float:
+    """Slope of the text baseline in degrees (counter-clockwise, 0 = horizontal)."""
+    pts = np.asarray(quad, dtype=float).reshape(-1, 2)
+    if len(pts) < 2:
+        return 0.0
+    dx, dy = pts[1] - pts[0]
+    a = math.degrees(math.atan2(-dy, dx))
+    if a > 90:
+        a -= 180
+    elif a <= -90:
+        a += 180
+    return round(a, 1)
+
+
 def _char_centres(text: str, chars: Sequence[tuple[str, float, Any]]) -> list[float] | None:
     """Centre x of every character of `text` (spaces interpolated), when the OCR's character
     boxes line up with the text's non-space characters."""
@@ -105,11 +120,17 @@ def tokens_from_lines(
         x0, y0, x1, y1, vertical = _quad_box(quad)
         line_chars = list(chars[i]) if chars is not None and i < len(chars) else []
         centres = None if vertical else _char_centres(text, line_chars)
+        if not any(ch.isalnum() for ch in text):
+            continue  # "_" or "|" read off a bar edge or a gridline
+        angle = 0.0 if vertical else _quad_angle(quad)
+        if abs(angle) > 5:
+            centres = None
         tok = OcrToken(
             text=text,
             box=(x0, y0, x1, y1),
             score=min(1.0, max(0.0, float(score))),
             vertical=vertical,
+            angle=angle,
             char_x=tuple(centres) if centres else (),
         )
         for piece in _split_line(tok):

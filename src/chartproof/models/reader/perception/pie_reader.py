@@ -58,18 +58,6 @@ def read_pie(
         leg = _legend_label(scene, scene.layers[w.layer].rgb)
         name = leg[1] if leg else None
         order.append(leg[0] if leg else 1e6 + wi)
-        if name is None:
-            cands = [
-                t
-                for t in outside
-                if id(t) not in used
-                and parse_label_number(t.text) is None
-                and _in_wedge(w, _angle(disk, t.cx, t.cy))
-            ]
-            if cands:
-                t = min(cands, key=lambda t: math.hypot(t.cx - disk.cx, t.cy - disk.cy))
-                used.add(id(t))
-                name = t.text.strip()
         names.append(name)
         nums = [
             t
@@ -82,6 +70,7 @@ def read_pie(
             t = min(nums, key=lambda t: math.hypot(t.cx - disk.cx, t.cy - disk.cy))
             used.add(id(t))
             values[wi] = t
+    _name_by_anchor(disk, wedges, names, [t for t in outside if id(t) not in used])
     idx = sorted(range(len(wedges)), key=lambda i: order[i])
     rows: list[list[CellValue]] = []
     labels: list[str | None] = []
@@ -117,6 +106,32 @@ def read_pie(
         notes=tuple(scene.notes),
         size=scene.size,
     )
+
+
+def _name_by_anchor(
+    disk: Disk, wedges: list[Wedge], names: list[str | None], tokens: list[OcrToken]
+) -> None:
+    """Name unnamed wedges from the labels beside them: a label starts (right half) or ends
+    (left half) just outside the rim on the wedge's middle ray; nearest pairs first."""
+    pairs: list[tuple[float, int, int]] = []
+    for wi, w in enumerate(wedges):
+        if names[wi] is not None:
+            continue
+        a = math.radians(w.mid)
+        ax = disk.cx + 1.08 * disk.r * math.cos(a)
+        ay = disk.cy - 1.08 * disk.r * math.sin(a)
+        for ti, t in enumerate(tokens):
+            if parse_label_number(t.text) is not None:
+                continue
+            tx = t.box[0] if t.cx >= disk.cx else t.box[2]
+            d = math.hypot(tx - ax, t.cy - ay)
+            if d <= 0.35 * disk.r + t.height:
+                pairs.append((d, wi, ti))
+    used: set[int] = set()
+    for _, wi, ti in sorted(pairs):
+        if names[wi] is None and ti not in used:
+            names[wi] = tokens[ti].text.strip()
+            used.add(ti)
 
 
 def _wedge_box(disk: Disk, w: Wedge) -> Box:

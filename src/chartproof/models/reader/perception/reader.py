@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from chartproof.models.reader.perception.area_reader import area_layers, read_area
 from chartproof.models.reader.perception.axes import find_axes
 from chartproof.models.reader.perception.bar_reader import read_bars
 from chartproof.models.reader.perception.bars import BarLayout, find_bars
@@ -66,6 +67,14 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
         pie = _try_pie(scene, exclude)
         if pie is not None:
             return pie
+    candidates = [
+        i for i, lay in enumerate(layers) if not _is_ink(lay) and not _straight(lay.mask)
+    ]
+    areas = area_layers(scene, candidates)
+    if areas:
+        reading = read_area(scene, areas, _titles(scene, None))
+        if reading is not None:
+            return reading
     layout = _best_bars(scene, exclude)
     lines = _line_layers(scene, layout)
     titles = _titles(scene, layout)

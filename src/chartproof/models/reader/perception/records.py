@@ -38,6 +38,8 @@ class OcrToken(Record):
     """Recognition confidence."""
     vertical: bool = False
     """True when the text runs vertically (a rotated axis title)."""
+    angle: float = 0.0
+    """Slope of the text line in degrees, counter-clockwise (rotated tick labels)."""
     char_x: tuple[float, ...] = ()
     """Horizontal centre of each character of `text` (empty when unknown), so a line that
     merged several labels can be cut apart."""

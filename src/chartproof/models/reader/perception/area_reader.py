@@ -1,0 +1,115 @@
+"""Area charts to table: filled bands of one colour each, stacked from the baseline; at each
+category position a band's value is the height between its lower and upper edges."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from chartproof.models.reader.perception.geometry import Frame
+from chartproof.models.reader.perception.labels import assign_category_labels
+from chartproof.models.reader.perception.line_reader import line_masks
+from chartproof.models.reader.perception.palette import ColorLayer
+from chartproof.models.reader.perception.records import CellEvidence, ChartReading
+from chartproof.models.reader.perception.scene import CellValue, Scene, make_table, series_names
+
+__all__ = ["area_layers", "read_area"]
+
+
+def area_layers(scene: Scene, candidates: Sequence[int]) -> list[int]:
+    """Layers drawn as one wide filled band each (not bars, not strokes)."""
+    import cv2
+
+    w, h = scene.size
+    out = []
+    for li in candidates:
+        lay: ColorLayer = scene.layers[li]
+        m = lay.mask.astype(np.uint8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+        if n < 2:
+            continue
+        big = int(np.argmax(stats[1:, 4])) + 1
+        bw, bh, area = int(stats[big][2]), int(stats[big][3]), int(stats[big][4])
+        others = [int(stats[i][4]) for i in range(1, n) if i != big and stats[i][4] > 0.05 * area]
+        if bw >= 0.4 * w and area >= 0.02 * w * h and bh >= 8 and not others:
+            out.append(li)
+    return out
+
+
+def read_area(
+    scene: Scene, layer_ids: list[int], titles: tuple[str | None, str | None, str | None]
+) -> ChartReading | None:
+    """The table behind an area chart whose bands use the `layer_ids` colours."""
+    axis = scene.y_axis
+    if axis is None:
+        return None
+    masks = line_masks(scene, layer_ids)
+    cols = np.nonzero(np.any(np.stack(masks), axis=0).any(axis=0))[0]
+    if len(cols) < 2:
+        return None
+    left, right = int(cols[0]), int(cols[-1])
+    bottom = max(float(np.nonzero(m.any(axis=1))[0].max()) for m in masks if m.any())
+    axis_ids = {id(t) for t in axis.ticks} | {id(t) for t in axis.rejected}
+    legend_ids = scene.legend_tokens()
+    free = [t for t in scene.tokens if id(t) not in axis_ids and id(t) not in legend_ids]
+    below = sorted(
+        (t for t in free if not t.vertical and t.box[1] >= bottom - 2), key=lambda t: t.cx
+    )
+    if not below:
+        return None
+    top = min(t.box[1] for t in below)
+    th = float(np.median([t.height for t in below]))
+    row = [t for t in below if t.box[1] <= top + 0.6 * th]
+    xs = [min(max(t.cx, left + 1.0), right - 1.0) for t in row if left - th <= t.cx <= right + th]
+    if not xs:
+        return None
+    pitch = float(np.median(np.diff(xs))) if len(xs) > 1 else 40.0
+    texts, _ = assign_category_labels(free, Frame("vertical"), xs, -bottom, pitch)
+    zero = axis.pixel(0.0) if axis.scale == "linear" else None
+    base = zero if zero is not None and abs(zero - bottom) <= 4 else bottom + 0.5
+    # Bands stack upwards: order the layers by how high they sit.
+    order = sorted(
+        range(len(layer_ids)), key=lambda k: -float(np.nonzero(masks[k].any(axis=1))[0].mean())
+    )
+    rows: list[list[CellValue]] = []
+    for x in xs:
+        xi = int(round(x))
+        lower = base
+        cells: dict[int, CellValue] = {}
+        for k in order:
+            ys = np.nonzero(masks[k][:, max(0, xi - 1) : xi + 2].any(axis=1))[0]
+            if len(ys) == 0:
+                cells[k] = CellValue(None, 0.0, None)
+                continue
+            upper = float(ys.min()) - 0.5
+            value = axis.value(upper) - axis.value(lower)
+            box = (x - 2.0, upper, x + 2.0, lower)
+            ev = CellEvidence(
+                row=0,
+                column="",
+                source="geometry",
+                mark_box=box,
+                geometry_value=value,
+                confidence=0.75,
+            )
+            cells[k] = CellValue(value, 0.75, ev)
+            lower = upper
+        rows.append([cells[k] for k in range(len(layer_ids))])
+    names = series_names(scene, layer_ids, titles[2])
+    table, conf, evidence = make_table(titles[1] or "Category", texts, names, rows)
+    return ChartReading(
+        chart_type="area",
+        table=table,
+        confidence=conf,
+        evidence=evidence,
+        series_colors={n: scene.layers[li].hex for n, li in zip(names, layer_ids, strict=True)},
+        title=titles[0],
+        x_title=titles[1],
+        y_title=titles[2],
+        value_axis=axis,
+        legend=scene.legend,
+        tokens=scene.tokens,
+        notes=tuple(scene.notes),
+        size=scene.size,
+    )
