@@ -125,6 +125,7 @@ def gallery() -> dict[str, ChartSpec]:
             style=Style(x_scale="log", x_title="GDP per capita (USD)", y_title="Life expectancy (years)", legend_loc="lower right", gridlines="both"),
         ),
         "log_lines": _spec("g-log", "line", log_table, "Epoch", ("$\\alpha=0.1$", "$\\alpha=0.01$"), y_scale="log", title="Validation loss", y_title="loss", x_title="epoch", font_size=9.0, width=5.0, height=4.0, dpi=120),
+        "line_gap": _spec("g-gap", "line", DataTable(columns=(Column(name="Year", kind="time"), Column(name="Rate", unit="%")), rows=(("2019", 4.1), ("2020", None), ("2021", 5.3), ("2022", 4.8))), "Year", ("Rate",), title="Unemployment (2020 not surveyed)"),
         "no_ticks": _spec("g-noticks", "vbar", energy, "Source", ("2020",), tick_labels=False, legend=False),
     }  # fmt: skip
 

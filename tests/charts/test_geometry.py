@@ -17,7 +17,7 @@ from chartproof.types import ChartSpec
 
 GALLERY = (
     "vbar", "hbar", "grouped", "grouped_h", "stacked", "stacked_h", "line", "lines", "area",
-    "pie", "pie_labels", "box", "box_h", "scatter", "log_lines", "no_ticks",
+    "pie", "pie_labels", "box", "box_h", "scatter", "log_lines", "line_gap", "no_ticks",
 )  # fmt: skip
 
 

@@ -7,16 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from chartproof.charts._frame import (
-    VALUE_LABEL_PAD_PT,
-    VALUE_LABEL_SCALE,
-    CategoryAxis,
-    LegendItems,
-    NumberAxis,
-    Page,
-    cartesian_ops,
-)
+from chartproof.charts._frame import CategoryAxis, NumberAxis, cartesian_ops
+from chartproof.charts._legend import LegendItems
 from chartproof.charts._marks import categories, color_of, column_values, label_color, value_text
+from chartproof.charts._page import VALUE_LABEL_PAD_PT, VALUE_LABEL_SCALE, Page
 from chartproof.charts._plan import MarkInfo, Op, Tag, TextInfo, Var, op
 from chartproof.types import ChartSpec
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from chartproof.charts._bars import bar_ops
-from chartproof.charts._frame import rc_for
 from chartproof.charts._layout import pinned_rc
 from chartproof.charts._lines import area_ops, line_ops
+from chartproof.charts._page import rc_for
 from chartproof.charts._pie import pie_ops
 from chartproof.charts._plan import Op, Plan
 from chartproof.charts._scatter_box import box_ops, scatter_ops

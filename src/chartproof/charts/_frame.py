@@ -1,4 +1,4 @@
-"""The frame shared by every chart: rcParams, margins, axes, ticks, titles and legend.
+"""The frame of every chart with x/y axes: margins, axes, ticks, titles and the legend.
 
 Chart builders supply their marks; the frame lays everything out from measured text sizes
 so nothing is clipped and the same spec always yields the same literal numbers.
@@ -11,71 +11,30 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from chartproof.charts._layout import (
-    FONT_FAMILY,
-    MATH_FONTSET,
-    format_tick,
-    log_ticks,
-    nice_ticks,
-    text_extent,
-    wrap_to_width,
+from chartproof.charts._layout import format_tick, log_ticks, nice_ticks, wrap_to_width
+from chartproof.charts._legend import (
+    LegendItems,
+    bottom_legend_columns,
+    legend_ops,
+    legend_size,
 )
-from chartproof.charts._plan import Op, Tag, TextInfo, Var, op
-from chartproof.types import ChartSpec, Style
+from chartproof.charts._page import (
+    EDGE_PT,
+    LABELPAD_PT,
+    TICK_PT,
+    TITLEPAD_PT,
+    VALUE_LABEL_PAD_PT,
+    VALUE_LABEL_SCALE,
+    Page,
+)
+from chartproof.charts._plan import Op, Tag, TextInfo, op
+from chartproof.types import ChartSpec
 
-__all__ = ["CategoryAxis", "LegendItems", "NumberAxis", "Page", "cartesian_ops", "rc_for"]
+__all__ = ["CategoryAxis", "NumberAxis", "cartesian_ops"]
+
+_GRID_COLOR = "#d9d9d9"
 
 Scale = Literal["linear", "log"]
-
-EDGE_PT = 6.0  # blank border around the figure content
-_TICK_PT = 7.0  # major tick length plus tick-label pad (matplotlib defaults 3.5 + 3.5)
-_LABELPAD_PT = 4.0  # matplotlib's default axis-title pad
-TITLEPAD_PT = 6.0  # matplotlib's default title pad
-_GRID_COLOR = "#d9d9d9"
-VALUE_LABEL_SCALE = 0.9
-"""Value labels use this fraction of the base font size."""
-VALUE_LABEL_PAD_PT = 3.0
-"""Gap between a mark and its value label."""
-
-
-def rc_for(style: Style) -> tuple[tuple[str, Any], ...]:
-    """rcParams every chart is drawn with, on top of matplotlib's defaults."""
-    return (
-        ("font.family", [FONT_FAMILY]),
-        ("font.size", style.font_size),
-        ("mathtext.fontset", MATH_FONTSET),
-        ("axes.linewidth", 0.8),
-        ("legend.framealpha", 0.9),
-        # unhinted glyphs look the same at chart sizes and draw about 12 % faster
-        ("text.hinting", "no_hinting"),
-    )
-
-
-@dataclass(frozen=True)
-class Page:
-    """Figure size in pixels and the point-to-pixel factor."""
-
-    width: float
-    """Figure width in pixels."""
-    height: float
-    """Figure height in pixels."""
-    dpi: float
-    """Dots per inch."""
-    font: float
-    """Base font size in points."""
-
-    @classmethod
-    def of(cls, style: Style) -> Page:
-        """The page a style describes."""
-        return cls(style.width * style.dpi, style.height * style.dpi, style.dpi, style.font_size)
-
-    def px(self, points: float) -> float:
-        """Points to pixels."""
-        return points * self.dpi / 72.0
-
-    def text(self, text: str, scale: float = 1.0, rotation: float = 0.0) -> tuple[float, float]:
-        """Pixel width and height of text at `scale` times the base font size."""
-        return text_extent(text, self.font * scale, self.dpi, rotation)
 
 
 @dataclass
@@ -132,18 +91,6 @@ class NumberAxis:
     def floor(self) -> float:
         """Where bars start: zero on linear axes, the lower view limit on log axes."""
         return self.lim[0] if self.scale == "log" else 0.0
-
-
-@dataclass(frozen=True)
-class LegendItems:
-    """Legend entries: the artists to show and their series names."""
-
-    handles: tuple[Var, ...] | Var
-    """Bound artists (or containers) whose look the legend copies, or one bound list."""
-    labels: tuple[str, ...]
-    """Entry texts."""
-    colors: tuple[str, ...]
-    """Swatch colours."""
 
 
 def _t(scale: Scale, v: float) -> float:
@@ -234,25 +181,6 @@ def _tick_labels(axis: CategoryAxis | NumberAxis) -> list[str]:
     return [format_tick(t, step, axis.scale == "log") for t in axis.ticks]
 
 
-def legend_size(page: Page, labels: tuple[str, ...], ncols: int) -> tuple[float, float]:
-    em = page.px(page.font)
-    widths = [page.text(s)[0] for s in labels]
-    heights = [page.text(s)[1] for s in labels]
-    rows = math.ceil(len(labels) / ncols)
-    col_w = max(widths) + 2.8 * em  # handle (2.0 em) + handle-text pad (0.8 em)
-    w = ncols * col_w + (ncols - 1) * 2.0 * em + 0.8 * em + 4
-    h = rows * max(max(heights), 0.7 * em) + (rows - 1) * 0.5 * em + 0.8 * em + 4
-    return w, h
-
-
-def bottom_legend_columns(page: Page, labels: tuple[str, ...]) -> int:
-    """As many legend columns as fit across the figure."""
-    ncols = len(labels)
-    while ncols > 1 and legend_size(page, labels, ncols)[0] > page.width - 2 * page.px(EDGE_PT):
-        ncols -= 1
-    return ncols
-
-
 @dataclass
 class _Margins:
     left: float
@@ -274,9 +202,9 @@ def _auto_rotation(
         if isinstance(y, NumberAxis)
         else _category_extent(page, y, horizontal_axis=False)
     )
-    width = page.width - right - page.px(EDGE_PT) - depth - page.px(_TICK_PT)
+    width = page.width - right - page.px(EDGE_PT) - depth - page.px(TICK_PT)
     if y_title:
-        width -= page.text(y_title)[1] + page.px(_LABELPAD_PT)
+        width -= page.text(y_title)[1] + page.px(LABELPAD_PT)
     per = width / (len(x.labels) - 1 + 2 * x.pad)
     gap = page.px(page.font) * 0.5
     if max(page.text(s)[0] for s in x.labels) + gap <= per:
@@ -329,7 +257,7 @@ def cartesian_ops(
     style = spec.style
     page = Page.of(style)
     em = page.px(page.font)
-    tick = page.px(_TICK_PT)
+    tick = page.px(TICK_PT)
     edge = page.px(EDGE_PT)
     cat_x = isinstance(x, CategoryAxis)  # categories along the bottom
 
@@ -372,7 +300,7 @@ def cartesian_ops(
         x_depth = max(page.text(s)[1] for s in x_labels)
     m.bottom += x_depth + tick
     if x_title:
-        m.bottom += page.text(x_title)[1] + page.px(_LABELPAD_PT)
+        m.bottom += page.text(x_title)[1] + page.px(LABELPAD_PT)
     if title:
         m.top += page.text(title, 1.2)[1] + page.px(TITLEPAD_PT)
     else:
@@ -396,7 +324,7 @@ def cartesian_ops(
         y_depth = max(page.text(s)[0] for s in y_labels)
     m.left += y_depth + tick
     if y_title:
-        m.left += page.text(y_title)[1] + page.px(_LABELPAD_PT)
+        m.left += page.text(y_title)[1] + page.px(LABELPAD_PT)
     if isinstance(x, NumberAxis):
         m.right += page.text(x_labels[-1])[0] / 2 + em * 0.5
     elif x.labels:
@@ -453,11 +381,11 @@ def cartesian_ops(
         ops.append(op("ax", "set_title", title, y=1.0, pad=TITLEPAD_PT, tag=Tag("title")))
     if x_title:
         ops.append(op("ax", "set_xlabel", x_title, tag=Tag("x_title")))
-        below = (x_depth + tick + page.px(_LABELPAD_PT)) / ax_h
+        below = (x_depth + tick + page.px(LABELPAD_PT)) / ax_h
         ops.append(op("ax.xaxis", "set_label_coords", 0.5, -round(below, 4)))
     if y_title:
         ops.append(op("ax", "set_ylabel", y_title, tag=Tag("y_title")))
-        beside = (y_depth + tick + page.px(_LABELPAD_PT)) / ax_w
+        beside = (y_depth + tick + page.px(LABELPAD_PT)) / ax_w
         ops.append(op("ax.yaxis", "set_label_coords", -round(beside, 4), 0.5))
 
     if show_legend and legend is not None:
@@ -512,57 +440,3 @@ def _axis_ops(
         hide: dict[str, Any] = {flag: False}
         ops.append(op("ax", "tick_params", axis=name, which="minor", **hide))
     return ops
-
-
-def legend_ops(
-    page: Page,
-    style: Style,
-    legend: LegendItems,
-    margins: tuple[float, float, float, float],
-) -> list[Op]:
-    """The legend call for a style's legend position (outside ones go on the figure)."""
-    left, right, top, bottom = margins
-    edge = page.px(EDGE_PT)
-    infos = tuple(
-        TextInfo(lab, series=lab, color=c)
-        for lab, c in zip(legend.labels, legend.colors, strict=True)
-    )
-    tag = Tag("legend", texts=infos)
-    handles: list[Var] | Var = (
-        list(legend.handles) if isinstance(legend.handles, tuple) else legend.handles
-    )
-    labels = list(legend.labels)
-    loc = style.legend_loc
-    if loc == "outside right":
-        x = round((page.width - right + page.px(4)) / page.width, 4)
-        y = round((bottom + (page.height - top - bottom) / 2) / page.height, 4)
-        return [
-            op(
-                "fig",
-                "legend",
-                handles,
-                labels,
-                loc="center left",
-                bbox_to_anchor=(x, y),
-                bind="leg",
-                tag=tag,
-            )
-        ]
-    if loc == "outside bottom":
-        ncols = bottom_legend_columns(page, legend.labels)
-        x = round((left + (page.width - left - right) / 2) / page.width, 4)
-        y = round(edge / page.height, 4)
-        return [
-            op(
-                "fig",
-                "legend",
-                handles,
-                labels,
-                loc="lower center",
-                bbox_to_anchor=(x, y),
-                ncols=ncols,
-                bind="leg",
-                tag=tag,
-            )
-        ]
-    return [op("ax", "legend", handles, labels, loc=loc, bind="leg", tag=tag)]

@@ -9,14 +9,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from chartproof.charts._frame import (
-    VALUE_LABEL_SCALE,
-    CategoryAxis,
-    LegendItems,
-    NumberAxis,
-    cartesian_ops,
-)
+from chartproof.charts._frame import CategoryAxis, NumberAxis, cartesian_ops
+from chartproof.charts._legend import LegendItems
 from chartproof.charts._marks import categories, color_of, column_values, label_color, value_text
+from chartproof.charts._page import VALUE_LABEL_SCALE
 from chartproof.charts._plan import MarkInfo, Op, Tag, TextInfo, Var, op
 from chartproof.types import ChartSpec
 

@@ -6,18 +6,10 @@ from __future__ import annotations
 
 import math
 
-from chartproof.charts._frame import (
-    EDGE_PT,
-    TITLEPAD_PT,
-    VALUE_LABEL_SCALE,
-    LegendItems,
-    Page,
-    bottom_legend_columns,
-    legend_ops,
-    legend_size,
-)
 from chartproof.charts._layout import wrap_to_width
+from chartproof.charts._legend import LegendItems, bottom_legend_columns, legend_ops, legend_size
 from chartproof.charts._marks import categories, color_of, column_values, label_color, value_text
+from chartproof.charts._page import EDGE_PT, TITLEPAD_PT, VALUE_LABEL_SCALE, Page
 from chartproof.charts._plan import MarkInfo, Op, Tag, TextInfo, Var, op
 from chartproof.types import ChartSpec
 
