@@ -11,7 +11,7 @@ from typing import Any
 
 from chartproof.charts._build import build_plan
 from chartproof.charts._plan import Op, Plan, Var
-from chartproof.charts.render import PNG_METADATA, PNG_OPTIONS
+from chartproof.charts.rendering import PNG_METADATA, PNG_OPTIONS
 from chartproof.charts.validate import validate_spec
 from chartproof.types import ChartSpec
 
