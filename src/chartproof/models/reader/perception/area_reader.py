@@ -74,7 +74,7 @@ def read_area(
     )
     rows: list[list[CellValue]] = []
     for x in xs:
-        xi = int(round(x))
+        xi = round(x)
         lower = base
         cells: dict[int, CellValue] = {}
         for k in order:

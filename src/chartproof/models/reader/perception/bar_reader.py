@@ -14,6 +14,7 @@ from chartproof.models.reader.perception.records import (
     Box,
     CellEvidence,
     ChartReading,
+    EvidenceSource,
     OcrToken,
 )
 from chartproof.models.reader.perception.scene import CellValue, Scene, make_table, series_names
@@ -187,18 +188,18 @@ def _cell(
     rec = reconcile(lab, geo, axis_range)
     if rec is None:
         return CellValue(None, 0.0, _evidence(b.box, "geometry", None, None, 0.0))
-    source = "value_label" if rec.source == "value_label" else "geometry"
+    source: EvidenceSource = "value_label" if rec.source == "value_label" else "geometry"
     ev = _evidence(b.box, source, tok.text if tok else None, geo, rec.confidence)
     return CellValue(rec.value, rec.confidence, ev)
 
 
 def _evidence(
-    box: Box, source: str, text: str | None, geo: float | None, conf: float
+    box: Box, source: EvidenceSource, text: str | None, geo: float | None, conf: float
 ) -> CellEvidence:
     return CellEvidence(
         row=0,
         column="",
-        source=source,  # type: ignore[arg-type]
+        source=source,
         mark_box=box,
         text=text,
         geometry_value=geo,

@@ -80,7 +80,7 @@ def find_bars(
     for li, lay in enumerate(layers):
         mask = lay.mask.copy()
         for ex in exclude:
-            x0, y0, x1, y1 = (int(round(v)) for v in ex)
+            x0, y0, x1, y1 = (round(v) for v in ex)
             mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = False
         for x0, y0, x1, y1, _ in _rects(mask, orientation):
             # A bar is at least a few pixels thick across; hairlines are axes or grid.
@@ -136,7 +136,9 @@ def _merge_split(bars: list[Bar], frame: Frame, exclude: Sequence[Box]) -> list[
         for i, a in enumerate(out):
             for j in range(i + 1, len(out)):
                 b = out[j]
-                if b.layer == a.layer and (_side_by_side(a, b) or _hidden_gap(a, b, frame, exclude)):
+                if b.layer == a.layer and (
+                    _side_by_side(a, b) or _hidden_gap(a, b, frame, exclude)
+                ):
                     span = Span(
                         min(a.span.u0, b.span.u0),
                         max(a.span.u1, b.span.u1),

@@ -3,6 +3,7 @@ assigned to category slots, wrapped lines joined, the axis title kept apart."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -49,7 +50,7 @@ def _split_wide(
 ) -> list[tuple[OcrToken, Span]]:
     """Cut tokens in which the OCR merged the labels of neighbouring slots."""
     centres = sorted(slots)
-    mids = [(a + b) / 2 for a, b in zip(centres, centres[1:], strict=False)]
+    mids = [(a + b) / 2 for a, b in itertools.pairwise(centres)]
     out: list[tuple[OcrToken, Span]] = []
     for t, s in row:
         inside = [u for u in centres if s.u0 <= u <= s.u1]
@@ -96,13 +97,13 @@ def _below(
     texts: list[str | None] = []
     used_tokens: list[list[OcrToken]] = []
     continued: list[tuple[int, tuple[OcrToken, Span]]] = []
-    for i, c in enumerate(picked):
-        if c is None:
+    for i, pick in enumerate(picked):
+        if pick is None:
             texts.append(None)
             used_tokens.append([])
             continue
-        chain = [c]
-        cur = c
+        chain = [pick]
+        cur = pick
         while True:
             nxt = [
                 r

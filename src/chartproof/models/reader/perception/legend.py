@@ -20,7 +20,7 @@ def find_legend(
     """Legend entries in reading order (top to bottom, left to right)."""
     if not layers:
         return ()
-    h_img, w_img = text.shape
+    h_img, _w_img = text.shape
     entries: list[tuple[LegendEntry, int]] = []
     # Glyphs of neighbouring text are not swatches.
     masks = [lay.mask & ~text for lay in layers]

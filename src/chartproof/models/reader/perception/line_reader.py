@@ -24,7 +24,7 @@ def line_masks(scene: Scene, layer_ids: Sequence[int]) -> list[np.ndarray]:
     for li in layer_ids:
         m = scene.layers[li].mask & ~scene.text
         if scene.legend_box is not None:
-            x0, y0, x1, y1 = (int(round(v)) for v in scene.legend_box)
+            x0, y0, x1, y1 = (round(v) for v in scene.legend_box)
             m[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = False
         out.append(m)
     return out

@@ -33,9 +33,9 @@ def stroke_score(mask: np.ndarray) -> tuple[float, float]:
         return 0.0, 0.0
     coverage = len(cols) / float(cols[-1] - cols[0] + 1)
     thick = cv2.erode(mask.astype(np.uint8), np.ones((5, 5), np.uint8))
-    thick = cv2.dilate(thick, np.ones((5, 5), np.uint8)).astype(bool)
+    grown: np.ndarray = cv2.dilate(thick, np.ones((5, 5), np.uint8)).astype(bool)
     total = float(mask.sum())
-    thin = float((mask & ~thick).sum()) / total if total else 0.0
+    thin = float(np.logical_and(mask, np.logical_not(grown)).sum()) / total if total else 0.0
     return coverage, thin
 
 
@@ -65,7 +65,7 @@ def marker_centres(mask: np.ndarray, min_diameter: int = 5) -> list[tuple[float,
 
 def _column_centres(mask: np.ndarray, xs: range) -> list[tuple[float, float]]:
     pts = []
-    h, w = mask.shape
+    _h, w = mask.shape
     for x in xs:
         if not 0 <= x < w:
             continue
@@ -100,7 +100,7 @@ def vertices(
             m = min(near, key=lambda m: abs(m[0] - x))
             out.append(Vertex(x=x, y=m[1], from_marker=True))
             continue
-        xi = int(round(x))
+        xi = round(x)
         col = _column_centres(mask, range(xi - 1, xi + 2))
         if not col:
             out.append(None)

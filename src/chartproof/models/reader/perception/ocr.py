@@ -3,6 +3,7 @@ the conversion of its line and word boxes into tokens a chart parser can use."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import threading
@@ -158,7 +159,7 @@ def split_token(tok: OcrToken, cuts: Sequence[float]) -> list[OcrToken]:
     edges = [-float("inf"), *sorted(cuts), float("inf")]
     pieces: list[OcrToken] = []
     half = 0.5 * tok.height
-    for lo, hi in zip(edges, edges[1:], strict=False):
+    for lo, hi in itertools.pairwise(edges):
         idx = [i for i, x in enumerate(tok.char_x) if lo <= x < hi]
         if not idx:
             continue

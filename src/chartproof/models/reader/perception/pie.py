@@ -94,8 +94,8 @@ def read_wedges(
         t = math.radians(a)
         votes: dict[int, int] = {}
         for r in radii:
-            x = int(round(disk.cx + r * math.cos(t)))
-            y = int(round(disk.cy - r * math.sin(t)))
+            x = round(disk.cx + r * math.cos(t))
+            y = round(disk.cy - r * math.sin(t))
             if not (0 <= x < w and 0 <= y < h) or exclude[y, x]:
                 continue
             d = np.sqrt(((palette - image[y, x].astype(float)) ** 2).sum(axis=1))

@@ -7,7 +7,13 @@ import math
 
 from chartproof.models.reader.perception.ocr import parse_label_number
 from chartproof.models.reader.perception.pie import Disk, Wedge
-from chartproof.models.reader.perception.records import Box, CellEvidence, ChartReading, OcrToken
+from chartproof.models.reader.perception.records import (
+    Box,
+    CellEvidence,
+    ChartReading,
+    EvidenceSource,
+    OcrToken,
+)
 from chartproof.models.reader.perception.scene import CellValue, Scene, make_table
 
 __all__ = ["read_pie"]
@@ -145,11 +151,13 @@ def _wedge_box(disk: Disk, w: Wedge) -> Box:
     return (min(xs), min(ys), max(xs), max(ys))
 
 
-def _ev(box: Box, source: str, tok: OcrToken | None, share: float, conf: float) -> CellEvidence:
+def _ev(
+    box: Box, source: EvidenceSource, tok: OcrToken | None, share: float, conf: float
+) -> CellEvidence:
     return CellEvidence(
         row=0,
         column="",
-        source=source,  # type: ignore[arg-type]
+        source=source,
         mark_box=box,
         text=tok.text if tok is not None else None,
         geometry_value=share,

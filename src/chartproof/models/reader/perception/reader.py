@@ -67,9 +67,7 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
         pie = _try_pie(scene, exclude)
         if pie is not None:
             return pie
-    candidates = [
-        i for i, lay in enumerate(layers) if not _is_ink(lay) and not _straight(lay.mask)
-    ]
+    candidates = [i for i, lay in enumerate(layers) if not _is_ink(lay) and not _straight(lay.mask)]
     areas = area_layers(scene, candidates)
     if areas:
         reading = read_area(scene, areas, _titles(scene, None))
@@ -120,7 +118,7 @@ def _is_marker(tok: OcrToken, layers: Sequence[ColorLayer]) -> bool:
 def _try_pie(scene: Scene, exclude: list[Box]) -> ChartReading | None:
     ex = np.zeros(scene.text.shape, dtype=bool)
     for b in exclude:
-        x0, y0, x1, y1 = (int(round(v)) for v in b)
+        x0, y0, x1, y1 = (round(v) for v in b)
         ex[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = True
     marks = [lay for lay in scene.layers if not _is_ink(lay)]
     disk = find_disk(marks, ex)
@@ -211,7 +209,7 @@ def _titles(scene: Scene, layout: BarLayout | None) -> tuple[str | None, str | N
     if not toks:
         return None, None, None
     h = scene.size[1]
-    axis_toks = []
+    axis_toks: list[OcrToken] = []
     for ax in (scene.y_axis, scene.x_axis):
         if ax is not None:
             axis_toks.extend(ax.ticks)

@@ -14,6 +14,7 @@ __all__ = [
     "Box",
     "CellEvidence",
     "ChartReading",
+    "EvidenceSource",
     "LegendEntry",
     "OcrToken",
     "ReadingError",
@@ -21,6 +22,11 @@ __all__ = [
 
 Box: TypeAlias = tuple[float, float, float, float]
 """Pixel box (x0, y0, x1, y1): left, top, right, bottom, y growing downwards."""
+
+
+EvidenceSource: TypeAlias = Literal["value_label", "geometry", "wedge_angle", "scaled_length"]
+"""How a cell's value was obtained: a printed value label, the mark's position read on a
+fitted axis, a pie wedge's angle share, or a bar's length scaled by labelled bars."""
 
 
 class ReadingError(ValueError):
@@ -125,9 +131,8 @@ class CellEvidence(Record):
     """Row index in the recovered table."""
     column: str
     """Column name in the recovered table."""
-    source: Literal["value_label", "geometry", "wedge_angle", "scaled_length"]
-    """How the value was obtained: a printed value label, the mark's position read on a
-    fitted axis, a pie wedge's angle share, or a bar's length scaled by labelled bars."""
+    source: EvidenceSource
+    """How the value was obtained (see `EvidenceSource`)."""
     mark_box: Box
     """Pixel box of the mark (bar, vertex, wedge) the value belongs to."""
     text: str | None = None

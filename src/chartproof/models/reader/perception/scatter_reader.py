@@ -50,7 +50,7 @@ def read_scatter(
     rows: list[tuple[Cell, ...]] = []
     evidence: list[CellEvidence] = []
     conf: list[tuple[float, ...]] = []
-    for k, (li, cx, cy, w, h, _) in enumerate(sorted(points, key=lambda p: (p[1], p[2]))):
+    for k, (li, cx, cy, pw, ph, _) in enumerate(sorted(points, key=lambda p: (p[1], p[2]))):
         row: list[Cell] = [xa.value(cx), ya.value(cy)]
         if multi:
             row.append(names[used.index(li)])
@@ -61,7 +61,7 @@ def read_scatter(
                 row=k,
                 column=columns[1].name,
                 source="geometry",
-                mark_box=(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2),
+                mark_box=(cx - pw / 2, cy - ph / 2, cx + pw / 2, cy + ph / 2),
                 confidence=0.7,
             )
         )

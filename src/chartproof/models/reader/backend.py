@@ -1,0 +1,199 @@
+"""The offline chart reader as a model backend (`builtin:reader`): read the chart once per
+image (cached by content hash), answer each request with the solver, never raise."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Literal, get_args
+
+from pydantic import Field, ValidationError
+
+from chartproof import __version__
+from chartproof.models.base import BackendIdentity, answered, failed, output_kind
+from chartproof.models.reader.solver import judge, narrative, reply, solve, view_of, view_of_table
+from chartproof.questions import ChartView
+from chartproof.types import (
+    ChartType,
+    DataTable,
+    ImagePart,
+    ModelRequest,
+    ModelResponse,
+    Record,
+    TextPart,
+)
+
+__all__ = ["ReaderBackend", "ReaderSettings"]
+
+
+class ReaderSettings(Record):
+    """Options of `builtin:reader` (spec query string, e.g. ``builtin:reader?table=gold``)."""
+
+    table: Literal["image", "gold"] = "image"
+    """Where the data table comes from: "image" reads it from the chart; "gold" uses the
+    table the request carries in ``metadata["table"]`` (ChartQA-X's with-table setting),
+    which separates perception errors from solver errors."""
+    cache_size: int = Field(default=256, ge=0)
+    """Charts whose reading is kept in memory (several questions share one chart)."""
+    premise_tolerance: float = Field(default=0.02, ge=0)
+    """Relative tolerance when checking a premise's number against a value read from the
+    image (gold tables use exact values)."""
+
+
+class ReaderBackend:
+    """Answers chart questions offline: OCR + derendering + question programs."""
+
+    def __init__(self, settings: ReaderSettings | None = None) -> None:
+        self.settings = settings or ReaderSettings()
+        self._views: OrderedDict[str, ChartView | str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        """``builtin:reader``, with ``?table=gold`` in gold-table mode."""
+        return "builtin:reader" + ("?table=gold" if self.settings.table == "gold" else "")
+
+    @property
+    def identity(self) -> BackendIdentity:
+        """Cache identity: the mode is part of the model, the code version its revision."""
+        model = "reader" if self.settings.table == "image" else "reader-gold-table"
+        return BackendIdentity(kind="builtin", model=model, revision=__version__)
+
+    def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
+        """One response per request; failures become responses with `error` set."""
+        out = []
+        for req in requests:
+            start = time.perf_counter()
+            try:
+                text = self._answer(req)
+            except Exception as e:  # a bad sample must not stop the run
+                out.append(
+                    failed(req, self.name, f"{type(e).__name__}: {e}", latency_s=_since(start))
+                )
+                continue
+            out.append(answered(req, self.name, text, latency_s=_since(start)))
+        return out
+
+    def close(self) -> None:
+        """Forget cached chart readings."""
+        with self._lock:
+            self._views.clear()
+
+    # ------------------------------------------------------------------ internals
+
+    def _answer(self, req: ModelRequest) -> str:
+        question = _question(req)
+        output = output_kind(req)
+        view = self._gold_view(req) if self.settings.table == "gold" else self._image_view(req)
+        if output == "narrative":
+            return narrative(view)
+        if output == "truth":
+            rel = 0.0005 if self.settings.table == "gold" else self.settings.premise_tolerance
+            return reply(judge(question, view, rel=rel), output)
+        earlier = _earlier(req)
+        return reply(solve(question, view, earlier), output)
+
+    def _gold_view(self, req: ModelRequest) -> ChartView:
+        raw = req.metadata.get("table")
+        if not isinstance(raw, str) or not raw.strip():
+            raise ValueError(
+                f"request {req.id}: gold-table mode needs the data table as CSV text in "
+                "metadata['table'] (evaluate with the with-table setting)"
+            )
+        table = DataTable.from_csv(raw)
+        chart_type = req.metadata.get("chart_type")
+        kind: ChartType = chart_type if chart_type in get_args(ChartType) else "vbar"  # type: ignore[assignment]
+        return view_of_table(table, kind)
+
+    def _image_view(self, req: ModelRequest) -> ChartView:
+        part = _image(req)
+        with open(part.path, "rb") as f:
+            data = f.read()
+        key = hashlib.sha256(data).hexdigest()
+        with self._lock:
+            cached = self._views.get(key)
+            if cached is not None:
+                self._views.move_to_end(key)
+        if cached is None:
+            cached = _read_view(part.path)
+            with self._lock:
+                if self.settings.cache_size:
+                    self._views[key] = cached
+                    while len(self._views) > self.settings.cache_size:
+                        self._views.popitem(last=False)
+        if isinstance(cached, str):
+            raise ValueError(cached)
+        return cached
+
+
+def _read_view(path: str) -> ChartView | str:
+    """The chart's view, or the error text (failures are cached too: a bad image stays bad)."""
+    from chartproof.models.reader.perception import ReadingError, get_engine, read_chart
+    from chartproof.models.reader.perception.image import ImageError, load_image
+
+    try:
+        image = load_image(path)
+        reading = read_chart(image, get_engine().read(image))
+        return view_of(reading)
+    except (ImageError, ReadingError) as e:
+        return str(e)
+
+
+def _since(start: float) -> float:
+    return round(time.perf_counter() - start, 4)
+
+
+def _image(req: ModelRequest) -> ImagePart:
+    for msg in req.messages:
+        for part in msg.content:
+            if isinstance(part, ImagePart):
+                return part
+    raise ValueError(f"request {req.id} carries no image")
+
+
+def _question(req: ModelRequest) -> str:
+    q = req.metadata.get("question")
+    if isinstance(q, str) and q.strip():
+        return q
+    texts = [
+        p.text
+        for m in req.messages
+        if m.role == "user"
+        for p in m.content
+        if isinstance(p, TextPart)
+    ]
+    if not texts:
+        raise ValueError(f"request {req.id} carries no question text")
+    last = texts[-1]
+    # Built-in prompts end with "Question: ..." or "Statement: ...".
+    for marker in ("Question:", "Statement:"):
+        if marker in last:
+            return last.rsplit(marker, 1)[1].strip()
+    return last.strip()
+
+
+def _earlier(req: ModelRequest) -> list[tuple[str, str]]:
+    raw = req.metadata.get("earlier")
+    if not isinstance(raw, list):
+        return []
+    out = []
+    for pair in raw:
+        if isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair):
+            out.append((str(pair[0]), str(pair[1])))
+    return out
+
+
+def settings_from_options(options: dict[str, object], source: str) -> ReaderSettings:
+    """Validate spec options; an unknown or bad option names itself."""
+    from chartproof.models.registry import SpecError
+
+    try:
+        return ReaderSettings.model_validate(options)
+    except ValidationError as e:
+        raise SpecError(
+            f"{source}: bad option for builtin:reader: {e.errors()[0]['msg']} "
+            f"({', '.join(str(x) for x in e.errors()[0]['loc'])})"
+        ) from None

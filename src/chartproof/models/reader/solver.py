@@ -1,0 +1,371 @@
+"""The reader's solver: map a question onto chartproof's question programs, run the program on
+the recovered table and explain the executed steps (faithful by construction); premises get
+a checked true/false verdict. Questions it cannot map are answered "unknown", saying why."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from chartproof.charts.colors import color_name
+from chartproof.models.reader._intents import intents
+from chartproof.models.reader._premises import judge_premise
+from chartproof.models.reader._templates import fuzzy_matches
+from chartproof.models.reader.perception.records import ChartReading
+from chartproof.numeric import format_number, parse_number
+from chartproof.questions import ChartView, ProgramResult, execute, explain, get_program
+from chartproof.questions.matching import match_question
+from chartproof.questions.program import ArgValue
+from chartproof.types import ChartType, DataTable
+
+__all__ = [
+    "UNKNOWN",
+    "Solution",
+    "judge",
+    "narrative",
+    "reply",
+    "solve",
+    "view_of",
+    "view_of_table",
+]
+
+UNKNOWN = "unknown"
+"""The answer given when a question cannot be mapped onto a program."""
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The solver's answer to one question (or verdict on one premise)."""
+
+    answer: str
+    """The answer text; `UNKNOWN` when the question could not be mapped."""
+    explanation: str
+    """At most four sentences: what was read, what was computed, the answer."""
+    program: str | None = None
+    """The question program that produced the answer, None otherwise."""
+    args: Mapping[str, ArgValue] = field(default_factory=dict)
+    """Its arguments."""
+    truth: bool | None = None
+    """Premise verdict, for true/false statements."""
+
+    @property
+    def known(self) -> bool:
+        """Whether the question was mapped and answered."""
+        return self.answer != UNKNOWN
+
+
+def view_of_table(
+    table: DataTable,
+    chart_type: ChartType = "vbar",
+    *,
+    colors: Mapping[str, str] | None = None,
+    x_title: str | None = None,
+    y_title: str | None = None,
+    title: str | None = None,
+    legend: bool | None = None,
+) -> ChartView:
+    """A question-program view of a table (gold table mode, or a recovered table).
+
+    Every value counts as shown exactly (the reader answers from the numbers it has), and
+    missing labels get positional names so the rest of the chart stays usable.
+    """
+    table = _named_rows(table)
+    series_col: str | None = None
+    y: tuple[str, ...] | None = None
+    if chart_type == "scatter" and "series" in table.names and table.col("series").kind != "number":
+        series_col = "series"
+        y = tuple(n for n in table.names[1:] if n != "series")[:1]
+    elif chart_type == "box":
+        y = tuple(c.name for c in table.columns[1:] if c.kind == "number")[:5]
+    view = ChartView.from_table(
+        table,
+        chart_type=chart_type,
+        y=y,
+        series=series_col,
+        colors=colors,
+        x_title=x_title,
+        y_title=y_title,
+        value_labels=True,
+        legend=legend,
+    )
+    return replace(view, title=title) if title else view
+
+
+def _named_rows(table: DataTable) -> DataTable:
+    if all(r[0] not in (None, "") for r in table.rows) or table.columns[0].kind == "number":
+        return table
+    rows = tuple(
+        (r[0] if r[0] not in (None, "") else f"#{i + 1}", *r[1:]) for i, r in enumerate(table.rows)
+    )
+    col = table.columns[0].model_copy(update={"kind": "category"})
+    return DataTable(columns=(col, *table.columns[1:]), rows=rows)
+
+
+def view_of(reading: ChartReading) -> ChartView:
+    """The question-program view of what perception recovered."""
+    colors = {k: color_name(v) for k, v in reading.series_colors.items()}
+    return view_of_table(
+        reading.table,
+        reading.chart_type,
+        colors=colors,
+        x_title=reading.x_title,
+        y_title=reading.y_title,
+        title=reading.title,
+        legend=bool(reading.legend),
+    )
+
+
+def _from_result(result: ProgramResult) -> Solution:
+    return Solution(
+        answer=result.answer.text(),
+        explanation=explain(result.ops),
+        program=result.program.name,
+        args=dict(result.args),
+    )
+
+
+def _unknown(reason: str) -> Solution:
+    return Solution(answer=UNKNOWN, explanation=reason)
+
+
+def solve(question: str, view: ChartView, earlier: Sequence[tuple[str, str]] = ()) -> Solution:
+    """Answer a question about the chart `view` shows.
+
+    Tries, in order: arithmetic on earlier chain answers ("the answer to step 2"), an exact
+    template of a question program, a fuzzy template match, then keyword intents. The first
+    program that runs gives the answer and its explanation.
+    """
+    q = " ".join(question.replace("\ufffd", "'").split())
+    if "answer to step" in q.lower():
+        return _step_arith(q, earlier)
+    exact = match_question(q, view)
+    if exact is not None:
+        result = execute(exact.program, exact.args, view)
+        if result is not None:
+            return _from_result(result)
+    for cand in fuzzy_matches(q, view):
+        result = execute(cand.program, cand.args, view)
+        if result is not None:
+            return _from_result(result)
+    direct = _direct(q, view)
+    if direct is not None:
+        return direct
+    for intent in intents(q, view):
+        try:
+            program = get_program(intent.program)
+        except KeyError:
+            continue
+        result = execute(program, intent.args, view)
+        if result is not None:
+            return _from_result(result)
+    return _unknown(
+        "The question does not match any question program the reader can run on this "
+        f"chart's {len(view.x_labels)} labels and {len(view.series)} series."
+    )
+
+
+_KTH = re.compile(r"^what is the (\w+) (largest|smallest|highest|lowest) value of (.+?)\??$", re.I)
+_ORDER = re.compile(
+    r"^order the .+? values by (.+?), from (highest|lowest) to (lowest|highest)\.?$", re.I
+)
+_BOX = re.compile(
+    r"^what is the (minimum|lower quartile|median|upper quartile|maximum) of (.+?)\??$", re.I
+)
+_BOX_STATS = ("minimum", "lower quartile", "median", "upper quartile", "maximum")
+
+
+def _direct(q: str, view: ChartView) -> Solution | None:
+    """Sub-questions of chains that no single program asks: the k-th largest value, an
+    ordering, one statistic of a box."""
+    from chartproof.models.reader._text import best_label
+    from chartproof.questions.describe import ordinal, ordinal_value
+
+    m = _KTH.match(q)
+    if m:
+        k = ordinal_value(m.group(1))
+        series = best_label(m.group(3), view.series) or (
+            view.series[0] if len(view.series) == 1 else None
+        )
+        col = view.column(series) if series else None
+        if k is None or col is None or not 1 <= k <= len(col):
+            return None
+        top = m.group(2).lower() in ("largest", "highest")
+        v = sorted(col, reverse=top)[k - 1]
+        word = "largest" if top else "smallest"
+        text = format_number(v)
+        return Solution(
+            answer=text,
+            explanation=f"Sorting the {len(col)} values of {series} puts {text} "
+            f"{ordinal(k)} from the {word}, so the answer is {text}.",
+            program="kth_value",
+            args={"series": str(series), "k": k},
+        )
+    m = _ORDER.match(q)
+    if m:
+        series = best_label(m.group(1), view.series) or (
+            view.series[0] if len(view.series) == 1 else None
+        )
+        col = view.column(series) if series else None
+        if col is None:
+            return None
+        desc = m.group(2).lower() == "highest"
+        pairs = sorted(zip(view.x_labels, col, strict=True), key=lambda p: p[1], reverse=desc)
+        labels = ", ".join(x for x, _ in pairs)
+        shown = "; ".join(f"{x} {format_number(v)}" for x, v in pairs[:4])
+        return Solution(
+            answer=labels,
+            explanation=f"Reading {series} for every label gives {shown}"
+            f"{'; …' if len(pairs) > 4 else ''}. Sorted from {m.group(2).lower()}, the order is "
+            f"{labels}.",
+            program="order",
+            args={"series": str(series)},
+        )
+    m = _BOX.match(q)
+    if m and view.boxes:
+        x = best_label(m.group(2), list(view.boxes))
+        if x is None:
+            return None
+        stat = m.group(1).lower()
+        v = view.boxes[x][_BOX_STATS.index(stat)]
+        text = format_number(v)
+        return Solution(
+            answer=text,
+            explanation=f"The box for {x} has its {stat} at {text}, so the answer is {text}.",
+            program="box_stat",
+            args={"x": x, "stat": stat},
+        )
+    return None
+
+
+_STEP = re.compile(r"answer to step (\d+)", re.I)
+
+
+def _step_arith(q: str, earlier: Sequence[tuple[str, str]]) -> Solution:
+    """Sub-questions that combine earlier answers: plus, minus, difference, average, ratio,
+    percentage, comparisons."""
+    steps = [int(s) for s in _STEP.findall(q)]
+    order = sorted(set(steps))
+    if len(earlier) < len(order) or not order:
+        return _unknown("The question refers to earlier answers the request does not include.")
+    answers = {k: earlier[i][1] for i, k in enumerate(order)}
+    vals = [parse_number(answers[k].strip().rstrip(".")) for k in steps]
+    low = q.lower()
+    if len(vals) != 2 or any(v is None for v in vals):
+        return _unknown("The earlier answers this question combines are not two numbers.")
+    a, b = float(vals[0] or 0.0), float(vals[1] or 0.0)
+    ta, tb = format_number(a), format_number(b)
+    if low.startswith("is "):
+        rel = "less" if " less " in low else "greater" if " greater " in low else "equal"
+        truth = {"less": a < b, "greater": a > b, "equal": a == b}[rel]
+        word = "is" if truth else "is not"
+        ans = "Yes" if truth else "No"
+        expl = (
+            f"Step {steps[0]} gave {ta} and step {steps[1]} gave {tb}; {ta} {word} {rel} than {tb}."
+        )
+        if rel == "equal":
+            expl = f"Step {steps[0]} gave {ta} and step {steps[1]} gave {tb}; they {'are' if truth else 'are not'} equal."
+        return Solution(answer=ans, explanation=expl, program="step_compare")
+    if low.startswith("which is larger"):
+        la, lb = (
+            _label_of(earlier[order.index(steps[0])][0]),
+            _label_of(earlier[order.index(steps[1])][0]),
+        )
+        best = la if a > b else lb
+        if best is None:
+            return _unknown("The earlier questions do not name the labels being compared.")
+        return Solution(
+            answer=best,
+            explanation=f"Step {steps[0]} gave {ta} and step {steps[1]} gave {tb}, so {best} is larger.",
+            program="step_larger",
+        )
+    if "percentage of" in low:
+        if a == 0:
+            return _unknown("The base of the percentage is zero.")
+        v, what = b / a * 100, f"{tb} as a percentage of {ta}"
+    elif " plus " in low:
+        v, what = a + b, f"{ta} plus {tb}"
+    elif " minus " in low:
+        v, what = a - b, f"{ta} minus {tb}"
+    elif "difference" in low:
+        v, what = abs(a - b), f"the difference between {ta} and {tb}"
+    elif "average" in low or " mean " in low:
+        v, what = (a + b) / 2, f"the average of {ta} and {tb}"
+    elif "ratio" in low or "divided" in low:
+        if b == 0:
+            return _unknown("The ratio divides by zero.")
+        v, what = a / b, f"{ta} divided by {tb}"
+    else:
+        return _unknown("The question combines earlier answers in a way the reader does not know.")
+    text = format_number(v)
+    return Solution(
+        answer=text,
+        explanation=f"Steps {steps[0]} and {steps[1]} gave {ta} and {tb}; {what} is {text}.",
+        program="step_arith",
+    )
+
+
+def _label_of(question: str) -> str | None:
+    m = re.search(r"\bin (.+?)\?*$", question.strip())
+    return m.group(1).strip() if m else None
+
+
+def judge(statement: str, view: ChartView, *, rel: float = 0.0005) -> Solution:
+    """True or false for a premise statement about the chart (unknown when no checkable
+    premise template fits)."""
+    verdict = judge_premise(" ".join(statement.split()), view, rel)
+    if verdict is None:
+        return _unknown("The statement does not match a premise template the reader can check.")
+    word = "True" if verdict.truth else "False"
+    reason = verdict.reason[0].upper() + verdict.reason[1:]
+    return Solution(
+        answer=word,
+        explanation=f"{reason}, so the statement is {word.lower()}.",
+        program=verdict.template,
+        truth=verdict.truth,
+    )
+
+
+def reply(solution: Solution, output: str) -> str:
+    """The solution written the way a prompt's output kind asks for."""
+    answer = solution.answer
+    if output == "answer_explanation":
+        body = answer.rstrip(".") if answer != UNKNOWN else UNKNOWN
+        return f"The answer is: {body}. Explanation: {solution.explanation}"
+    if output == "cot":
+        return f"{solution.explanation}\nFinal answer: {answer}"
+    if output == "truth":
+        return answer if solution.truth is not None else f"Unknown. {solution.explanation}"
+    if output == "narrative":
+        return solution.explanation
+    return answer
+
+
+def narrative(view: ChartView) -> str:
+    """A short factual description of the chart from its table (chart narrative prompts)."""
+    from chartproof.questions.ops.structure import CHART_TYPE_NAMES
+
+    kind = CHART_TYPE_NAMES.get(view.chart_type, "chart")
+    about = f" titled {view.title}" if view.title else ""
+    parts = [
+        f"The {kind}{about} shows {', '.join(view.series) or 'its values'} across "
+        f"{len(view.x_labels)} {view.x_label} values, from {view.x_labels[0]} to "
+        f"{view.x_labels[-1]}."
+        if view.x_labels
+        else f"The {kind}{about} shows {', '.join(view.series)}."
+    ]
+    for series in view.series[:3]:
+        pairs = [
+            (x, v)
+            for x, v in zip(view.x_labels, view.values.get(series, ()), strict=False)
+            if v is not None
+        ]
+        if len(pairs) < 2:
+            continue
+        hi = max(pairs, key=lambda p: p[1])
+        lo = min(pairs, key=lambda p: p[1])
+        parts.append(
+            f"{series} is highest at {hi[0]} ({format_number(hi[1])}) and lowest at "
+            f"{lo[0]} ({format_number(lo[1])})."
+        )
+    return " ".join(parts[:4])
