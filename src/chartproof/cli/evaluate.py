@@ -11,6 +11,16 @@ from chartproof.cli._app import app
 from chartproof.cli._progress import console, progress_bar
 
 
+def _pairs(items: list[str]) -> dict[str, str] | None:
+    out: dict[str, str] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise typer.BadParameter(f"{item!r} is not key=value", param_hint="--where")
+        out[key.strip()] = value.strip()
+    return out or None
+
+
 @app.command("eval")
 def evaluate(
     data: Annotated[
@@ -31,6 +41,12 @@ def evaluate(
         Path | None, typer.Option(help="Extra prompt templates (TOML/JSON).")
     ] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first LIMIT samples.")] = None,
+    where: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Keep samples whose group label matches, e.g. perturbation=original (repeatable)."
+        ),
+    ] = None,
     batch_size: Annotated[int, typer.Option(help="Samples per model batch.", min=1)] = 16,
     max_tokens: Annotated[int, typer.Option(help="Largest reply in tokens.", min=1)] = 256,
     with_table: Annotated[bool, typer.Option(help="Give the model the gold data table.")] = False,
@@ -51,6 +67,7 @@ def evaluate(
             prompt=prompt,
             prompts_file=prompts_file,
             limit=limit,
+            where=_pairs(where or []),
             batch_size=batch_size,
             max_tokens=max_tokens,
             with_table=with_table,

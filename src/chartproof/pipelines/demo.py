@@ -40,7 +40,12 @@ def demo(
     seed: int = 0,
     say: Say | None = None,
 ) -> DemoResult:
-    """Run generate → eval (one run per protocol) → report under `out`."""
+    """Run generate → eval (one run per protocol) → report under `out`.
+
+    One backend serves every protocol, so the reader perceives each image once. The
+    premise protocol (dozens of premises per question) runs on the unperturbed charts only.
+    """
+    from chartproof.models import load_backend
     from chartproof.reports import report
 
     root = Path(out)
@@ -50,10 +55,15 @@ def demo(
         suite, n, root / "data", seed=seed, per_chart=per_chart, variants=variants, levels=levels
     ).folder
     runs = []
-    for protocol in protocols:
-        tell(f"evaluating {model} ({protocol} protocol) ...")
-        run = root / "runs" / protocol
-        evaluate(data, model, run, protocol=protocol)
-        runs.append(run)
+    backend = load_backend(model)
+    try:
+        for protocol in protocols:
+            tell(f"evaluating {model} ({protocol} protocol) ...")
+            run = root / "runs" / protocol
+            where = {"perturbation": "original"} if protocol == "premise" else None
+            evaluate(data, model, run, protocol=protocol, backend=backend, where=where)
+            runs.append(run)
+    finally:
+        backend.close()
     path = report(*runs, out=root / "report.html")
     return DemoResult(data=data, runs=tuple(runs), report=path)

@@ -14,7 +14,7 @@ from chartproof.models.base import Backend
 from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
 from chartproof.pipelines.summarize import summarize
 from chartproof.runs import RunFolder
-from chartproof.types import GenerationConfig, RunRecord, Sample
+from chartproof.types import GenerationConfig, ModelRequest, ModelResponse, RunRecord, Sample
 
 __all__ = ["evaluate"]
 
@@ -33,6 +33,7 @@ def evaluate(
     prompt: str = "chartqax",
     prompts_file: str | Path | None = None,
     limit: int | None = None,
+    where: dict[str, str] | None = None,
     batch_size: int = 16,
     max_tokens: int = 256,
     with_table: bool = False,
@@ -47,8 +48,10 @@ def evaluate(
     `model` a backend spec ("builtin:reader", "openai:gpt-4o@http://host/v1", "hf:/ckpt").
     Rerunning with the same arguments resumes: finished samples are skipped, failed ones are
     asked again, nothing is counted twice. `cache` (default on) stores deterministic replies
-    in the response cache (True: the default file; a path: that file; False: off). Pass
-    `backend` to use an already-built backend (its `name` is recorded as the model).
+    in the response cache (True: the default file; a path: that file; False: off). `where`
+    keeps only samples whose group labels match, e.g. {"perturbation": "original"}. Pass
+    `backend` to use an already-built backend (its `name` is recorded as the model; it is
+    not closed).
     """
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r}; choose one of {list(PROTOCOLS)}")
@@ -57,9 +60,12 @@ def evaluate(
     loaded = load_dataset(data, strict=strict)
     if loaded.errors:
         log.warning("%s", loaded.summary())
-    samples = loaded.samples[:limit] if limit is not None else loaded.samples
+    samples = loaded.samples
+    if where:
+        samples = [s for s in samples if _matches(s, where)]
+    samples = samples[:limit] if limit is not None else samples
     if not samples:
-        raise ValueError(f"no samples to evaluate in {data}")
+        raise ValueError(f"no samples to evaluate in {data}" + (f" where {where}" if where else ""))
     prompts = load_prompts(prompts_file) if prompts_file else None
     prompt_id = (prompts or _default_prompts()).get(prompt).id
     model_name = backend.name if backend is not None else model
@@ -70,13 +76,14 @@ def evaluate(
         "protocol": protocol,
         "prompt": prompt_id if protocol == "direct" else _protocol_prompt(protocol, prompts),
         "limit": limit,
+        "where": dict(sorted(where.items())) if where else None,
         "with_table": with_table,
         "generation": gen.model_dump(),
     }
     fingerprint = dataset_fingerprint(samples, loaded.root)
     todo_all = [s for s in samples if applies(protocol, s)]
     inner = backend if backend is not None else load_backend(model)
-    wrapped, store = _with_cache(inner, cache)
+    wrapped, store = _with_cache(_Borrowed(inner) if backend is not None else inner, cache)
     try:
         with RunFolder.open(out, config, fingerprint) as run:
             todo = [s for s in todo_all if not run.is_done(s.id, protocol, model_name)]
@@ -120,6 +127,29 @@ def evaluate(
         wrapped.close()
         if store is not None:
             store.close()
+
+
+def _matches(sample: Sample, where: dict[str, str]) -> bool:
+    labels = sample.group_labels()
+    return all(labels.get(k) == v for k, v in where.items())
+
+
+class _Borrowed:
+    """A caller's backend: used, not closed (the caller may evaluate more with it)."""
+
+    def __init__(self, backend: Backend) -> None:
+        self._inner = backend
+        self.identity = getattr(backend, "identity", None)
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
+        return self._inner.generate(requests)
+
+    def close(self) -> None:
+        pass
 
 
 def _default_prompts() -> Any:

@@ -214,8 +214,9 @@ def _headline(record: RunRecord) -> Html:
     )
 
 
-def _table3(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> Html:
-    """ChartQA-X Table 3: accuracy per chart type and question type, and overall."""
+def _table3(rows: Sequence[tuple[str, Mapping[str, Any]]], *, compare: bool = False) -> Html:
+    """ChartQA-X Table 3: accuracy per chart type and question type, and overall; one row
+    per run (with `compare`, a metric column, and no per-cell grid)."""
     charts: set[str] = set()
     questions: set[str] = set()
     for _, s in rows:
@@ -244,22 +245,30 @@ def _table3(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> Html:
         body.append(
             [
                 name,
+                *([_metric_label(metric)] if compare else []),
                 *(value("chart_type", c) for c in chart_cols),
                 *(value("question_type", q) for q in q_cols),
                 _pct(overall),
             ]
         )
     metric0 = _headline_metric(rows[0][1])
+    caption = "headline metric of each run (%)" if compare else f"{_metric_label(metric0)} (%)"
     out = [
-        el("h2", "Accuracy by chart type and question type"),
+        Html("") if compare else el("h2", "Accuracy by chart type and question type"),
         table(
-            ["model", *chart_cols, *q_cols, "overall"],
+            [
+                "run" if compare else "model",
+                *(["metric"] if compare else []),
+                *chart_cols,
+                *q_cols,
+                "overall",
+            ],
             body,
-            caption=f"{_metric_label(metric0)} (%) — layout of ChartQA-X Table 3",
+            caption=f"{caption} — layout of ChartQA-X Table 3",
         ),
     ]
     grid = rows[0][1].get("grid") or []
-    if grid and chart_cols and q_cols:
+    if grid and chart_cols and q_cols and not compare:
         cell = {(g["group"]["chart_type"], g["group"]["question_type"]): g for g in grid}
         grid_rows = []
         for c in chart_cols:
@@ -493,8 +502,14 @@ def _failures(summary: Mapping[str, Any]) -> Html:
 
 
 def _comparison(runs: Sequence[tuple[Path, RunRecord]]) -> Html:
-    rows = [(r.summary.get("model", r.id), r.summary) for _, r in runs]
-    return join([el("h2", "Runs compared"), _table3(rows)])
+    rows = [(_run_name(r), r.summary) for _, r in runs]
+    return join([el("h2", "Runs compared"), _table3(rows, compare=True)])
+
+
+def _run_name(record: RunRecord) -> str:
+    model = record.summary.get("model", record.config.get("model", record.id))
+    protocol = record.summary.get("protocol", record.config.get("protocol"))
+    return f"{model} · {protocol}" if protocol else str(model)
 
 
 # ------------------------------------------------------------------------------ gallery

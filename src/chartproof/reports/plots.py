@@ -52,6 +52,9 @@ def line_chart(
             color=_COLORS[i % len(_COLORS)],
             label=name,
         )
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_title(title)
     ax.set_xlabel(x_label)
     ax.set_ylabel(y_label)
