@@ -6,12 +6,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from chartproof.models.reader._text import find_mentions, norm, numbers_in, similarity
-from chartproof.numeric import parse_number
-from chartproof.questions import ChartView
-from chartproof.questions.program import ArgValue
+from chartproof.models.reader._text import (
+    find_mentions,
+    loose_mention,
+    norm,
+    numbers_in,
+    similarity,
+    words_to_numbers,
+)
+from chartproof.questions import ArgValue, ChartView
+from chartproof.questions.describe import ordinal_value
 
-__all__ = ["Intent", "intents"]
+__all__ = ["CLOSEST", "Intent", "intents"]
+
+CLOSEST = "_closest_cell"
+"""Pseudo-program: the label (or series) whose value is nearest a number the question gives."""
 
 
 @dataclass(frozen=True)
@@ -19,11 +28,11 @@ class Intent:
     """A program name with arguments guessed from a free-form question."""
 
     program: str
-    """Registered program name."""
+    """Registered program name (or `CLOSEST`)."""
     args: dict[str, ArgValue]
     """Its arguments."""
     why: str
-    """Which cue chose it (for the explanation of a refusal or a debug trace)."""
+    """Which cue chose it."""
 
 
 def _has(q: str, *words: str) -> bool:
@@ -31,21 +40,29 @@ def _has(q: str, *words: str) -> bool:
 
 
 _MAX = (
-    "highest",
-    "largest",
-    "maximum",
-    "max",
-    "most",
-    "biggest",
-    "greatest",
-    "peak",
-    "top",
-    "best",
-)
-_MIN = ("lowest", "smallest", "minimum", "min", "least", "fewest", "worst", "bottom")
+    "highest", "largest", "maximum", "max", "most", "biggest", "greatest", "peak", "top",
+    "best", "main", "leading", "favorite", "favourite", "fastest", "dominant", "popular",
+    "major", "primary", "tallest", "longest",
+)  # fmt: skip
+_MIN = ("lowest", "smallest", "minimum", "min", "least", "fewest", "worst", "shortest", "slowest")
 _ABOVE = ("above", "more than", "greater than", "over", "exceed", "exceeds", "higher than")
 _BELOW = ("below", "less than", "under", "lower than", "fewer than")
-_WHICH = ("which", "what", "who", "where", "when", "in which", "in what")
+_LABEL_NOUNS = (
+    "year", "country", "city", "company", "brand", "state", "region", "type", "month", "day",
+    "group", "category", "sector", "age", "party", "team", "player", "platform", "industry",
+    "product", "segment", "option", "response", "answer", "service", "provider", "ethnicity",
+    "quarter", "period", "season", "chain", "store", "retailer", "bank", "airline", "app",
+    "website", "club", "university", "source", "reason", "channel", "market", "device",
+)  # fmt: skip
+_ORD = r"(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
+
+
+def asks_label(q: str) -> bool:
+    """Whether the question wants a label (a name) rather than a number."""
+    if re.search(r"\b(which|who|where)\b", q) or q.startswith("when "):
+        return True
+    m = re.match(r"^(?:in |during |by |for )?what (\w+)", q)
+    return bool(m and m.group(1).rstrip("s") in _LABEL_NOUNS)
 
 
 def _series_guess(q: str, view: ChartView, mentioned: list[str]) -> str | None:
@@ -53,7 +70,6 @@ def _series_guess(q: str, view: ChartView, mentioned: list[str]) -> str | None:
         return mentioned[0]
     if len(view.series) == 1:
         return view.series[0]
-    # No series named: the one whose words the question shares most.
     scored = [(_overlap(q, s), s) for s in view.series]
     scored.sort(key=lambda p: -p[0])
     if scored and scored[0][0] > 0 and (len(scored) == 1 or scored[0][0] > scored[1][0]):
@@ -66,32 +82,54 @@ def _overlap(q: str, label: str) -> float:
     lw = [w for w in norm(label).split() if len(w) > 2]
     if not lw:
         return 0.0
-    return sum(1 for w in lw if w in words or any(similarity(w, x) > 0.85 for x in words)) / len(lw)
+    hits = sum(1 for w in lw if w in words or any(similarity(w, x) > 0.85 for x in words))
+    return hits / len(lw)
 
 
-def _threshold(q: str, view: ChartView, xs: list[str]) -> float | None:
-    years = {norm(x) for x in xs}
-    for x in numbers_in(q):
-        if norm(f"{x:g}") not in years:
+def _threshold(question: str, xs: list[str]) -> float | None:
+    named = {norm(x) for x in xs}
+    for x in numbers_in(question):
+        if norm(f"{x:g}") not in named and not (1900 <= x <= 2100 and float(x).is_integer()):
             return x
+    return None
+
+
+def _recent(q: str, view: ChartView) -> str | None:
+    """ "the most recent year" → the latest year label; "the previous year" → the one before."""
+    years = [(int(m.group(0)), x) for x in view.x_labels if (m := re.search(r"(19|20)\d\d", x))]
+    if len(years) < 2:
+        return None
+    years.sort()
+    if re.search(r"\b(most recent|latest|last|current)\b", q):
+        return years[-1][1]
+    if re.search(r"\b(previous|prior)\b", q):
+        return years[-2][1]
     return None
 
 
 def intents(question: str, view: ChartView) -> list[Intent]:
     """Candidate programs for a free-form question, most likely first."""
+    question = words_to_numbers(question)
     q = norm(question)
     xs = find_mentions(question, view.x_labels)
+    if not xs and (recent := _recent(q, view)) is not None:
+        xs = [recent]
+    if not xs and (loose := loose_mention(question, view.x_labels)) is not None:
+        xs = [loose]
     ss = find_mentions(question, view.series)
+    if not ss and len(view.series) > 1 and (loose := loose_mention(question, view.series)):
+        ss = [loose]
     out: list[Intent] = []
     series = _series_guess(question, view, ss)
     pie = view.chart_type == "pie"
+    label = asks_label(q)
 
     def add(program: str, why: str, **args: ArgValue | None) -> None:
         if all(v is not None for v in args.values()):
             out.append(Intent(program, {k: v for k, v in args.items() if v is not None}, why))
 
+    colors = find_mentions(question, sorted(set(view.colors.values())))
     if _has(q, "color", "colour"):
-        colors = find_mentions(question, sorted(set(view.colors.values())))
         if _has(q, "how many"):
             add("count_colors", "how many colours")
         if colors and _has(q, "represent", "represents", "stand", "indicate", "show", "mean"):
@@ -102,12 +140,26 @@ def intents(question: str, view: ChartView) -> list[Intent]:
             add("color_of_max_series", "colour of the largest series", x=xs[0])
         add("color_of_series", "colour of a series", series=ss[0] if ss else series)
         return out
-    if colors := find_mentions(question, sorted(set(view.colors.values()))):
-        if _has(q, "represent", "represents", "stand", "indicate", "denote"):
+    if colors:
+        if _has(q, "represent", "represents", "stand", "indicate", "denote", "depict"):
             add("series_of_color", "colour meaning", color=colors[0])
         if xs:
             add("value_of_color", "value of a coloured series", color=colors[0], x=xs[0])
-    threshold = _threshold(question, view, xs)
+    pos = re.search(rf"\b{_ORD} (?:\w+ )?from the (left|right|top|bottom)\b", q)
+    if pos or re.search(r"\b(leftmost|rightmost|topmost|bottommost)\b", q):
+        k, side = _position(q, pos, view)
+        if k is not None:
+            add("label_at_position" if label else "value_at_position", "position", k=k)
+            return out
+    threshold = _threshold(question, xs)
+    if threshold is not None and label and not _has(q, "how many", "above", "below", "more than"):
+        # "What company captured about 69 percent?" names a value and asks whose it is.
+        args: dict[str, ArgValue | None] = {"value": threshold}
+        if xs and len(view.series) > 1:
+            args["x"] = xs[0]
+        elif ss:
+            args["series"] = ss[0]
+        add(CLOSEST, "label with a value", **args)
     if _has(q, "how many") and threshold is not None:
         if any(w in q for w in _ABOVE):
             add("count_above", "how many above", series=series, threshold=threshold)
@@ -125,18 +177,15 @@ def intents(question: str, view: ChartView) -> list[Intent]:
             add("top_two_gap", "gap of the top two", series=series)
         if len(xs) >= 2:
             add("diff_two", "difference of two labels", series=series, x=xs[0], x2=xs[1])
-        if len(ss) >= 2 and xs:
-            add(
-                "diff_series_at_x", "difference of two series", series=ss[0], series2=ss[1], x=xs[0]
-            )
-        if len(ss) >= 2 and not xs and len(view.x_labels) == 1:
-            add(
-                "diff_series_at_x",
-                "difference of two series",
-                series=ss[0],
-                series2=ss[1],
-                x=view.x_labels[0],
-            )
+        if len(ss) >= 2:
+            x = xs[0] if xs else (view.x_labels[0] if len(view.x_labels) == 1 else None)
+            add("diff_series_at_x", "difference of two series", series=ss[0], series2=ss[1], x=x)
+    one_label = len(xs) == 1 and view.chart_type != "stacked_bar"
+    if one_label and not _has(q, "all", "across", "overall", "every"):
+        # "What was the average ticket price in 2019?": the measure's name, one bar's value.
+        _lookup(add, view, xs, ss, series, pie)
+    if len(xs) >= 2 and _has(q, "make up", "combined", "together", "sum", "total", "add"):
+        add("sum_two", "sum of two labels", series=series, x=xs[0], x2=xs[1])
     if _has(q, "average", "mean"):
         if len(xs) >= 2:
             add("average_of_two", "average of two labels", series=series, x=xs[0], x2=xs[1])
@@ -151,41 +200,56 @@ def intents(question: str, view: ChartView) -> list[Intent]:
     if _has(q, "sum", "total", "combined", "together", "add", "altogether"):
         if view.chart_type == "stacked_bar" and xs:
             add("stack_total", "total of a stack", x=xs[0])
-        if len(xs) >= 2:
-            add("sum_two", "sum of two labels", series=series, x=xs[0], x2=xs[1])
         if threshold is not None and any(w in q for w in _ABOVE):
             add("sum_above", "sum above a threshold", series=series, threshold=threshold)
         add("total", "total", series=series)
-    if _has(q, "second") and _has(q, *_MAX):
-        if _has(q, *_WHICH) and not _has(q, "value"):
-            add("kth_largest_label", "second largest label", series=series, k=2)
-        add("second_largest_value", "second largest value", series=series)
+    kth = re.search(rf"\b{_ORD} (?:most |largest |highest |biggest |best )?(\w+)", q)
+    k = ordinal_value(kth.group(1)) if kth else None
+    if k is not None and k >= 2 and (_has(q, *_MAX) or (kth and kth.group(2) in _MAX)):
+        if label:
+            add("kth_largest_label", "k-th largest label", series=series, k=k)
+        if k == 2:
+            add("second_largest_value", "second largest value", series=series)
     if _has(q, *_MAX) or _has(q, *_MIN):
         fn = "argmax" if _has(q, *_MAX) else "argmin"
-        asks_label = _has(q, *_WHICH) and not re.search(
-            r"\bwhat (is|was|are) the (highest|lowest|largest|smallest|maximum|minimum)\b", q
-        )
-        if asks_label and xs and len(view.series) > 1 and not ss:
+        if label and xs and len(view.series) > 1 and not ss:
             add(f"{fn}_series_at_x", "series extreme at a label", x=xs[0])
-        if asks_label:
+        if label:
             add(f"{fn}_x", "label of the extreme", series=series)
         add("max_value" if fn == "argmax" else "min_value", "extreme value", series=series)
     if re.search(r"\b(increas|decreas|grow|declin|ris|fall)", q) and len(xs) >= 2:
         add("trend_from_to", "trend between two labels", series=series, x=xs[0], x2=xs[1])
     if len(xs) >= 2 and re.search(r"\b(greater|more|higher|larger|bigger) than\b", q):
         add("larger_of_two", "compare two labels", series=series, x=xs[0], x2=xs[1])
-    if threshold is not None and _has(q, *_WHICH) and not xs:
-        add("x_with_value", "label with a value", series=series, value=threshold)
     if xs:
-        if pie:
-            add("pie_value", "value of a wedge", x=xs[0])
-        for s in ss or ([series] if series else []):
-            add("value_at", "value at a label", series=s, x=xs[0])
+        _lookup(add, view, xs, ss, series, pie)
     elif ss and len(view.x_labels) == 1:
         add("value_at", "value of the only label", series=ss[0], x=view.x_labels[0])
     return out
 
 
-def answer_number(text: str) -> float | None:
-    """A number in an earlier answer ("12.5", "12.5%", "1,234")."""
-    return parse_number(text.strip().rstrip("."))
+def _lookup(
+    add: object, view: ChartView, xs: list[str], ss: list[str], series: str | None, pie: bool
+) -> None:
+    assert callable(add)
+    if pie:
+        add("pie_value", "value of a wedge", x=xs[0])
+    for s in ss or ([series] if series else []):
+        add("value_at", "value at a label", series=s, x=xs[0])
+
+
+def _position(q: str, pos: re.Match[str] | None, view: ChartView) -> tuple[int | None, str]:
+    n = len(view.x_labels)
+    start = "top" if view.orientation == "horizontal" and view.chart_type != "pie" else "left"
+    if pos is not None:
+        k = ordinal_value(pos.group(1))
+        side = pos.group(2)
+    else:
+        m = re.search(r"\b(leftmost|rightmost|topmost|bottommost)\b", q)
+        k, side = 1, (m.group(1)[:-4] if m else start)
+    if k is None:
+        return None, side
+    # Programs count from the start side; the far side counts backwards.
+    if side != start:
+        k = n - k + 1
+    return (k if 1 <= k <= n else None), side

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from chartproof.charts.colors import color_name
-from chartproof.models.reader._intents import intents
+from chartproof.models.reader._intents import CLOSEST, intents
 from chartproof.models.reader._premises import judge_premise
 from chartproof.models.reader._templates import fuzzy_matches
 from chartproof.models.reader.perception.records import ChartReading
@@ -70,7 +70,7 @@ def view_of_table(
     Every value counts as shown exactly (the reader answers from the numbers it has), and
     missing labels get positional names so the rest of the chart stays usable.
     """
-    table = _named_rows(table)
+    table = _named_rows(_numeric_columns(table))
     series_col: str | None = None
     y: tuple[str, ...] | None = None
     if chart_type == "scatter" and "series" in table.names and table.col("series").kind != "number":
@@ -90,6 +90,31 @@ def view_of_table(
         legend=legend,
     )
     return replace(view, title=title) if title else view
+
+
+def _numeric_columns(table: DataTable) -> DataTable:
+    """Real tables print "-" or "n/a" for missing values: a label column whose cells mostly
+    read as numbers becomes a number column with those cells missing."""
+    from chartproof.types import Cell, Column
+
+    cols = list(table.columns)
+    data = [list(r) for r in table.rows]
+    changed = False
+    for j, c in enumerate(cols[1:], start=1):
+        if c.kind == "number":
+            continue
+        cells = [r[j] for r in data]
+        nums = [None if v is None else parse_number(str(v).rstrip("*")) for v in cells]
+        filled = [v for v in cells if v not in (None, "")]
+        if filled and sum(n is not None for n in nums) >= 0.5 * len(filled):
+            cols[j] = Column(name=c.name, kind="number", unit=c.unit)
+            for r, n in zip(data, nums, strict=True):
+                r[j] = n
+            changed = True
+    if not changed:
+        return table
+    rows: tuple[tuple[Cell, ...], ...] = tuple(tuple(r) for r in data)
+    return DataTable(columns=tuple(cols), rows=rows)
 
 
 def _named_rows(table: DataTable) -> DataTable:
@@ -152,6 +177,11 @@ def solve(question: str, view: ChartView, earlier: Sequence[tuple[str, str]] = (
     if direct is not None:
         return direct
     for intent in intents(q, view):
+        if intent.program == CLOSEST:
+            found = _closest(view, intent.args)
+            if found is not None:
+                return found
+            continue
         try:
             program = get_program(intent.program)
         except KeyError:
@@ -236,6 +266,33 @@ def _direct(q: str, view: ChartView) -> Solution | None:
             args={"x": x, "stat": stat},
         )
     return None
+
+
+def _closest(view: ChartView, args: Mapping[str, ArgValue]) -> Solution | None:
+    """The label (or, at a given label, the series) whose value is nearest the number the
+    question names, when one lies within 10 % of it."""
+    target = float(args["value"])
+    cells: list[tuple[str, str, float]] = []
+    for series in view.series:
+        if "series" in args and series != args["series"]:
+            continue
+        for x, v in zip(view.x_labels, view.values.get(series, ()), strict=False):
+            if v is not None and ("x" not in args or x == args["x"]):
+                cells.append((x, series, v))
+    if not cells:
+        return None
+    x, series, v = min(cells, key=lambda c: abs(c[2] - target))
+    if abs(v - target) > 0.1 * max(abs(target), 1e-9):
+        return None
+    name = series if "x" in args else x
+    shown = format_number(v)
+    return Solution(
+        answer=name,
+        explanation=f"The value closest to {format_number(target)} is {shown}, shown for "
+        f"{series} at {x}, so the answer is {name}.",
+        program="closest_value",
+        args=dict(args),
+    )
 
 
 _STEP = re.compile(r"answer to step (\d+)", re.I)
