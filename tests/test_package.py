@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -40,3 +41,27 @@ def test_cli_lists_commands() -> None:
     )
     for command in ("generate", "eval", "report", "demo", "cache"):
         assert command in out.stdout
+
+
+def test_cli_export_round_trip(tmp_path: Path) -> None:
+    from chartproof.datasets import load_parquet, load_samples
+    from chartproof.pipelines.generate import generate
+
+    generate("chartqax", 2, tmp_path / "data", per_chart=2, workers=1)
+    out = tmp_path / "data.parquet"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "chartproof",
+            "export",
+            "--data",
+            str(tmp_path / "data"),
+            "--out",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    back = load_parquet(out, image_dir=tmp_path / "restored")
+    assert back.samples == load_samples(tmp_path / "data").samples
