@@ -14,7 +14,6 @@ from chartproof.metrics.roscoe._common import (
     INSTALL_TEXT,
     Matrix,
     import_torch,
-    length_batches,
     local_dir,
     token_batches,
     unit_rows,
@@ -152,8 +151,12 @@ class SentenceEmbedder:
 
     def embed_tokens_padded(self, groups: Sequence[Sequence[str]]) -> list[list[Matrix]]:
         """Token vectors as ROSCOE's reference computes them: each group padded to its longest
-        text and encoded without an attention mask. Groups padded to the same length are
-        batched together, which gives the same vectors as one pass per group."""
+        text and encoded without an attention mask, so the pad tokens are attended to.
+
+        Rows of different groups share a batch: a row keeps its own group padding visible
+        (mask 1) and only the extra batch padding is masked out, which gives the same vectors
+        as the reference's one pass per group.
+        """
         tokenizer = self._load().tokenizer
         pad_id = tokenizer.pad_token_id
         encoded_groups = [tokenizer(list(g), truncation=True)["input_ids"] for g in groups]
@@ -163,14 +166,20 @@ class SentenceEmbedder:
             rows.extend((g, p, x + [pad_id] * (width - len(x)), len(x)) for p, x in enumerate(ids))
         out: list[list[Matrix]] = [[np.zeros((0, 0))] * len(g) for g in groups]
         torch = import_torch()
-        for batch in length_batches([len(r[2]) for r in rows], self.batch_size):
-            by_width: dict[int, list[int]] = {}
-            for i in batch:
-                by_width.setdefault(len(rows[i][2]), []).append(i)
-            for members in by_width.values():
-                input_ids = torch.tensor([rows[i][2] for i in members], device=self.device)
-                hidden = self._hidden({"input_ids": input_ids}, masked=False).float().cpu().numpy()
-                for row, i in enumerate(members):
-                    g, p, _, length = rows[i]
-                    out[g][p] = unit_rows(hidden[row, 1 : length - 1])
+        widths = [len(r[2]) for r in rows]
+        for batch in token_batches(widths, self.batch_size, self.batch_size * 64):
+            longest = max(widths[i] for i in batch)
+            input_ids = torch.full((len(batch), longest), pad_id, dtype=torch.long)
+            mask = torch.zeros((len(batch), longest), dtype=torch.long)
+            for row, i in enumerate(batch):
+                input_ids[row, : widths[i]] = torch.tensor(rows[i][2])
+                mask[row, : widths[i]] = 1
+            encoded = {
+                "input_ids": input_ids.to(self.device),
+                "attention_mask": mask.to(self.device),
+            }
+            hidden = self._hidden(encoded, masked=True).float().cpu().numpy()
+            for row, i in enumerate(batch):
+                g, p, _, length = rows[i]
+                out[g][p] = unit_rows(hidden[row, 1 : length - 1])
         return out
