@@ -147,7 +147,7 @@ def intents(question: str, view: ChartView) -> list[Intent]:
             add("value_of_color", "value of a coloured series", color=colors[0], x=xs[0])
     pos = re.search(rf"\b{_ORD} (?:\w+ )?from the (left|right|top|bottom)\b", q)
     if pos or re.search(r"\b(leftmost|rightmost|topmost|bottommost)\b", q):
-        k, side = _position(q, pos, view)
+        k, _ = _position(q, pos, view)
         if k is not None:
             add("label_at_position" if label else "value_at_position", "position", k=k)
             return out

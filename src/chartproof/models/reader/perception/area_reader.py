@@ -83,7 +83,7 @@ def read_area(
                 cells[k] = CellValue(None, 0.0, None)
                 continue
             upper = float(ys.min()) - 0.5
-            value = axis.value(upper) - axis.value(lower)
+            value = axis.read(upper) - axis.read(lower)
             box = (x - 2.0, upper, x + 2.0, lower)
             ev = CellEvidence(
                 row=0,

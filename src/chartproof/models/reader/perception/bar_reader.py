@@ -135,15 +135,19 @@ def _axis_range(axis: AxisFit | None) -> float:
     return abs(b - a)
 
 
+def _read(frame: Frame, axis: AxisFit, v: float) -> float:
+    return axis.read(-v if frame.orientation == "vertical" else v)
+
+
 def _geometry(
     frame: Frame, axis: AxisFit | None, b: Bar, zero_v: float, stacked: bool
 ) -> float | None:
     if axis is None:
         return None
     if stacked:
-        return abs(frame.value(axis, b.span.v1) - frame.value(axis, b.span.v0))
+        return abs(_read(frame, axis, b.span.v1) - _read(frame, axis, b.span.v0))
     end = b.span.v1 if b.span.v1 - zero_v >= zero_v - b.span.v0 else b.span.v0
-    return frame.value(axis, end)
+    return _read(frame, axis, end)
 
 
 def _anchors(

@@ -54,11 +54,11 @@ def load_image(path: str | os.PathLike[str]) -> np.ndarray:
                 rgb = _to_rgb(im)
     except ImageError:
         raise
-    except (
-        UnidentifiedImageError,
-        Image.DecompressionBombError,
-        Image.DecompressionBombWarning,
-    ) as e:
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as e:
+        raise ImageError(
+            f"{p}: the image declares more pixels than the reader decodes ({e})"
+        ) from None
+    except UnidentifiedImageError as e:
         raise ImageError(f"{p}: not a readable image ({e})") from None
     except (OSError, SyntaxError, ValueError, EOFError) as e:
         raise ImageError(f"{p}: corrupt or truncated image ({e})") from None

@@ -15,9 +15,13 @@ __all__ = ["find_legend", "legend_region"]
 
 
 def find_legend(
-    tokens: Sequence[OcrToken], layers: Sequence[ColorLayer], text: np.ndarray
+    tokens: Sequence[OcrToken],
+    layers: Sequence[ColorLayer],
+    text: np.ndarray,
+    bars: Sequence[Box] = (),
 ) -> tuple[LegendEntry, ...]:
-    """Legend entries in reading order (top to bottom, left to right)."""
+    """Legend entries in reading order (top to bottom, left to right); a swatch that is one
+    of the chart's `bars` is not a swatch."""
     if not layers:
         return ()
     h_img, _w_img = text.shape
@@ -54,8 +58,22 @@ def find_legend(
         _, li, lay, sw = best
         box = (sw[0], min(sw[1], tok.box[1]), tok.box[2], max(sw[3], tok.box[3]))
         entries.append(
-            (LegendEntry(label=tok.text.strip(), color=lay.hex, box=box, label_box=tok.box), li)
+            (
+                LegendEntry(
+                    label=tok.text.strip(),
+                    color=lay.hex,
+                    box=box,
+                    label_box=tok.box,
+                    swatch_box=sw,
+                ),
+                li,
+            )
         )
+    # Swatches that are bars of the chart are value labels beside short bars, unless most
+    # "bars" are swatches (a legend column looks like bars on a common edge).
+    on_bars = [e for e in entries if any(_iou(e[0].swatch_box or e[0].box, b) > 0.6 for b in bars)]
+    if on_bars and len(on_bars) <= len(bars) / 2:
+        entries = [e for e in entries if e not in on_bars]
     entries = _aligned(_coherent(entries))
     entries.sort(key=lambda e: (round(e[0].box[1] / 6), e[0].box[0]))
     return tuple(e for e, _ in entries)
@@ -136,6 +154,14 @@ def _aligned(entries: list[tuple[LegendEntry, int]]) -> list[tuple[LegendEntry, 
         return kept
     words = [e for e in entries if parse_label_number(e[0].label) is None]
     return words or entries
+
+
+def _iou(a: Box, b: Box) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
 
 
 def legend_region(entries: Sequence[LegendEntry], pad: float = 6.0) -> Box | None:

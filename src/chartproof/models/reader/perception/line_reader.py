@@ -163,7 +163,7 @@ def _cell(
 
     if v is None:
         return CellValue(None, 0.0, None)
-    geo = axis.value(v.y) if isinstance(axis, AxisFit) else None
+    geo = axis.read(v.y) if isinstance(axis, AxisFit) else None
     lab = parse_label_number(tok.text) if tok is not None else None
     rec = reconcile(lab, geo, axis_range)
     if rec is None:

@@ -22,7 +22,12 @@ from chartproof.models.reader.perception.palette import (
 )
 from chartproof.models.reader.perception.pie import find_disk, read_wedges
 from chartproof.models.reader.perception.pie_reader import read_pie
-from chartproof.models.reader.perception.records import Box, ChartReading, OcrToken, ReadingError
+from chartproof.models.reader.perception.records import (
+    Box,
+    ChartReading,
+    OcrToken,
+    ReadingError,
+)
 from chartproof.models.reader.perception.scatter_reader import read_scatter
 from chartproof.models.reader.perception.scene import Scene
 
@@ -42,7 +47,9 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     toks = tuple(t for t in tokens if not _is_marker(t, layers))
     tmask = text_mask((h, w), toks)
     # Gridlines and frames are straight lines of one grey: never a series or a swatch.
-    legend = find_legend(toks, [lay for lay in layers if not _straight(lay.mask)], tmask)
+    legend = find_legend(
+        toks, [lay for lay in layers if not _straight(lay.mask)], tmask, _bar_boxes(layers)
+    )
     y_axis, x_axis = find_axes(toks)
     th = float(np.median([t.height for t in toks])) if toks else 12.0
     scene = Scene(
@@ -113,6 +120,28 @@ def _is_marker(tok: OcrToken, layers: Sequence[ColorLayer]) -> bool:
         if lay.mask[cy0:cy1, cx0:cx1].mean() >= 0.7:
             return True
     return False
+
+
+def _bar_boxes(layers: Sequence[ColorLayer]) -> list[Box]:
+    """Boxes of the bars standing on the chart's baseline, found before the legend is known
+    (a short bar next to its value label looks like a swatch next to a legend label)."""
+    if not layers:
+        return []
+    found = [find_bars(layers, o) for o in ("vertical", "horizontal")]
+    layouts = [f for f in found if f is not None]
+    if not layouts:
+        return []
+    best = max(layouts, key=lambda f: (f.score * len(f.bars), len(f.bars)))
+    # A handful of "bars" on one edge may be the legend's own swatches.
+    return [b.box for b in best.bars] if len(best.bars) >= 4 else []
+
+
+def _iou(a: Box, b: Box) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
 
 
 def _try_pie(scene: Scene, exclude: list[Box]) -> ChartReading | None:

@@ -104,6 +104,15 @@ class AxisFit(Record):
             return self.intercept + self.slope * math.log10(value)
         return self.intercept + self.slope * value
 
+    def read(self, px: float) -> float:
+        """The value at `px`, rounded one decimal finer than the tick labels print (a
+        pixel cannot say more): ticks 0, 5, 10 give values like 7.4."""
+        v = self.value(px)
+        if self.scale == "log":
+            return float(f"{v:.3g}")
+        decimals = max((len(t.text.split(".")[1]) if "." in t.text else 0) for t in self.ticks)
+        return round(v, decimals + 1) + 0.0
+
     @property
     def span(self) -> tuple[float, float]:
         """Pixel extent of the kept ticks (low, high)."""
@@ -122,6 +131,8 @@ class LegendEntry(Record):
     """Box covering the swatch and the label."""
     label_box: Box | None = None
     """Box of the label text alone."""
+    swatch_box: Box | None = None
+    """Box of the colour swatch alone."""
 
 
 class CellEvidence(Record):

@@ -1,0 +1,149 @@
+"""`builtin:reader` as a backend: registry spec, reply formats, gold-table mode, one reading
+per image, and clean per-request errors for corrupt, empty, huge and non-chart images."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from chartproof.models import build_request, load_backend
+from chartproof.models.base import Backend
+from chartproof.models.reader import ReaderBackend, ReaderSettings
+from chartproof.models.registry import SpecError
+from chartproof.types import ModelRequest
+
+from .conftest import SPECS, png_bytes
+
+
+def _png_declaring(width: int, height: int) -> bytes:
+    """A PNG whose header declares a size but holds no pixel data (a decompression bomb)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", b"") + chunk(b"IEND", b"")
+
+
+@pytest.fixture(scope="module")
+def backend() -> ReaderBackend:
+    b = load_backend("builtin:reader")
+    assert isinstance(b, ReaderBackend)
+    return b
+
+
+def test_registry_spec_and_options() -> None:
+    plain = load_backend("builtin:reader")
+    gold = load_backend("builtin:reader?table=gold")
+    assert isinstance(plain, Backend) and plain.name == "builtin:reader"
+    assert gold.name == "builtin:reader?table=gold"
+    assert isinstance(gold, ReaderBackend) and gold.settings.table == "gold"
+    with pytest.raises(SpecError, match="bad option"):
+        load_backend("builtin:reader?tabel=gold")
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("empty.png", b"", "empty"),
+        ("corrupt.png", b"\x89PNG\r\n\x1a\n" + b"\x00garbage" * 20, "corrupt or truncated"),
+        ("huge.png", _png_declaring(20000, 20000), "declares"),
+        ("text.png", b"this is not an image at all", "not a readable image"),
+    ],
+)
+def test_bad_images_fail_cleanly(
+    backend: ReaderBackend, tmp_path: Path, name: str, content: bytes, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    req = build_request("chartqax", path, "What is the highest value?", request_id=f"bad-{name}")
+    (resp,) = backend.generate([req])
+    assert resp.request_id == f"bad-{name}"
+    assert resp.error is not None and message in resp.error and name in resp.error
+    assert resp.text == ""
+
+
+@pytest.mark.parametrize(
+    ("name", "pixels"),
+    [
+        ("noise.png", (np.random.default_rng(0).random((120, 160, 3)) * 255).astype(np.uint8)),
+        ("blank.png", np.full((120, 160, 3), 255, dtype=np.uint8)),
+    ],
+)
+def test_non_chart_images_fail_cleanly(
+    backend: ReaderBackend, engine: object, tmp_path: Path, name: str, pixels: np.ndarray
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(png_bytes(pixels))
+    (resp,) = backend.generate([build_request("short", path, "What is the value?", request_id="x")])
+    assert resp.error is not None and "no chart found" in resp.error
+
+
+def test_one_bad_request_does_not_stop_the_batch(
+    backend: ReaderBackend, chart_dir: Path, tmp_path: Path
+) -> None:
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    reqs = [
+        build_request("short", empty, "What is the value?", request_id="a"),
+        build_request(
+            "short", chart_dir / "vbar.png", "What is the value of Sales in Banana?", request_id="b"
+        ),
+    ]
+    a, b = backend.generate(reqs)
+    assert a.error is not None and b.error is None
+    # Unlabelled bars: the value is read on the axis, to a tenth of its tick step.
+    assert b.parsed is not None and float(b.parsed.answer or "nan") == pytest.approx(30, abs=0.3)
+
+
+def test_chartqax_reply_and_reading_cached_per_image(
+    chart_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import chartproof.models.reader.backend as module
+
+    calls: list[str] = []
+    real = module._read_view
+
+    def counted(path: str) -> object:
+        calls.append(path)
+        return real(path)
+
+    monkeypatch.setattr(module, "_read_view", counted)
+    backend = ReaderBackend()
+    chart = chart_dir / "grouped.png"
+    reqs = [
+        build_request("chartqax", chart, "What is the value of South in 2021?", request_id="q1"),
+        build_request("chartqax", chart, "Which Year has the highest North?", request_id="q2"),
+        build_request("premise", chart, "The chart shows 2 data series.", request_id="q3"),
+    ]
+    r1, r2, r3 = backend.generate(reqs)
+    assert len(calls) == 1
+    assert r1.text.startswith("The answer is: 8") and ". Explanation: " in r1.text
+    assert r1.parsed is not None and float(r1.parsed.answer or "nan") == pytest.approx(8, abs=0.05)
+    assert r2.parsed is not None and r2.parsed.answer == "2020"
+    assert r3.parsed is not None and r3.parsed.truth is True
+
+
+def _gold_request(question: str, table: str | None, rid: str) -> ModelRequest:
+    meta = {"chart_type": "stacked_bar"}
+    if table is not None:
+        meta["table"] = table
+    return build_request("short", None, question, request_id=rid, metadata=meta)
+
+
+def test_gold_table_mode_skips_perception() -> None:
+    backend = ReaderBackend(ReaderSettings(table="gold"))
+    csv = SPECS["stacked"].table.to_csv()
+    ok, missing = backend.generate(
+        [
+            _gold_request("What is the total of all segments in West?", csv, "g1"),
+            _gold_request("What is the total of all segments in West?", None, "g2"),
+        ]
+    )
+    assert ok.parsed is not None and ok.parsed.answer == "60"
+    assert missing.error is not None and "metadata['table']" in missing.error

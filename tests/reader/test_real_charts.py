@@ -1,0 +1,58 @@
+"""A few real ChartQA charts (Statista): printed values read, series named from the legend,
+and questions answered (skipped when ../shared/data is absent, e.g. in a fresh clone)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from chartproof.models.reader import solve, view_of
+
+from .conftest import SHARED_CHARTQA
+
+pytestmark = [
+    pytest.mark.needs_shared,
+    pytest.mark.skipif(
+        not (SHARED_CHARTQA / "images").is_dir(),
+        reason="real ChartQA samples live in ../shared/data/chartqa, absent here",
+    ),
+]
+
+
+def _image(name: str) -> Path:
+    return SHARED_CHARTQA / "images" / "train" / name
+
+
+def test_statista_bars_with_printed_values(read_png: Callable[[Path], object]) -> None:
+    reading = read_png(_image("two_col_103013.png"))
+    table = reading.table  # type: ignore[attr-defined]
+    values = dict(zip(table.labels(table.names[0]), table.numbers(table.names[1]), strict=True))
+    # Printed as "1 780.3" and "152.7" above the bars: read exactly.
+    assert values["2018"] == 1780.3 and values["2012"] == 152.7 and values["2004"] == 1427.4
+    assert all(e.source == "value_label" for e in reading.evidence)  # type: ignore[attr-defined]
+    view = view_of(reading)  # type: ignore[arg-type]
+    got = solve(
+        "In what year was the largest amount of money invested in road network infrastructure?",
+        view,
+    )
+    assert got.answer == "2018"
+
+
+def test_statista_grouped_bars_name_series_from_the_legend(
+    read_png: Callable[[Path], object],
+) -> None:
+    reading = read_png(_image("multi_col_40261.png"))
+    table = reading.table  # type: ignore[attr-defined]
+    assert reading.chart_type == "grouped_bar"  # type: ignore[attr-defined]
+    assert set(table.names[1:]) == {"2018", "2019"}
+    view = view_of(reading)  # type: ignore[arg-type]
+    assert solve("What was the value for Croatia in 2018?", view).answer == "31.7"
+
+
+def test_statista_question_with_footnoted_labels(read_png: Callable[[Path], object]) -> None:
+    reading = read_png(_image("two_col_100763.png"))
+    view = view_of(reading)  # type: ignore[arg-type]
+    got = solve("What were Mexico's fossil CO emissions in 2017?", view)
+    assert got.answer == "3.93"
