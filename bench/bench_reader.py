@@ -1,0 +1,326 @@
+"""Benchmark of the built-in offline chart reader (`builtin:reader`).
+
+Measures, in one run:
+  1. synthetic suites (clean renders): table recovery per chart type (cell-level relaxed
+     accuracy, 5 %), question accuracy from the image and from the gold table, split into
+     the programs the solver supports and all questions;
+  2. speed: median seconds per chart (OCR + derendering) on one core, against the median of
+     OCR alone measured on the same images (the ratio says what derendering adds);
+  3. real charts: ../shared/data/chartqa rows with tables: table recovery and relaxed
+     accuracy, overall and human vs augmented, from the image and from the gold table;
+  4. perturbations: question accuracy and table recovery per perturbation and level.
+
+    OMP_NUM_THREADS=1 .venv/bin/python bench/bench_reader.py               # everything
+    OMP_NUM_THREADS=1 .venv/bin/python bench/bench_reader.py --charts 20 --no-chartqa
+
+Prints tables; `--json PATH` also writes the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from difflib import SequenceMatcher
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np
+
+from chartproof.charts import render
+from chartproof.charts.suites import generate_specs
+from chartproof.metrics.accuracy import relaxed_accuracy
+from chartproof.models.reader import solve, view_of, view_of_table
+from chartproof.models.reader.perception import ReadingError, get_engine, read_chart
+from chartproof.models.reader.perception.image import load_image
+from chartproof.questions import chart_view, make_questions
+from chartproof.types import Answer, ChartSpec, DataTable
+
+REPO = Path(__file__).resolve().parents[1]
+CHARTQA = REPO.parent / "shared" / "data" / "chartqa"
+
+
+# ---------------------------------------------------------------------- table recovery
+
+
+def _norm(text: object) -> str:
+    return "".join(ch for ch in str(text).lower() if ch.isalnum())
+
+
+def _like(a: object, b: object) -> float:
+    na, nb = _norm(a), _norm(b)
+    if not na or not nb:
+        return 0.0
+    return 1.0 if na == nb else SequenceMatcher(None, na, nb).ratio()
+
+
+def table_recovery(pred: DataTable | None, gold: DataTable) -> tuple[int, int]:
+    """(cells right, numeric gold cells): rows matched by label, columns by name (or by
+    position when names differ but the counts agree), values within ChartQA's 5 %."""
+    gold_cols = [c.name for c in gold.columns[1:] if c.kind == "number"]
+    total = sum(1 for r in gold.rows for c in gold_cols if isinstance(r[gold.index(c)], float))
+    if pred is None or total == 0:
+        return 0, total
+    pred_cols = [c.name for c in pred.columns[1:] if c.kind == "number"]
+    colmap: dict[str, str] = {}
+    if len(gold_cols) == len(pred_cols) == 1:
+        colmap = {gold_cols[0]: pred_cols[0]}
+    else:
+        for g in gold_cols:
+            best = max(pred_cols, key=lambda p: _like(p, g), default=None)
+            if best is not None and _like(best, g) >= 0.8:
+                colmap[g] = best
+        if not colmap and len(gold_cols) == len(pred_cols):
+            colmap = dict(zip(gold_cols, pred_cols, strict=True))
+    plabels = pred.labels(pred.names[0])
+    right = 0
+    for row in gold.rows:
+        j = max(range(len(plabels)), key=lambda k: _like(plabels[k], row[0]), default=None)
+        if j is None or _like(plabels[j], row[0]) < 0.8:
+            continue
+        for g, p in colmap.items():
+            target, got = row[gold.index(g)], pred.rows[j][pred.index(p)]
+            if isinstance(target, float) and isinstance(got, float):
+                right += int(relaxed_accuracy(repr(got), Answer.number(target)) == 1.0)
+    return right, total
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _read_png(png: bytes) -> tuple[Any, float, float]:
+    """(reading or error text, seconds for the whole read, seconds for OCR alone)."""
+    from PIL import Image
+
+    image = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    t0 = time.perf_counter()
+    tokens = get_engine().read(image)
+    t1 = time.perf_counter()
+    try:
+        reading: Any = read_chart(image, tokens)
+    except ReadingError as e:
+        reading = str(e)
+    return reading, time.perf_counter() - t0, t1 - t0
+
+
+def _pct(a: float, b: float) -> str:
+    return f"{100 * a / b:5.1f}% ({a:g}/{b:g})" if b else "   n/a"
+
+
+# ---------------------------------------------------------------------- synthetic suites
+
+
+def synthetic(suites: Iterable[str], n: int, per_chart: int) -> dict[str, Any]:
+    cells: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    qa: dict[str, list[float]] = defaultdict(list)
+    times: list[float] = []
+    ocr_times: list[float] = []
+    unsupported: dict[str, int] = defaultdict(int)
+    failures: list[str] = []
+    for suite in suites:
+        for spec in islice(generate_specs(suite, n, 0), n):
+            reading, total_s, ocr_s = _read_png(render(spec).png)
+            times.append(total_s)
+            ocr_times.append(ocr_s)
+            table = None if isinstance(reading, str) else reading.table
+            if spec.chart_type not in ("scatter", "box"):
+                r, t = table_recovery(table, spec.table)
+                cells[spec.chart_type][0] += r
+                cells[spec.chart_type][1] += t
+            if isinstance(reading, str) and len(failures) < 5:
+                failures.append(f"{spec.id} ({spec.chart_type}): {reading}")
+            _questions(spec, reading, per_chart, qa, unsupported)
+    return {
+        "cells": {k: v for k, v in sorted(cells.items())},
+        "qa": {k: (sum(v), len(v)) for k, v in sorted(qa.items())},
+        "unsupported_programs": dict(sorted(unsupported.items(), key=lambda kv: -kv[1])),
+        "median_read_s": statistics.median(times) if times else None,
+        "median_ocr_s": statistics.median(ocr_times) if ocr_times else None,
+        "failures": failures,
+    }
+
+
+def _questions(
+    spec: ChartSpec,
+    reading: Any,
+    per_chart: int,
+    qa: dict[str, list[float]],
+    unsupported: dict[str, int],
+) -> None:
+    full = chart_view(spec)
+    gold = view_of_table(spec.table, spec.chart_type, x_title=spec.style.x_title)
+    view = None if isinstance(reading, str) else view_of(reading)
+    for item in make_questions(spec, seed=0, per_chart=per_chart, with_premises=False):
+        supported = solve(item.question, full)
+        ok_supported = relaxed_accuracy(supported.answer, item.answer) == 1.0
+        image = solve(item.question, view).answer if view is not None else ""
+        acc = relaxed_accuracy(image, item.answer)
+        qa["image/all"].append(acc)
+        qa["gold_table/all"].append(
+            relaxed_accuracy(solve(item.question, gold).answer, item.answer)
+        )
+        if ok_supported:
+            qa["image/supported"].append(acc)
+        else:
+            unsupported[item.program or "?"] += 1
+
+
+# ---------------------------------------------------------------------- real charts
+
+
+def chartqa(limit: int | None) -> dict[str, Any]:
+    rows = [json.loads(line) for line in (CHARTQA / "chartqa.jsonl").open(encoding="utf-8")]
+    rows = [r for r in rows if r.get("table")][:limit]
+    views: dict[str, Any] = {}
+    acc: dict[str, list[float]] = defaultdict(list)
+    cells = [0, 0]
+    examples: list[str] = []
+    for r in rows:
+        path = CHARTQA / r["image"]
+        if r["image"] not in views:
+            try:
+                image = load_image(path)
+                views[r["image"]] = read_chart(image, get_engine().read(image))
+            except (ValueError, ReadingError) as e:
+                views[r["image"]] = str(e)
+        reading = views[r["image"]]
+        try:
+            gold_table: DataTable | None = DataTable.from_csv(r["table"])
+        except ValueError:
+            gold_table = None
+        if gold_table is not None:
+            got, total = table_recovery(
+                None if isinstance(reading, str) else reading.table, gold_table
+            )
+            cells[0] += got
+            cells[1] += total
+        answer = Answer.of_text(r["answer"])
+        sol = solve(r["question"], view_of(reading)) if not isinstance(reading, str) else None
+        a = relaxed_accuracy(sol.answer, answer) if sol else 0.0
+        kind = r["question_type"]
+        acc[f"image/{kind}"].append(a)
+        acc["image/all"].append(a)
+        g = 0.0
+        if gold_table is not None:
+            try:
+                g = relaxed_accuracy(solve(r["question"], view_of_table(gold_table)).answer, answer)
+            except ValueError:
+                g = 0.0
+        acc[f"gold_table/{kind}"].append(g)
+        acc["gold_table/all"].append(g)
+        if a < 1 and len(examples) < 12:
+            examples.append(
+                f"{r['id']} [{kind}] {r['question']!r}: gold {r['answer']!r}, got "
+                f"{(sol.answer if sol else reading)!r}"
+            )
+    return {
+        "rows": len(rows),
+        "charts": len(views),
+        "cells": cells,
+        "acc": {k: (sum(v), len(v)) for k, v in sorted(acc.items())},
+        "examples": examples,
+    }
+
+
+# ---------------------------------------------------------------------- perturbations
+
+
+def perturbations(n: int, per_chart: int, levels: int) -> dict[str, Any]:
+    from chartproof.variants import PERTURBATIONS, variants_for
+
+    names = [p for p in ("blur", "noise", "watermark", "label_removal") if p in PERTURBATIONS]
+    curves: dict[tuple[str, int], list[float]] = defaultdict(list)
+    tables: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])
+    for spec in islice(generate_specs("chartqax", n, 1), n):
+        items = make_questions(spec, seed=0, per_chart=per_chart, with_premises=False)
+        images = [("original", 0, render(spec).png, spec.table)]
+        for v in variants_for(spec, names, range(1, levels + 1), spec.id, seed=0):
+            images.append((v.transform.name, v.transform.level or 0, v.png, spec.table))
+        for name, level, png, table in images:
+            reading, _, _ = _read_png(png)
+            view = None if isinstance(reading, str) else view_of(reading)
+            for item in items:
+                got = solve(item.question, view).answer if view is not None else ""
+                curves[(name, level)].append(relaxed_accuracy(got, item.answer))
+            r, t = table_recovery(None if isinstance(reading, str) else reading.table, table)
+            tables[(name, level)][0] += r
+            tables[(name, level)][1] += t
+    return {
+        "qa": {f"{k[0]}@{k[1]}": (sum(v), len(v)) for k, v in sorted(curves.items())},
+        "cells": {f"{k[0]}@{k[1]}": v for k, v in sorted(tables.items())},
+    }
+
+
+# ---------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--suites", default="chartr,chartqax,realcqa")
+    ap.add_argument("--charts", type=int, default=60, help="charts per suite")
+    ap.add_argument("--per-chart", type=int, default=3, help="questions per chart")
+    ap.add_argument("--no-chartqa", action="store_true")
+    ap.add_argument("--chartqa-rows", type=int, default=None, help="first N rows with tables")
+    ap.add_argument("--perturb-charts", type=int, default=10, help="0 skips the sweep")
+    ap.add_argument("--levels", type=int, default=3)
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    out: dict[str, Any] = {}
+
+    get_engine().read(np.full((64, 64, 3), 255, dtype=np.uint8))  # load the models first
+    syn = synthetic(args.suites.split(","), args.charts, args.per_chart)
+    out["synthetic"] = syn
+    print(f"== synthetic suites {args.suites}, {args.charts} charts each (clean renders)")
+    print("table recovery (cells within 5 %):")
+    for kind, (r, t) in syn["cells"].items():
+        print(f"  {kind:12s} {_pct(r, t)}")
+    print("question accuracy (relaxed):")
+    for key, (r, t) in syn["qa"].items():
+        print(f"  {key:18s} {_pct(r, t)}")
+    print("programs the solver does not support (questions):", syn["unsupported_programs"])
+    for f in syn["failures"]:
+        print("  no reading:", f)
+    med, ocr = syn["median_read_s"], syn["median_ocr_s"]
+    if med and ocr:
+        print(
+            f"speed: median {med:.2f} s per chart (OCR alone {ocr:.2f} s, ratio "
+            f"{med / ocr:.2f}), OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}"
+        )
+
+    if not args.no_chartqa and (CHARTQA / "chartqa.jsonl").is_file():
+        cq = chartqa(args.chartqa_rows)
+        out["chartqa"] = cq
+        print(f"== ChartQA rows with tables: {cq['rows']} questions on {cq['charts']} charts")
+        print(f"table recovery: {_pct(*cq['cells'])}")
+        for key, (r, t) in cq["acc"].items():
+            print(f"  {key:22s} {_pct(r, t)}")
+        print("examples of failures:")
+        for e in cq["examples"]:
+            print("  ", e)
+    elif not args.no_chartqa:
+        print(f"== ChartQA skipped: {CHARTQA} not found")
+
+    if args.perturb_charts > 0:
+        pt = perturbations(args.perturb_charts, args.per_chart, args.levels)
+        out["perturbations"] = pt
+        print(f"== perturbations on {args.perturb_charts} chartqax charts")
+        print(f"  {'variant':20s} {'question accuracy':24s} table recovery")
+        for key, (r, t) in pt["qa"].items():
+            print(f"  {key:20s} {_pct(r, t):24s} {_pct(*pt['cells'][key])}")
+
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2, default=list) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
