@@ -30,6 +30,8 @@ def test_builtin_ids() -> None:
         "chain_step@1",
         "chartqax@1",
         "cot@1",
+        "explain_candidate@1",
+        "explain_verify@1",
         "narrative@1",
         "premise@1",
         "short@1",

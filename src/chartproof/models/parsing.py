@@ -18,6 +18,7 @@ __all__ = [
     "extract_explanation",
     "extract_items",
     "extract_truth",
+    "extract_verdict",
     "parse_output",
     "split_items",
     "strip_markup",
@@ -440,6 +441,24 @@ def extract_truth(text: str) -> bool | None:
     return None
 
 
+_VERDICT_LEAD = frozenset({"correct", "incorrect", "true", "false", "wrong"})
+_EXPLANATION_LABEL = re.compile(r"^\s*explanation\s*[:：]\s*", re.I)
+
+
+def extract_verdict(text: str) -> bool | None:
+    """A judge's verdict on an explanation: a leading "Correct" / "Incorrect" (or true, false,
+    wrong) decides, whatever the reasoning after it says; otherwise as `extract_truth`.
+
+    "Incorrect - the answer is right but ..." is False, where `extract_truth` would read the
+    "answer is right" marker.
+    """
+    t = strip_markup(text)
+    m = re.match(r"^\W*([A-Za-z]+)", t)
+    if m and m.group(1).lower() in _VERDICT_LEAD:
+        return _word_truth(m.group(1))
+    return extract_truth(t)
+
+
 # ------------------------------------------------------------------ dispatch
 
 
@@ -447,15 +466,22 @@ def parse_output(text: str, output: str = "answer") -> ParsedOutput:
     """Parse a reply according to its prompt's output kind (see `prompts.OutputKind`).
 
     "answer" and "answer_explanation" read the answer, explanation and items; "cot" prefers
-    the last answer-like line; "truth" adds the true/false verdict; "narrative" keeps the
-    cleaned description as the explanation. Unknown kinds parse as "answer".
+    the last answer-like line; "truth" adds the true/false verdict; "verdict" adds a judge's
+    Correct/Incorrect (`extract_verdict`); "narrative" keeps the cleaned description as the
+    explanation, and "explanation" too, less a leading "Explanation:" label. Unknown kinds
+    parse as "answer".
     """
     if output == "narrative":
         described = strip_markup(text)
         return ParsedOutput(explanation=described or None)
+    if output == "explanation":
+        explained = _EXPLANATION_LABEL.sub("", strip_markup(text), count=1).strip()
+        return ParsedOutput(explanation=explained or None)
     t = strip_markup(text)
     answer, where = _answer(t, prefer_last=output == "cot")
     explanation = _explanation(t, where)
     items = split_items(answer) if answer is not None else None
     truth = extract_truth(t) if output == "truth" else None
+    if output == "verdict":
+        truth = extract_verdict(t)
     return ParsedOutput(answer=answer, explanation=explanation, truth=truth, items=items)

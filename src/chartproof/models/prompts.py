@@ -37,10 +37,13 @@ __all__ = [
     "render_earlier",
 ]
 
-OutputKind: TypeAlias = Literal["answer", "answer_explanation", "cot", "truth", "narrative"]
+OutputKind: TypeAlias = Literal[
+    "answer", "answer_explanation", "cot", "truth", "narrative", "explanation", "verdict"
+]
 """What a prompt asks the model to write, and so how its output is parsed: a short answer,
 "The answer is: ... Explanation: ...", reasoning then a final-answer line, a true/false
-verdict, or free description."""
+verdict, free description, an explanation of a given answer, or a judge's
+Correct/Incorrect verdict on an explanation."""
 
 
 class PromptTemplate(Record):
@@ -148,6 +151,31 @@ BUILTIN_PROMPTS: tuple[PromptTemplate, ...] = (
         text="Describe the chart in one paragraph of three to five sentences: what it shows, "
         "its main trends, its largest and smallest values and any notable comparison. State "
         "only what the chart shows. {question}",
+    ),
+    PromptTemplate(
+        name="explain_candidate",
+        version=1,
+        output="explanation",
+        description="ChartQA-X dataset building: explain how a given gold answer follows from "
+        "the chart (and its table when given); the first paragraph is the instruction ROSCOE "
+        "puts in the source context.",
+        text="Reason the way a person would to reach the answer given below. In no more than "
+        "four sentences, lay out the steps that lead from the chart to this answer, one step "
+        "after another. Point to the visual elements you rely on, such as colours, bar "
+        "heights, positions and labels. Leave out conversational phrases and any commentary "
+        "beyond the steps.\n\nQuestion: {question}\nAnswer: {answer}{table}",
+    ),
+    PromptTemplate(
+        name="explain_verify",
+        version=1,
+        output="verdict",
+        description="ChartQA-X dataset building: a verifier judges a candidate explanation of "
+        "the gold answer, with the chart, question, answer and table as context.",
+        text="You are checking an explanation written for a chart question whose correct "
+        "answer is given. Call it correct only if what it says agrees with the chart (and the "
+        "data table when one is given) and its steps lead to the given answer. Reply with one "
+        "word: Correct or Incorrect.\n\nQuestion: {question}\nAnswer: {answer}{table}\n\n"
+        "Explanation to check: {explanation}",
     ),
 )
 
