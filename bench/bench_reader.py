@@ -40,6 +40,7 @@ from chartproof.charts import render
 from chartproof.charts.suites import generate_specs
 from chartproof.metrics.accuracy import relaxed_accuracy
 from chartproof.models.reader import solve, view_of, view_of_table
+from chartproof.models.reader._text import plain_math
 from chartproof.models.reader.perception import ReadingError, get_engine, read_chart
 from chartproof.models.reader.perception.image import load_image
 from chartproof.questions import chart_view, make_questions
@@ -53,7 +54,8 @@ CHARTQA = REPO.parent / "shared" / "data" / "chartqa"
 
 
 def _norm(text: object) -> str:
-    return "".join(ch for ch in str(text).lower() if ch.isalnum())
+    # Series names may be mathtext ("$\\eta$ = $10^{-1}$"): compare what the image shows.
+    return "".join(ch for ch in plain_math(str(text)).lower() if ch.isalnum())
 
 
 def _like(a: object, b: object) -> float:

@@ -16,17 +16,43 @@ __all__ = [
     "loose_mention",
     "norm",
     "numbers_in",
+    "plain_math",
     "similarity",
     "words_to_numbers",
 ]
 
-_NON_ALNUM = re.compile(r"[^0-9a-z%.]+")
+_NON_ALNUM = re.compile(r"[^\w%.]+|_+")
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _NUMBER = re.compile(r"(?<![\w.])[-−]?[$€£¥]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?(?![\w])")
 
 
+_GREEK = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "eta": "η",
+    "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "pi": "π", "rho": "ρ",
+    "sigma": "σ", "tau": "τ", "phi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω",
+}  # fmt: skip
+_LATEX_CMD = re.compile(r"\\([A-Za-z]+)")
+
+
+def plain_math(text: str) -> str:
+    """Matplotlib mathtext as the image shows it: "$\\eta$ = $10^{-1}$" → "η = 10-1"."""
+    if "$" not in text and "\\" not in text:
+        return text
+
+    def cmd(m: re.Match[str]) -> str:
+        name = m.group(1)
+        if name.lower() in _GREEK:
+            return _GREEK[name.lower()]
+        return {"times": "×", "cdot": "·", "pm": "±", "circ": "°", "ell": "l"}.get(name, "")
+
+    t = _LATEX_CMD.sub(cmd, text)
+    return re.sub(r"[${}^_]", "", t)
+
+
 def norm(text: str) -> str:
-    """Lower case, punctuation and footnote stars dropped, single spaces."""
-    t = text.lower().replace("\ufffd", "'").replace("’", "'")
+    """Lower case, mathtext rendered, punctuation and footnote stars dropped, single spaces."""
+    t = plain_math(text).lower().replace("\ufffd", "'").replace("’", "'")
+    t = t.replace("∆", "δ").replace("−", "-").translate(_SUPERSCRIPTS)
     t = _NON_ALNUM.sub(" ", t.replace("'", ""))
     return " ".join(w.strip(".") for w in t.split() if w.strip("."))
 

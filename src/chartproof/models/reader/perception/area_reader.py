@@ -8,7 +8,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from chartproof.models.reader.perception.geometry import Frame
-from chartproof.models.reader.perception.labels import assign_category_labels
+from chartproof.models.reader.perception.labels import (
+    assign_category_labels,
+    fill_skipped_labels,
+)
 from chartproof.models.reader.perception.line_reader import line_masks
 from chartproof.models.reader.perception.palette import ColorLayer
 from chartproof.models.reader.perception.records import CellEvidence, ChartReading
@@ -66,6 +69,7 @@ def read_area(
         return None
     pitch = float(np.median(np.diff(xs))) if len(xs) > 1 else 40.0
     texts, _ = assign_category_labels(free, Frame("vertical"), xs, -bottom, pitch)
+    texts = fill_skipped_labels(texts)
     zero = axis.pixel(0.0) if axis.scale == "linear" else None
     base = zero if zero is not None and abs(zero - bottom) <= 4 else bottom + 0.5
     # Bands stack upwards: order the layers by how high they sit.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Sequence
 from typing import Literal
 
@@ -13,7 +14,7 @@ import numpy as np
 from chartproof.models.reader.perception.ocr import parse_label_number
 from chartproof.models.reader.perception.records import AxisFit, OcrToken
 
-__all__ = ["find_axes", "fit_axis"]
+__all__ = ["find_axes", "fit_axis", "power_of_ten", "snap_ticks"]
 
 
 def _cluster(values: Sequence[float], tol: float) -> list[list[int]]:
@@ -28,18 +29,57 @@ def _cluster(values: Sequence[float], tol: float) -> list[list[int]]:
     return groups
 
 
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻°", "0123456789-0")
+_POWER = re.compile(r"^10([-−⁻]?[0-9⁰¹²³⁴⁵⁶⁷⁸⁹°]{1,2})$")
+
+
+def power_of_ten(text: str) -> float | None:
+    """A log-axis tick printed as 10 with a superscript exponent, as OCR reads it: "10²",
+    "10⁻¹", "10°" (a misread ⁰) or, with the superscript flattened, "102" → 100."""
+    m = _POWER.match(text.strip().replace(" ", ""))
+    if m is None:
+        return None
+    exp = m.group(1).translate(_SUPERSCRIPT).replace("−", "-")
+    try:
+        return 10.0 ** int(exp)
+    except ValueError:
+        return None
+
+
 def fit_axis(
     tokens: Sequence[OcrToken], direction: Literal["x", "y"], allow_log: bool = True
 ) -> AxisFit | None:
     """Fit value ↔ pixel over tick labels with a RANSAC over label pairs, then least squares
-    on the inliers. Returns None when fewer than two labels agree on one mapping."""
-    vals = [parse_label_number(t.text) for t in tokens]
+    on the inliers. Returns None when fewer than two labels agree on one mapping.
+
+    Labels are read as plain numbers and, separately, as powers of ten ("10²"); the reading
+    whose fit explains more labels wins."""
+    plain = _fit_values(tokens, [parse_label_number(t.text) for t in tokens], direction, allow_log)
+    powers = [power_of_ten(t.text) for t in tokens]
+    if sum(p is not None for p in powers) < 2:
+        return plain
+    # Powers of ten only ever label log axes.
+    logfit = _fit_values(tokens, powers, direction, allow_log, only_log=True)
+    if logfit is None:
+        return plain
+    if plain is None or len(logfit.ticks) > len(plain.ticks):
+        return logfit
+    return plain
+
+
+def _fit_values(
+    tokens: Sequence[OcrToken],
+    vals: Sequence[float | None],
+    direction: Literal["x", "y"],
+    allow_log: bool,
+    only_log: bool = False,
+) -> AxisFit | None:
     items = [(t, v) for t, v in zip(tokens, vals, strict=True) if v is not None]
     if len(items) < 2:
         return None
     best: AxisFit | None = None
     best_key: tuple[int, float] = (0, 0.0)
-    scales: list[Literal["linear", "log"]] = ["linear"]
+    scales: list[Literal["linear", "log"]] = [] if only_log else ["linear"]
     if allow_log and all(v > 0 for _, v in items):
         scales.append("log")
     for scale in scales:
@@ -111,7 +151,12 @@ def find_axes(tokens: Sequence[OcrToken]) -> tuple[AxisFit | None, AxisFit | Non
     or a baseline row (x axis); values must grow upwards on a y axis and rightwards on an
     x axis. Each axis keeps the candidate fit explaining the most labels.
     """
-    num = [t for t in tokens if not t.vertical and parse_label_number(t.text) is not None]
+    num = [
+        t
+        for t in tokens
+        if not t.vertical
+        and (parse_label_number(t.text) is not None or power_of_ten(t.text) is not None)
+    ]
     y_best = _best_group(num, "y")
     x_best = _best_group(num, "x")
     return y_best, x_best
@@ -149,3 +194,56 @@ def _best_group(num: list[OcrToken], direction: Literal["x", "y"]) -> AxisFit | 
             ):
                 best = fit
     return best
+
+
+def snap_ticks(fit: AxisFit, image: np.ndarray, background: tuple[int, int, int]) -> AxisFit:
+    """Move each tick label's position onto its tick mark (a short dark stroke between the
+    label and the plot) and refit: label boxes sit a pixel or two off their ticks, and a
+    superscript ("10²") shifts the box centre further."""
+    h, w = image.shape[:2]
+    ink = np.abs(image.astype(np.int16) - np.array(background, dtype=np.int16)).max(axis=2) > 60
+    values: list[float] = []
+    positions: list[float] = []
+    for t in fit.ticks:
+        target = fit.pixel(_tick_value(t.text, fit)) if _tick_value(t.text, fit) else None
+        if target is None:
+            continue
+        half = max(3, int(0.5 * t.height))
+        if fit.direction == "y":
+            x0, x1 = int(t.box[2]) + 1, min(w, int(t.box[2]) + 14)
+            lo, hi = max(0, int(t.cy) - half), min(h, int(t.cy) + half + 1)
+            if x1 <= x0 or hi <= lo:
+                continue
+            counts = ink[lo:hi, x0:x1].sum(axis=1)
+        else:
+            y0, y1 = max(0, int(t.box[1]) - 14), int(t.box[1]) - 1
+            lo, hi = max(0, int(t.cx) - half), min(w, int(t.cx) + half + 1)
+            if y1 <= y0 or hi <= lo:
+                continue
+            counts = ink[y0:y1, lo:hi].sum(axis=0)
+        if counts.max() < 3:
+            continue
+        best = np.nonzero(counts == counts.max())[0]
+        # A tick mark is one to two pixels thick: take the middle of the strongest rows.
+        pos = lo + float(best.mean())
+        if abs(pos - target) <= half:
+            values.append(_tick_value(t.text, fit) or 0.0)
+            positions.append(pos)
+    if len(values) < 2 or len(set(values)) < 2:
+        return fit
+    v = np.log10(values) if fit.scale == "log" else np.array(values)
+    slope, icpt = np.polyfit(v, np.array(positions), 1)
+    if not math.isfinite(slope) or abs(slope) < 1e-9:
+        return fit
+    res = float(np.sqrt(np.mean((icpt + slope * v - np.array(positions)) ** 2)))
+    return fit.model_copy(
+        update={"intercept": float(icpt), "slope": float(slope), "residual_px": res}
+    )
+
+
+def _tick_value(text: str, fit: AxisFit) -> float | None:
+    if fit.scale == "log":
+        p = power_of_ten(text)
+        if p is not None:
+            return p
+    return parse_label_number(text)

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from chartproof.models.reader.perception.geometry import Frame, Span
-from chartproof.models.reader.perception.ocr import split_token
+from chartproof.models.reader.perception.ocr import parse_label_number, split_token
 from chartproof.models.reader.perception.records import OcrToken
 
-__all__ = ["assign_category_labels"]
+__all__ = ["assign_category_labels", "fill_skipped_labels"]
 
 
 def assign_category_labels(
@@ -153,3 +153,46 @@ def _beside(
         texts.append(" ".join(t.text for t, _ in inside))
         used_tokens.append([t for t, _ in inside])
     return texts, used_tokens
+
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def fill_skipped_labels(labels: Sequence[str | None]) -> list[str | None]:
+    """Name positions whose tick label the chart left out (dense axes label every other
+    category): numbers between evenly spaced numeric labels, months between month names."""
+    out = list(labels)
+    known = [(i, lab) for i, lab in enumerate(out) if lab]
+    if len(known) < 2 or len(known) == len(out):
+        return out
+    months = [m.lower() for m in _MONTHS]
+    if all(lab[:3].lower() in months and len(lab) <= 9 for _, lab in known):
+        i0, lab0 = known[0]
+        start = months.index(lab0[:3].lower()) - i0
+        steps = [(months.index(lab[:3].lower()) - start) % 12 == i % 12 for i, lab in known]
+        if all(steps):
+            short = all(len(lab) == 3 for _, lab in known)
+            full = {
+                "jan": "January", "feb": "February", "mar": "March", "apr": "April",
+                "may": "May", "jun": "June", "jul": "July", "aug": "August",
+                "sep": "September", "oct": "October", "nov": "November", "dec": "December",
+            }  # fmt: skip
+            for i in range(len(out)):
+                if not out[i]:
+                    m = months[(start + i) % 12]
+                    out[i] = _MONTHS[months.index(m)] if short else full[m]
+        return out
+    nums = [(i, parse_label_number(lab)) for i, lab in known]
+    if any(v is None for _, v in nums):
+        return out
+    idx = np.array([i for i, _ in nums], dtype=float)
+    val = np.array([v for _, v in nums], dtype=float)
+    slope, icpt = np.polyfit(idx, val, 1)
+    if np.max(np.abs(icpt + slope * idx - val)) > 0.02 * max(1.0, float(np.ptp(val))):
+        return out  # not evenly spaced: nothing safe to fill in
+    integers = all(float(v).is_integer() for v in val)
+    for i in range(len(out)):
+        if not out[i]:
+            v = float(icpt + slope * i)
+            out[i] = str(round(v)) if integers else f"{v:.6g}"
+    return out

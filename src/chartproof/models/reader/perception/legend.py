@@ -32,7 +32,7 @@ def find_legend(
     line_h = float(np.median(flat or [12.0]))
     for tok in tokens:
         # Legend labels are single horizontal lines: skip vertical and rotated text.
-        if tok.vertical or abs(tok.angle) > 5 or not tok.text.strip():
+        if tok.vertical or abs(tok.angle) > 10 or not tok.text.strip():
             continue
         if tok.height > 1.6 * line_h:
             continue

@@ -8,7 +8,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from chartproof.models.reader.perception.geometry import Frame
-from chartproof.models.reader.perception.labels import assign_category_labels
+from chartproof.models.reader.perception.labels import (
+    assign_category_labels,
+    fill_skipped_labels,
+)
 from chartproof.models.reader.perception.lines import Vertex, line_extent, marker_centres, vertices
 from chartproof.models.reader.perception.ocr import parse_label_number
 from chartproof.models.reader.perception.records import Box, CellEvidence, ChartReading, OcrToken
@@ -113,6 +116,7 @@ def read_lines(
     used = {id(t) for t in matched.values()}
     label_toks = [t for t in free if id(t) not in used]
     texts, _ = assign_category_labels(label_toks, frame, xs, -bottom, pitch)
+    texts = fill_skipped_labels(texts)
     axis_range = 0.0
     if axis is not None:
         lo, hi = axis.span

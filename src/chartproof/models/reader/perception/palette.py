@@ -85,7 +85,7 @@ def _is_blend(c: np.ndarray, strong: np.ndarray, bg: np.ndarray) -> bool:
     if n2 < 1:
         return False
     a = float((c - bg) @ d) / n2
-    if not 0.1 < a < 0.92:
+    if not 0.1 < a < 0.97:
         return False
     return float(np.linalg.norm(bg + a * d - c)) < 14
 
@@ -121,7 +121,7 @@ def color_layers(
         c = np.array([top >> 16, (top >> 8) & 255, top & 255], dtype=float)
         if np.linalg.norm(c - bg) < 26:
             continue
-        if any(np.linalg.norm(c - o) < 24 for o in chosen):
+        if any(np.linalg.norm(c - o) < 10 for o in chosen):
             continue
         if any(_is_blend(c, o, bg) for o in chosen):
             continue

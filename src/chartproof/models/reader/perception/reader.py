@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from chartproof.models.reader.perception.area_reader import area_layers, read_area
-from chartproof.models.reader.perception.axes import find_axes
+from chartproof.models.reader.perception.axes import find_axes, snap_ticks
 from chartproof.models.reader.perception.bar_reader import read_bars
 from chartproof.models.reader.perception.bars import BarLayout, find_bars
 from chartproof.models.reader.perception.legend import find_legend, legend_region
@@ -51,6 +51,8 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
         toks, [lay for lay in layers if not _straight(lay.mask)], tmask, _bar_boxes(layers)
     )
     y_axis, x_axis = find_axes(toks)
+    y_axis = snap_ticks(y_axis, image, bg) if y_axis is not None else None
+    x_axis = snap_ticks(x_axis, image, bg) if x_axis is not None else None
     th = float(np.median([t.height for t in toks])) if toks else 12.0
     scene = Scene(
         image=image,

@@ -79,19 +79,27 @@ class CellValue:
 
 
 def series_names(scene: Scene, layer_ids: Sequence[int], default: str | None) -> list[str]:
-    """A name per series layer: the legend label of the nearest legend colour, else a
-    default (the axis title for one series, "Series k" for several)."""
-    names: list[str] = []
+    """A name per series layer: the legend label of the nearest legend colour (each entry
+    names one layer, closest pairs first), else a default (the axis title for one series,
+    "Series k" for several)."""
+    pairs: list[tuple[float, int, int]] = []
     for k, li in enumerate(layer_ids):
         rgb = np.array(scene.layers[li].rgb, dtype=float)
-        best: tuple[float, str] | None = None
-        for e in scene.legend:
+        for j, e in enumerate(scene.legend):
             c = np.array([int(e.color[i : i + 2], 16) for i in (1, 3, 5)], dtype=float)
             d = float(np.linalg.norm(c - rgb))
-            if d < 45 and (best is None or d < best[0]):
-                best = (d, e.label)
-        if best is not None:
-            names.append(best[1])
+            if d < 45:
+                pairs.append((d, k, j))
+    named: dict[int, str] = {}
+    used: set[int] = set()
+    for _, k, j in sorted(pairs):
+        if k not in named and j not in used:
+            named[k] = scene.legend[j].label
+            used.add(j)
+    names: list[str] = []
+    for k in range(len(layer_ids)):
+        if k in named:
+            names.append(named[k])
         elif len(layer_ids) == 1:
             names.append(default or "Value")
         else:
