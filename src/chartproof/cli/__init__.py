@@ -16,6 +16,7 @@ def _register() -> None:
     import chartproof.cli.cache
     import chartproof.cli.demo
     import chartproof.cli.evaluate
+    import chartproof.cli.explain
     import chartproof.cli.export
     import chartproof.cli.generate
     import chartproof.cli.pairs

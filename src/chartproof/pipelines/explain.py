@@ -1,0 +1,425 @@
+"""`explain`: build a ChartQA-X explanation dataset (seed 000 §3.2–3.4): candidates from several
+models, ROSCOE AS selection, leave-one-out majority verification, next best, regeneration.
+
+Output folder ``out``::
+
+    samples.jsonl          accepted samples: `explanation` set, provenance in source["explain"]
+    images/                the accepted samples' images, copied from the input dataset
+    unaccepted.jsonl       one line per sample with no accepted explanation, with provenance
+    explain_summary.json   counts per round, wins per model, votes, weight sensitivity
+    run/                   the resumable run folder (config, append-only results)
+
+How it decides, per sample with a gold answer:
+
+1. Candidates. Every model gets the `explain_candidate` prompt (newest version): the chart
+   image, the question, the gold answer and, when the sample has one, its data table as CSV.
+   A failed call or an empty reply is a failed candidate: recorded, never ranked.
+2. Ranking. Each usable candidate is scored with ROSCOE (the source context is the prompt's
+   instruction paragraph, the table, the question and the gold answer) and ranked by the
+   aggregate score AS with the chosen weights. Offline there is no NLI model, so SRC and SFC
+   are not computed; with ``missing="renormalise"`` (the default) AS is then the weighted
+   mean of the scores that exist, and the candidate's `aggregate_note` says so. With
+   ``missing="not_computed"`` such candidates have no AS and are verified after those that
+   have one, in model order. Ties keep model order.
+3. Verification. The best candidate is put to every verifier except its own author
+   (`verifiers` defaults to the generating models: leave-one-out). Each answers Correct or
+   Incorrect with the same context plus the candidate (`explain_verify` prompt). It is
+   accepted when the Correct votes reach `majority` (default: more than half of the
+   verifiers asked, i.e. 3 of 5 with ChartQA-X's six models). A failed call or a reply
+   without a verdict is recorded but never counts as Correct, and the threshold does not
+   shrink: `majority` Correct votes are needed however many calls fail.
+4. Otherwise the next-best candidate is put to the verifiers, and so on.
+5. When no candidate of a round is accepted, all candidates are regenerated (round 2, ...) up
+   to `max_rounds`. Later rounds sample at `regen_temperature` with a seed derived from the
+   sample id and round, and get new request ids: they never come back from the response cache
+   (only greedy calls are cached), so they are new texts, reproducible where a backend honours
+   the seed. With ``regen_temperature=0`` a greedy model would repeat its first texts.
+6. A sample with no accepted explanation is recorded as "rejected", or as "failed" when a
+   model call failed along the way; a resumed run asks failed samples again.
+
+Resuming: results are appended per batch of samples to ``out/run``; rerunning the same
+command skips finished samples (a kill loses at most the batch in flight, whose greedy calls
+then come from the cache). ``limit`` is not part of the run's identity, so a later run with a
+larger limit extends the dataset. The dataset files are rewritten from all recorded results at
+the end of every run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from pydantic import JsonValue
+
+from chartproof.datasets import SampleWriter, dataset_fingerprint, load_dataset
+from chartproof.metrics.weights import (
+    CHARTQAX_WEIGHTS,
+    MissingPolicy,
+    PerplexityTransform,
+    WeightSet,
+    sensitivity_weight_sets,
+)
+from chartproof.models import Backend, default_prompts, load_backend, load_prompts
+from chartproof.pipelines.explain_records import (
+    PROTOCOL,
+    ExplainOutcome,
+    explained_sample,
+    outcome_from_result,
+    outcome_to_result,
+)
+from chartproof.pipelines.explain_select import (
+    CandidateScorer,
+    ExplainContext,
+    Model,
+    Ranking,
+    RoscoeLike,
+    explain_batch,
+    gold_answer,
+)
+from chartproof.pipelines.explain_summary import summarize_explain
+from chartproof.runs import RunFolder
+from chartproof.types import RunRecord, Sample
+
+__all__ = [
+    "RUN_DIR",
+    "SUMMARY_FILE",
+    "UNACCEPTED_FILE",
+    "ExplainResult",
+    "explain",
+]
+
+log = logging.getLogger(__name__)
+
+RUN_DIR = "run"
+"""Sub-folder of the output holding the resumable run."""
+SUMMARY_FILE = "explain_summary.json"
+"""Summary file in the output folder."""
+UNACCEPTED_FILE = "unaccepted.jsonl"
+"""Samples without an accepted explanation, one provenance record a line."""
+
+ProgressHook = Callable[[int, int], None]
+"""Called with (samples finished so far, samples to do) after every batch."""
+
+ModelArg: TypeAlias = str | Backend
+"""A model: a backend spec string or a built backend (its `name` identifies it)."""
+
+
+@dataclass(frozen=True)
+class ExplainResult:
+    """What `explain` wrote."""
+
+    folder: Path
+    """The output dataset folder."""
+    samples: Path
+    """`samples.jsonl` of the accepted samples."""
+    unaccepted: Path
+    """`unaccepted.jsonl`: samples with no accepted explanation."""
+    summary: dict[str, Any]
+    """The summary (also in `explain_summary.json`)."""
+    run: RunRecord
+    """The run record of `folder/run`."""
+
+    @property
+    def accepted(self) -> int:
+        """Samples with an accepted explanation."""
+        return int(self.summary["counts"]["accepted"])
+
+    @property
+    def rejected(self) -> int:
+        """Samples whose every candidate was rejected."""
+        return int(self.summary["counts"]["rejected"])
+
+    @property
+    def failed(self) -> int:
+        """Samples left without an explanation while a model call failed."""
+        return int(self.summary["counts"]["failed"])
+
+
+def explain(
+    data: str | Path,
+    models: Sequence[ModelArg],
+    out: str | Path,
+    *,
+    verifiers: Sequence[ModelArg] | None = None,
+    majority: int | None = None,
+    max_rounds: int = 2,
+    scorer: RoscoeLike | CandidateScorer | None = None,
+    weights: WeightSet | str = CHARTQAX_WEIGHTS,
+    missing: MissingPolicy = "renormalise",
+    perplexity: PerplexityTransform = "one_minus",
+    regen_temperature: float = 0.7,
+    max_tokens: int = 256,
+    batch_size: int = 16,
+    prompts_file: str | Path | None = None,
+    cache: bool | str | Path = True,
+    limit: int | None = None,
+    strict: bool = False,
+    progress: ProgressHook | None = None,
+) -> ExplainResult:
+    """Build an explanation dataset from `data` with `models` into `out` (see the module doc).
+
+    `models` and `verifiers` take spec strings or `Backend` objects (the caller's objects are
+    used, not closed); names must be unique. `scorer` is a `RoscoeScorer` (default: the
+    offline defaults, no NLI) or a callable mapping `RoscoeItem`s to one `RoscoeScores`, a
+    mapping of the nine codes, or an AS value each. `weights` is a `WeightSet` or the name of
+    one of seed 000 A.3's sets ("original", "uniform", "fluency", ...). `cache` (default on)
+    puts every model behind the response cache (True: the default file; a path: that file).
+    """
+    _check_numbers(max_rounds, majority, batch_size, regen_temperature, max_tokens, limit)
+    gen_names = _names(models, "models")
+    ver_names = _names(verifiers, "verifiers") if verifiers is not None else gen_names
+    _check_verifiers(gen_names, ver_names, majority)
+    weight_set = _weight_set(weights)
+    prompts = load_prompts(prompts_file) if prompts_file else default_prompts()
+    candidate_t, verify_t = prompts.get("explain_candidate"), prompts.get("explain_verify")
+
+    loaded = load_dataset(data, strict=strict)
+    if loaded.errors:
+        log.warning("%s", loaded.summary())
+    root = Path(out)
+    if root.resolve() == loaded.root.resolve():
+        raise ValueError(f"--out {root} is the input dataset's folder; choose another folder")
+    samples = loaded.samples
+    if not samples:
+        raise ValueError(f"no samples in {data}")
+    eligible = [s for s in samples if gold_answer(s)]
+    if len(eligible) < len(samples):
+        log.warning("%d samples without a gold answer skipped", len(samples) - len(eligible))
+    selected = eligible[:limit] if limit is not None else eligible
+    fingerprint = dataset_fingerprint(samples, loaded.root)
+
+    if scorer is None:
+        from chartproof.metrics.roscoe import RoscoeScorer
+
+        scorer = RoscoeScorer()
+    ranking = Ranking(scorer, weight_set, perplexity, missing)
+    settings: dict[str, JsonValue] = {
+        "models": list(gen_names),
+        "verifiers": list(ver_names),
+        "majority": majority if majority is not None else "more than half of those asked",
+        "max_rounds": max_rounds,
+        "prompts": {"candidate": candidate_t.id, "verify": verify_t.id},
+        "ranking": ranking.describe(),
+        "generation": {"max_tokens": max_tokens, "regen_temperature": regen_temperature},
+    }
+    config: dict[str, Any] = {"pipeline": PROTOCOL, "data": str(data), **settings}
+    key = ",".join(gen_names)
+
+    store, owned, by_name = _open_backends(models, verifiers, cache)
+    try:
+        ctx = ExplainContext(
+            root=loaded.root,
+            generators=tuple(Model(n, by_name[n]) for n in gen_names),
+            verifiers=tuple(Model(n, by_name[n]) for n in ver_names),
+            ranking=ranking,
+            prompts=prompts,
+            candidate_prompt=candidate_t.id,
+            verify_prompt=verify_t.id,
+            majority=majority,
+            max_rounds=max_rounds,
+            max_tokens=max_tokens,
+            regen_temperature=regen_temperature,
+            instruction=_instruction(candidate_t.text),
+        )
+        with RunFolder.open(root / RUN_DIR, config, fingerprint) as run:
+            todo = [s for s in selected if not run.is_done(s.id, PROTOCOL, key)]
+            done = len(selected) - len(todo)
+            if progress:
+                progress(done, len(selected))
+            for start in range(0, len(todo), batch_size):
+                batch = todo[start : start + batch_size]
+                run.append(
+                    outcome_to_result(
+                        outcome,
+                        key,
+                        groups=sample.group_labels(),
+                        calls=usage.calls,
+                        cached=usage.cached,
+                        latency_s=round(usage.latency_s, 4),
+                    )
+                    for sample, (outcome, usage) in zip(
+                        batch, explain_batch(batch, ctx), strict=True
+                    )
+                )
+                done += len(batch)
+                if progress:
+                    progress(done, len(selected))
+            results = [r for r in run.results() if r.protocol == PROTOCOL and r.model == key]
+            found = {r.sample_id: outcome_from_result(r) for r in results}
+            ordered = [(s, found[s.id]) for s in samples if s.id in found]
+            paths = _write_dataset(root, loaded.root, ordered, settings)
+            summary = summarize_explain(
+                [o for _, o in ordered],
+                generators=gen_names,
+                verifiers=ver_names,
+                perplexity=perplexity,
+                missing=missing,
+            )
+            summary["calls"] = {
+                "calls": sum(r.calls for r in results),
+                "cached": sum(r.cached for r in results),
+            }
+            summary["dataset"] = {
+                "spec": str(data),
+                "root": str(loaded.root),
+                "samples": len(samples),
+                "bad_rows": loaded.n_bad,
+                "without_gold_answer": len(samples) - len(eligible),
+                "selected": len(selected),
+            }
+            summary["settings"] = settings
+            _atomic_write(root / SUMMARY_FILE, json.dumps(summary, indent=2, sort_keys=True))
+            counts = {**summary["counts"], "selected": len(selected), "bad_rows": loaded.n_bad}
+            record = run.finish(summary, counts)
+    finally:
+        if store is not None:
+            store.close()
+        for backend in owned:
+            backend.close()
+    return ExplainResult(
+        folder=root, samples=paths[0], unaccepted=paths[1], summary=summary, run=record
+    )
+
+
+# ------------------------------------------------------------------------- helpers
+
+
+def _check_numbers(
+    max_rounds: int,
+    majority: int | None,
+    batch_size: int,
+    regen_temperature: float,
+    max_tokens: int,
+    limit: int | None,
+) -> None:
+    if max_rounds < 1:
+        raise ValueError(f"max_rounds must be at least 1, got {max_rounds}")
+    if majority is not None and majority < 1:
+        raise ValueError(f"majority must be at least 1 Correct vote, got {majority}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+    if regen_temperature < 0:
+        raise ValueError(f"regen_temperature must be >= 0, got {regen_temperature}")
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
+    if limit is not None and limit < 0:
+        raise ValueError(f"limit must be >= 0, got {limit}")
+
+
+def _name(model: ModelArg) -> str:
+    return model.strip() if isinstance(model, str) else model.name
+
+
+def _names(models: Sequence[ModelArg], what: str) -> tuple[str, ...]:
+    if isinstance(models, str):
+        raise TypeError(f"{what} must be a list of models, not the string {models!r}")
+    names = tuple(_name(m) for m in models)
+    if not names:
+        raise ValueError(f"no {what} given")
+    if any(not n for n in names):
+        raise ValueError(f"{what}: an empty model name")
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"{what} named twice: {dupes}; each model must have its own name")
+    return names
+
+
+def _check_verifiers(gens: tuple[str, ...], vers: tuple[str, ...], majority: int | None) -> None:
+    for g in gens:
+        asked = sum(1 for v in vers if v != g)
+        if asked == 0:
+            raise ValueError(
+                f"no verifier for the candidates of {g}: a candidate is never judged by its "
+                "own author, so give at least two models or other verifiers"
+            )
+        if majority is not None and majority > asked:
+            raise ValueError(
+                f"majority {majority} cannot be reached: the candidates of {g} have only "
+                f"{asked} verifier(s) (leave-one-out); lower the majority or add verifiers"
+            )
+
+
+def _weight_set(weights: WeightSet | str) -> WeightSet:
+    if isinstance(weights, WeightSet):
+        return weights
+    known = {w.name: w for w in sensitivity_weight_sets()}
+    if weights not in known:
+        raise ValueError(f"unknown weight set {weights!r}; choose one of {sorted(known)}")
+    return known[weights]
+
+
+def _instruction(text: str) -> str | None:
+    """The candidate prompt's first paragraph when it is plain instruction (no fields)."""
+    head = text.split("\n\n", 1)[0].strip()
+    return head if head and "{" not in head else None
+
+
+def _open_backends(
+    models: Sequence[ModelArg], verifiers: Sequence[ModelArg] | None, cache: bool | str | Path
+) -> tuple[Any, list[Backend], dict[str, Backend]]:
+    """The response cache (or None), the backends loaded here (to close) and every model's
+    backend by name, behind the cache; a model in both lists is built once."""
+    raw: dict[str, Backend] = {}
+    owned: list[Backend] = []
+    try:
+        for m in [*models, *(verifiers or ())]:
+            name = _name(m)
+            if name in raw:
+                continue
+            if isinstance(m, str):
+                backend = load_backend(name)
+                owned.append(backend)
+                raw[name] = backend
+            else:
+                raw[name] = m
+    except BaseException:
+        for b in owned:
+            b.close()
+        raise
+    if cache is False:
+        return None, owned, raw
+    from chartproof.models.cache import CachedBackend, ResponseCache
+
+    store = ResponseCache(None if cache is True else Path(cache))
+    # the wrappers are never closed: closing one would close the caller's backend too
+    wrapped: dict[str, Backend] = {n: CachedBackend(b, store) for n, b in raw.items()}
+    return store, owned, wrapped
+
+
+def _write_dataset(
+    root: Path,
+    source_root: Path,
+    outcomes: Sequence[tuple[Sample, ExplainOutcome]],
+    settings: dict[str, JsonValue],
+) -> tuple[Path, Path]:
+    """Write the accepted samples (images copied) and the unaccepted provenance records."""
+    with SampleWriter(root, copy_images_from=source_root) as writer:
+        for sample, outcome in outcomes:
+            if outcome.explanation is not None:
+                writer.write(explained_sample(sample, outcome, settings))
+    lines = [
+        json.dumps(
+            {
+                "question": sample.question,
+                "answer": gold_answer(sample),
+                **outcome.model_dump(mode="json"),
+            },
+            ensure_ascii=False,
+        )
+        for sample, outcome in outcomes
+        if outcome.explanation is None
+    ]
+    unaccepted = root / UNACCEPTED_FILE
+    _atomic_write(unaccepted, "".join(line + "\n" for line in lines))
+    return writer.close(), unaccepted
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
