@@ -72,15 +72,8 @@ from chartproof.pipelines.explain_records import (
     outcome_from_result,
     outcome_to_result,
 )
-from chartproof.pipelines.explain_select import (
-    CandidateScorer,
-    ExplainContext,
-    Model,
-    Ranking,
-    RoscoeLike,
-    explain_batch,
-    gold_answer,
-)
+from chartproof.pipelines.explain_scoring import CandidateScorer, Ranking, RoscoeLike
+from chartproof.pipelines.explain_select import ExplainContext, Model, explain_batch, gold_answer
 from chartproof.pipelines.explain_summary import summarize_explain
 from chartproof.runs import RunFolder
 from chartproof.types import RunRecord, Sample

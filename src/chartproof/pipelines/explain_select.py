@@ -2,28 +2,22 @@
 ranking → leave-one-out votes on the best → next best on rejection → regenerate all, per round.
 
 Samples of a batch move in lockstep, so each model gets one request batch per step (all the
-batch's candidates, then all its votes on the current candidates) instead of one per sample.
+batch's candidates, then all its votes on the current candidates) instead of one per sample,
+and the models of one step work at the same time, each in its own thread.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol, TypeAlias
 
 from pydantic import JsonValue
 
 from chartproof.datasets import resolve_image
-from chartproof.metrics.roscoe import ROSCOE_FIELDS, RoscoeItem, RoscoeScores
-from chartproof.metrics.weights import (
-    MissingPolicy,
-    PerplexityTransform,
-    WeightSet,
-    aggregate_score,
-)
+from chartproof.metrics.roscoe import RoscoeItem
 from chartproof.models import Backend, PromptSet, build_request
 from chartproof.pipelines.explain_records import (
     Candidate,
@@ -31,35 +25,18 @@ from chartproof.pipelines.explain_records import (
     ExplainOutcome,
     Vote,
 )
+from chartproof.pipelines.explain_scoring import Ranking, Scored
 from chartproof.types import GenerationConfig, ModelRequest, ModelResponse, Sample
 
 __all__ = [
-    "CandidateScorer",
     "ExplainContext",
     "Model",
-    "Ranking",
-    "RoscoeLike",
-    "Scored",
     "Usage",
     "explain_batch",
     "gold_answer",
     "majority_needed",
     "table_block",
 ]
-
-ScoreValue: TypeAlias = RoscoeScores | Mapping[str, float | None] | float | None
-"""What a scorer returns per candidate: ROSCOE scores, the nine codes as a mapping, or AS."""
-
-CandidateScorer: TypeAlias = Callable[[Sequence[RoscoeItem]], Sequence[ScoreValue]]
-"""A custom scorer: one `ScoreValue` per item, in order."""
-
-
-class RoscoeLike(Protocol):
-    """Anything that scores explanations the way `RoscoeScorer` does."""
-
-    def score(self, items: Sequence[RoscoeItem]) -> Sequence[RoscoeScores]:
-        """The nine ROSCOE scores of each item, in order."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -70,90 +47,6 @@ class Model:
     """Unique name (the backend's spec string)."""
     backend: Backend
     """The backend, already behind the response cache when caching."""
-
-
-class Scored(NamedTuple):
-    """One candidate's scores."""
-
-    scores: dict[str, float | None]
-    """The nine ROSCOE scores (empty for a scorer that gives AS only)."""
-    notes: dict[str, str]
-    """Why ROSCOE scores are missing."""
-    aggregate: float | None
-    """AS, or None."""
-    note: str | None
-    """How AS was computed or why it is missing."""
-
-
-@dataclass(frozen=True)
-class Ranking:
-    """How candidates are scored and ranked: a ROSCOE scorer (anything with
-    ``score(items) -> list[RoscoeScores]``) or a `CandidateScorer`, and the AS settings."""
-
-    scorer: RoscoeLike | CandidateScorer
-    """`RoscoeScorer`-like object or `CandidateScorer` callable."""
-    weights: WeightSet
-    """Weights of AS."""
-    perplexity: PerplexityTransform = "one_minus"
-    """How PS/PC enter AS."""
-    missing: MissingPolicy = "renormalise"
-    """What AS does when a weighted ROSCOE score is missing."""
-
-    def score(self, items: Sequence[RoscoeItem]) -> list[Scored]:
-        """Scores of each item, in order."""
-        if not items:
-            return []
-        method = getattr(self.scorer, "score", None)
-        values: list[ScoreValue] = list(method(items) if callable(method) else self.scorer(items))  # type: ignore[operator]
-        if len(values) != len(items):
-            raise RuntimeError(
-                f"scorer {describe_scorer(self.scorer)} returned {len(values)} scores for "
-                f"{len(items)} candidates"
-            )
-        return [self._scored(v) for v in values]
-
-    def _scored(self, value: ScoreValue) -> Scored:
-        if value is None or isinstance(value, int | float):
-            number = _finite(value)
-            note = "from a custom scorer" if number is not None else "not computed by the scorer"
-            return Scored({}, {}, number, note)
-        if isinstance(value, RoscoeScores):
-            codes, notes = value.codes(), dict(value.notes)
-        else:
-            codes, notes = {k: value.get(k) for k in ROSCOE_FIELDS}, {}
-        codes = {k: _finite(v) for k, v in codes.items()}
-        result = aggregate_score(codes, self.weights, self.perplexity, self.missing)
-        return Scored(codes, notes, result.value, result.note)
-
-    def describe(self) -> dict[str, JsonValue]:
-        """The settings, as recorded in the run config and each sample's provenance."""
-        return {
-            "scorer": describe_scorer(self.scorer),
-            "weights": {"name": self.weights.name, **self.weights.weights},
-            "perplexity": self.perplexity,
-            "missing": self.missing,
-        }
-
-
-def describe_scorer(scorer: Any) -> JsonValue:
-    """What scores the candidates: the model of each ROSCOE family, or the callable's name."""
-    families = ("embedder", "lm", "nli", "grammar")
-    if all(hasattr(scorer, f) for f in families):
-        described: dict[str, JsonValue] = {
-            f: getattr(getattr(scorer, f), "name", None) for f in families
-        }
-        options = getattr(scorer, "options", None)
-        if options is not None and hasattr(options, "model_dump"):
-            described["options"] = options.model_dump(mode="json")
-        return described
-    name = getattr(scorer, "name", None)
-    if isinstance(name, str):
-        return name
-    return str(getattr(scorer, "__qualname__", type(scorer).__qualname__))
-
-
-def _finite(value: float | None) -> float | None:
-    return float(value) if value is not None and math.isfinite(value) else None
 
 
 @dataclass(frozen=True)
@@ -401,20 +294,42 @@ def _ask(model: Model, requests: list[ModelRequest]) -> list[ModelResponse]:
     return responses
 
 
+def _ask_all(jobs: Sequence[tuple[Model, list[ModelRequest]]]) -> list[list[ModelResponse]]:
+    """Each model's responses to its requests; the models work at the same time (API models
+    would otherwise wait for each other), each on one batch. Results keep the job order."""
+    busy = [k for k, (_, requests) in enumerate(jobs) if requests]
+    out: list[list[ModelResponse]] = [[] for _ in jobs]
+    if len(busy) <= 1:
+        for k in busy:
+            out[k] = _ask(*jobs[k])
+        return out
+    with ThreadPoolExecutor(max_workers=len(busy), thread_name_prefix="explain") as pool:
+        futures = {k: pool.submit(_ask, *jobs[k]) for k in busy}
+        for k, future in futures.items():
+            out[k] = future.result()
+    return out
+
+
 def _generate(active: list[_State], rnd: int, ctx: ExplainContext) -> list[list[_Draft]]:
     fresh: list[list[_Draft]] = [[] for _ in active]
-    for g, model in enumerate(ctx.generators):
-        requests = [
-            _request(
-                st,
-                ctx,
-                prompt=ctx.candidate_prompt,
-                request_id=f"{st.sample.id}/explain/r{rnd}/c{g}",
-                config=_candidate_config(ctx, st.sample.id, rnd),
-            )
-            for st in active
-        ]
-        for i, (st, response) in enumerate(zip(active, _ask(model, requests), strict=True)):
+    jobs = [
+        (
+            model,
+            [
+                _request(
+                    st,
+                    ctx,
+                    prompt=ctx.candidate_prompt,
+                    request_id=f"{st.sample.id}/explain/r{rnd}/c{g}",
+                    config=_candidate_config(ctx, st.sample.id, rnd),
+                )
+                for st in active
+            ],
+        )
+        for g, model in enumerate(ctx.generators)
+    ]
+    for g, ((model, _), responses) in enumerate(zip(jobs, _ask_all(jobs), strict=True)):
+        for i, (st, response) in enumerate(zip(active, responses, strict=True)):
             st.usage.add(response)
             draft = _Draft(model=model.name, round=rnd, index=g, reply=response.text)
             if response.error is not None:
@@ -470,20 +385,29 @@ def _ranked(drafts: list[_Draft]) -> list[_Draft]:
 def _verify(active: list[_State], queues: dict[int, list[_Draft]], ctx: ExplainContext) -> None:
     while queues:
         heads = {i: q[0] for i, q in queues.items()}
-        for v, model in enumerate(ctx.verifiers):
-            asked = [(i, d) for i, d in heads.items() if d.model != model.name]
-            requests = [
-                _request(
-                    active[i],
-                    ctx,
-                    prompt=ctx.verify_prompt,
-                    request_id=f"{active[i].sample.id}/explain/r{d.round}/c{d.index}/v{v}",
-                    config=GenerationConfig(max_tokens=ctx.max_tokens),
-                    explanation=d.explanation or "",
-                )
-                for i, d in asked
-            ]
-            for (i, d), response in zip(asked, _ask(model, requests), strict=True):
+        asked = [
+            [(i, d) for i, d in heads.items() if d.model != model.name] for model in ctx.verifiers
+        ]
+        jobs = [
+            (
+                model,
+                [
+                    _request(
+                        active[i],
+                        ctx,
+                        prompt=ctx.verify_prompt,
+                        request_id=f"{active[i].sample.id}/explain/r{d.round}/c{d.index}/v{v}",
+                        config=GenerationConfig(max_tokens=ctx.max_tokens),
+                        explanation=d.explanation or "",
+                    )
+                    for i, d in asked[v]
+                ],
+            )
+            for v, model in enumerate(ctx.verifiers)
+        ]
+        # votes are appended in verifier order, whatever order the models finish in
+        for (model, _), pairs, responses in zip(jobs, asked, _ask_all(jobs), strict=True):
+            for (i, d), response in zip(pairs, responses, strict=True):
                 active[i].usage.add(response)
                 d.votes.append(_vote(model.name, response))
         for i, d in heads.items():
