@@ -5,7 +5,14 @@ majority thresholds, failed calls, resume after an interruption, provenance, Tab
 from __future__ import annotations
 
 import json
+import os
+import random
 import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -701,3 +708,69 @@ def test_cli_runs_with_spec_strings(tmp_path: Path) -> None:
     }  # fmt: skip
     refused = CliRunner().invoke(app, [*args[:-1], "--majority", "3"])
     assert refused.exit_code == 2 and "majority 3 cannot be reached" in refused.output
+
+
+_CHILD = textwrap.dedent(
+    """
+    import sys, time
+    from chartproof.models import ScriptedBackend
+    from chartproof.pipelines.explain import explain
+
+    NAMES = ["scripted:a", "scripted:b", "scripted:c"]
+
+    def reply(name, request):
+        time.sleep(0.01)
+        sid = str(request.metadata["sample_id"])
+        if request.prompt.startswith("explain_candidate"):
+            return f"{name} explains {sid} in {request.id.split('/')[2]}."
+        i = int(sid[1:])
+        # sample i: accepted in round 1, round 2, or never, depending on i mod 3
+        said = str(request.metadata["explanation"])
+        ok = (i % 3 == 0) or (i % 3 == 1 and " r2." in said)
+        return "Correct" if ok else "Incorrect"
+
+    def scorer(items):
+        return [0.9 - 0.1 * "abc".index(item.explanation.split(" ")[0][-1]) for item in items]
+
+    backends = [ScriptedBackend(lambda r, n=n: reply(n, r), name=n) for n in NAMES]
+    explain(sys.argv[1], backends, sys.argv[2], scorer=scorer, batch_size=2,
+            cache=sys.argv[3])
+    """
+)
+
+
+@pytest.mark.slow
+def test_sigkill_and_rerun_gives_the_same_dataset(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    _dataset(data, n=16)
+    child = tmp_path / "child.py"
+    child.write_text(_CHILD)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    cmd = [sys.executable, str(child), str(data)]
+    clean = [*cmd, str(tmp_path / "clean"), str(tmp_path / "clean.sqlite")]
+    subprocess.run(clean, check=True, env=env, timeout=120)
+    killed = [*cmd, str(tmp_path / "out"), str(tmp_path / "killed.sqlite")]
+    results = tmp_path / "out" / "run" / "results.jsonl"
+    rng = random.Random(3)
+    for attempt in range(2):
+        proc = subprocess.Popen(killed, env=env)
+        deadline = time.monotonic() + 60
+        # kill at a random moment once the run has recorded its first batch
+        while proc.poll() is None and time.monotonic() < deadline:
+            if results.exists() and results.stat().st_size > 0:
+                break
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0.0, 0.3))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+        if attempt == 0:
+            assert 0 < len(results.read_text().splitlines()) < 16, "the kill should land mid-run"
+    subprocess.run(killed, check=True, env=env, timeout=120)
+    for name in ("samples.jsonl", UNACCEPTED_FILE):
+        assert (tmp_path / "out" / name).read_bytes() == (tmp_path / "clean" / name).read_bytes()
+    summary = json.loads((tmp_path / "out" / SUMMARY_FILE).read_text())
+    assert summary["counts"] == {"samples": 16, "accepted": 11, "rejected": 5, "failed": 0}
+    _, recorded = load_run(tmp_path / "out" / "run")
+    ids = [r.sample_id for r in recorded]
+    assert len(ids) == len(set(ids)) == 16

@@ -47,6 +47,9 @@ def evaluate(
             help="Keep samples whose group label matches, e.g. perturbation=original (repeatable)."
         ),
     ] = None,
+    metrics: Annotated[
+        str | None, typer.Option(help="Explanation metrics to add: roscoe,ngram.")
+    ] = None,
     batch_size: Annotated[int, typer.Option(help="Samples per model batch.", min=1)] = 16,
     max_tokens: Annotated[int, typer.Option(help="Largest reply in tokens.", min=1)] = 256,
     with_table: Annotated[bool, typer.Option(help="Give the model the gold data table.")] = False,
@@ -68,6 +71,7 @@ def evaluate(
             prompts_file=prompts_file,
             limit=limit,
             where=_pairs(where or []),
+            metrics=[m.strip() for m in (metrics or "").split(",") if m.strip()],
             batch_size=batch_size,
             max_tokens=max_tokens,
             with_table=with_table,

@@ -339,6 +339,16 @@ def _answer(
     return clean_answer(raw) or None, span
 
 
+def _starts_a_statement(text: str, marker: re.Match[str]) -> bool:
+    """Whether an answer marker after the explanation opens its own line or sentence (a
+    trailing "Answer: X"), rather than closing the explanation's own argument ("..., so the
+    answer is X.", which belongs to the explanation)."""
+    if re.match(r"(?:so|thus|therefore|hence)\b", marker.group(0), re.I):
+        return False
+    before = text[: marker.start()].rstrip(" \t")
+    return not before or before.endswith(("\n", ".", "!", "?", ":", ";"))
+
+
 def _explanation(t: str, where: tuple[int, int] | dict[str, object] | None) -> str | None:
     if isinstance(where, dict):
         found = where.get("explanation")
@@ -347,7 +357,12 @@ def _explanation(t: str, where: tuple[int, int] | dict[str, object] | None) -> s
     if m:
         rest = t[m.end() :]
         final = _FINAL_MARKER.search(rest) or _ANSWER_MARKER.search(rest)
-        if final and final.start() > 0 and rest[final.start() :].count("\n") <= 1:
+        if (
+            final
+            and final.start() > 0
+            and rest[final.start() :].count("\n") <= 1
+            and _starts_a_statement(rest, final)
+        ):
             rest = rest[: final.start()]
         out = rest.strip()
         return out or None

@@ -11,6 +11,7 @@ from typing import Any
 from chartproof.datasets import dataset_fingerprint, load_dataset
 from chartproof.models import load_backend, load_prompts
 from chartproof.models.base import Backend
+from chartproof.pipelines.explanations import EXPLANATION_METRICS, RoscoeStage, ngram_summary
 from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
 from chartproof.pipelines.summarize import summarize
 from chartproof.runs import RunFolder
@@ -34,6 +35,8 @@ def evaluate(
     prompts_file: str | Path | None = None,
     limit: int | None = None,
     where: dict[str, str] | None = None,
+    metrics: Sequence[str] = (),
+    roscoe_scorer: Any = None,
     batch_size: int = 16,
     max_tokens: int = 256,
     with_table: bool = False,
@@ -49,7 +52,11 @@ def evaluate(
     Rerunning with the same arguments resumes: finished samples are skipped, failed ones are
     asked again, nothing is counted twice. `cache` (default on) stores deterministic replies
     in the response cache (True: the default file; a path: that file; False: off). `where`
-    keeps only samples whose group labels match, e.g. {"perturbation": "original"}. Pass
+    keeps only samples whose group labels match, e.g. {"perturbation": "original"}.
+    `metrics` adds explanation metrics to the accuracy family: "roscoe" (ChartQA-X's nine
+    ROSCOE scores and AS per answered sample; `roscoe_scorer` overrides the offline default
+    `RoscoeScorer()`) and "ngram" (BLEU-4, METEOR, ROUGE-L, CIDEr-D against the samples'
+    reference explanations). Pass
     `backend` to use an already-built backend (its `name` is recorded as the model; it is
     not closed).
     """
@@ -57,6 +64,9 @@ def evaluate(
         raise ValueError(f"unknown protocol {protocol!r}; choose one of {list(PROTOCOLS)}")
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
+    unknown = sorted(set(metrics) - set(EXPLANATION_METRICS))
+    if unknown:
+        raise ValueError(f"unknown metrics {unknown}; choose from {list(EXPLANATION_METRICS)}")
     loaded = load_dataset(data, strict=strict)
     if loaded.errors:
         log.warning("%s", loaded.summary())
@@ -77,6 +87,7 @@ def evaluate(
         "prompt": prompt_id if protocol == "direct" else _protocol_prompt(protocol, prompts),
         "limit": limit,
         "where": dict(sorted(where.items())) if where else None,
+        "metrics": sorted(set(metrics)),
         "with_table": with_table,
         "generation": gen.model_dump(),
     }
@@ -99,13 +110,22 @@ def evaluate(
             done = len(todo_all) - len(todo)
             if progress:
                 progress(done, len(todo_all))
+            by_id = {s.id: s for s in samples}
+            roscoe = (
+                RoscoeStage(roscoe_scorer, with_table=with_table) if "roscoe" in metrics else None
+            )
             for batch in _batches(todo, batch_size):
-                run.append(run_protocol(protocol, batch, ctx))
+                results = run_protocol(protocol, batch, ctx)
+                if roscoe is not None:
+                    results = roscoe(results, by_id)
+                run.append(results)
                 done += len(batch)
                 if progress:
                     progress(done, len(todo_all))
             results = [r for r in run.results() if r.protocol == protocol]
             summary = summarize(results, protocol=protocol, samples=samples)
+            if "ngram" in metrics:
+                summary["ngram"] = ngram_summary(results, by_id)
             summary["model"] = model_name
             summary["prompt"] = config["prompt"]
             summary["dataset"] = {

@@ -87,6 +87,10 @@ def _run_sections(record: RunRecord, results: Sequence[SampleResult]) -> list[Ht
         parts.append(_robustness_section(record.summary))
     if "families" in record.summary:
         parts.append(_family_section(record.summary))
+    if any(m["metric"].startswith("roscoe_") for m in record.summary.get("metrics", [])):
+        parts.append(_roscoe_section(record.summary))
+    if "ngram" in record.summary:
+        parts.append(_ngram_section(record.summary))
     parts.append(_failures(record.summary))
     parts.append(_gallery(results, _samples_of(record)))
     return parts
@@ -483,6 +487,64 @@ def _family_section(summary: Mapping[str, Any]) -> Html:
                 ["edit \\ task type", *tasks],
                 grid,
                 caption="share of answers broken by an edit, among questions answered right on the original",
+            )
+        )
+    return join(parts)
+
+
+_ROSCOE_ORDER = ("FS", "FT", "IS", "IC", "SRC", "SFC", "PS", "PC", "GS", "AS")
+
+
+def _roscoe_section(summary: Mapping[str, Any]) -> Html:
+    """ROSCOE means in the layout of ChartQA-X Table 5 (PS/PC on its 1 − 1/PPL scale)."""
+    by = {m["metric"]: m for m in summary.get("metrics", [])}
+    cells = [by.get(f"roscoe_{c}") for c in _ROSCOE_ORDER]
+    row = [str(summary.get("model", "model")), *(_fmt(c["value"]) if c else "–" for c in cells)]
+    notes = sorted({c["note"] for c in cells if c and c.get("note")})
+    parts: list[Html] = [
+        el("h2", "Explanation quality: ROSCOE"),
+        table(
+            ["model", *_ROSCOE_ORDER],
+            [row],
+            caption="means over answered samples — layout of ChartQA-X Table 5",
+        ),
+    ]
+    if notes:
+        parts.append(el("p", "Not computed: ", "; ".join(notes), cls="note"))
+    return join(parts)
+
+
+def _ngram_section(summary: Mapping[str, Any]) -> Html:
+    """BLEU-4, METEOR, ROUGE-L and CIDEr-D against reference explanations (Table 6 layout)."""
+    ng = summary["ngram"]
+    corpus = ng.get("corpus") or {}
+    names = (
+        ("bleu4", "BLEU-4"),
+        ("meteor", "METEOR"),
+        ("rouge_l", "ROUGE-L"),
+        ("cider_d", "CIDEr-D"),
+    )
+    row = [str(summary.get("model", "model")), *(_fmt(corpus.get(k)) for k, _ in names)]
+    parts: list[Html] = [
+        el("h2", "Explanation quality: n-gram overlap"),
+        table(
+            ["model", *(label for _, label in names)],
+            [row],
+            caption=f"against the reference explanations of {ng.get('n', 0)} samples — layout of ChartQA-X Table 6",
+        ),
+    ]
+    notes = ng.get("notes") or {}
+    if notes or ng.get("note"):
+        parts.append(
+            el(
+                "p",
+                "; ".join(
+                    [
+                        *(f"{k}: {v}" for k, v in notes.items()),
+                        *([ng["note"]] if ng.get("note") else []),
+                    ]
+                ),
+                cls="note",
             )
         )
     return join(parts)

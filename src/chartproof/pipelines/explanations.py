@@ -1,0 +1,88 @@
+"""Explanation-quality metrics inside an evaluation: ROSCOE per answered sample (stored with
+its result, so a resumed run never rescores), n-gram metrics over the whole run against the
+samples' reference explanations (corpus statistics need every candidate at once)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from chartproof.types import Sample, SampleResult
+
+__all__ = ["EXPLANATION_METRICS", "RoscoeStage", "ngram_summary"]
+
+EXPLANATION_METRICS = ("roscoe", "ngram")
+"""Names `evaluate(metrics=...)` accepts besides the accuracy family, always computed."""
+
+
+class RoscoeStage:
+    """Adds ChartQA-X's nine ROSCOE scores and AS (table scale: PS/PC as 1 − 1/PPL) to
+    results that have an explanation; the scorer's models load on first use.
+
+    Scores are stored as `roscoe_FS` … `roscoe_GS` and `roscoe_AS`; None = not computed
+    (SRC/SFC and therefore AS without an NLI model).
+    """
+
+    def __init__(self, scorer: Any = None, *, with_table: bool = False) -> None:
+        self._scorer = scorer
+        self._with_table = with_table
+
+    def _get(self) -> Any:
+        if self._scorer is None:
+            from chartproof.metrics.roscoe import RoscoeScorer
+
+            self._scorer = RoscoeScorer()
+        return self._scorer
+
+    def __call__(
+        self, results: Sequence[SampleResult], samples: Mapping[str, Sample]
+    ) -> list[SampleResult]:
+        from chartproof.metrics.roscoe import RoscoeItem
+        from chartproof.metrics.weights import normalised_scores
+
+        todo = [i for i, r in enumerate(results) if r.error is None and r.explanation]
+        if not todo:
+            return list(results)
+        items = []
+        for i in todo:
+            r = results[i]
+            s = samples[r.sample_id]
+            table = s.table.to_csv() if self._with_table and s.table is not None else None
+            items.append(
+                RoscoeItem(
+                    explanation=r.explanation or "",
+                    question=s.question,
+                    answer=r.prediction,
+                    context=table,
+                    id=s.id,
+                )
+            )
+        scored = self._get().score(items)
+        out = list(results)
+        for i, sc in zip(todo, scored, strict=True):
+            table_scale = normalised_scores(sc.codes())
+            extra: dict[str, float | None] = {f"roscoe_{k}": v for k, v in table_scale.items()}
+            extra["roscoe_AS"] = sc.aggregate().value
+            out[i] = out[i].model_copy(update={"scores": {**out[i].scores, **extra}})
+        return out
+
+
+def ngram_summary(results: Sequence[SampleResult], samples: Mapping[str, Sample]) -> dict[str, Any]:
+    """BLEU-4, METEOR, ROUGE-L and CIDEr-D (COCO definitions) of the models' explanations
+    against the samples' reference explanations; a missing explanation counts as empty."""
+    from chartproof.metrics.ngram import ngram_scores
+
+    pairs = [
+        (r.explanation or "", samples[r.sample_id].explanation or "")
+        for r in results
+        if r.sample_id in samples and samples[r.sample_id].explanation
+    ]
+    if not pairs:
+        return {"note": "no sample has a reference explanation", "n": 0}
+    report = ngram_scores([c for c, _ in pairs], [[ref] for _, ref in pairs])
+    return {
+        "corpus": report.corpus,
+        "notes": report.notes,
+        "n": report.n,
+        "missing_explanations": sum(1 for c, _ in pairs if not c),
+    }
