@@ -540,7 +540,11 @@ def test_a_larger_limit_extends_the_run(tmp_path: Path) -> None:
     first = _run(tmp_path, script, limit=2)
     assert first.summary["counts"]["samples"] == 2
     backends = script.backends()
-    second = _run(tmp_path, script, backends, limit=4)
+    seen: list[tuple[int, int]] = []
+    second = _run(
+        tmp_path, script, backends, limit=4, batch_size=1, progress=lambda d, t: seen.append((d, t))
+    )
+    assert seen == [(2, 4), (3, 4), (4, 4)]
     assert {r.metadata["sample_id"] for b in backends for r in b.requests} == {"s2", "s3"}
     assert second.summary["counts"] == {"samples": 4, "accepted": 4, "rejected": 0, "failed": 0}
     assert [s.id for s in _written(tmp_path)] == ["s0", "s1", "s2", "s3"]
