@@ -205,8 +205,9 @@ def snap_ticks(fit: AxisFit, image: np.ndarray, background: tuple[int, int, int]
     values: list[float] = []
     positions: list[float] = []
     for t in fit.ticks:
-        target = fit.pixel(_tick_value(t.text, fit)) if _tick_value(t.text, fit) else None
-        if target is None:
+        value = _tick_value(t.text, fit)
+        target = fit.pixel(value) if value is not None else None
+        if value is None or target is None:
             continue
         half = max(3, int(0.5 * t.height))
         if fit.direction == "y":
@@ -227,7 +228,7 @@ def snap_ticks(fit: AxisFit, image: np.ndarray, background: tuple[int, int, int]
         # A tick mark is one to two pixels thick: take the middle of the strongest rows.
         pos = lo + float(best.mean())
         if abs(pos - target) <= half:
-            values.append(_tick_value(t.text, fit) or 0.0)
+            values.append(value)
             positions.append(pos)
     if len(values) < 2 or len(set(values)) < 2:
         return fit

@@ -95,6 +95,7 @@ def color_layers(
     text: np.ndarray,
     background: tuple[int, int, int],
     min_pixels: int | None = None,
+    noisy: bool = False,
 ) -> list[ColorLayer]:
     """Distinct drawn colours with enough pixels outside text, most frequent first.
 
@@ -105,9 +106,12 @@ def color_layers(
     if min_pixels is None:
         min_pixels = max(12, int(h * w * 0.00012))
     px = image.reshape(-1, 3).astype(np.int32)
-    keys = (px[:, 0] >> 3) << 10 | (px[:, 1] >> 3) << 5 | (px[:, 2] >> 3)
+    # Grainy images spread one colour over many fine bins: use coarser ones.
+    shift = 4 if noisy else 3
+    bits = 8 - shift
+    keys = (px[:, 0] >> shift) << (2 * bits) | (px[:, 1] >> shift) << bits | (px[:, 2] >> shift)
     keys_out = keys[~text.reshape(-1)]
-    counts = np.bincount(keys_out, minlength=1 << 15)
+    counts = np.bincount(keys_out, minlength=1 << (3 * bits))
     cand = np.nonzero(counts >= min_pixels)[0]
     cand = cand[np.argsort(-counts[cand])]
     bg = np.array(background, dtype=float)
@@ -137,7 +141,7 @@ def color_layers(
     dist = np.stack([np.sqrt(((img - c) ** 2).sum(axis=2)) for c in refs])
     nearest = dist.argmin(axis=0)
     for k, c in enumerate(chosen, start=1):
-        mask = (nearest == k) & (dist[k] < _MATCH)
+        mask = (nearest == k) & (dist[k] < (1.6 * _MATCH if noisy else _MATCH))
         count = int((mask & outside).sum())
         if count < min_pixels:
             continue

@@ -42,8 +42,9 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     if image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 16:
         raise ReadingError(f"image of shape {image.shape} is too small to hold a chart")
     h, w = image.shape[:2]
+    image, noisy = denoise(image)
     bg = background_color(image)
-    layers = tuple(color_layers(image, text_mask((h, w), tokens), bg))
+    layers = tuple(color_layers(image, text_mask((h, w), tokens), bg, noisy=noisy))
     toks = tuple(t for t in tokens if not _is_marker(t, layers))
     tmask = text_mask((h, w), toks)
     # Gridlines and frames are straight lines of one grey: never a series or a swatch.
@@ -144,6 +145,25 @@ def _iou(a: Box, b: Box) -> float:
     inter = ix * iy
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
+
+
+def denoise(image: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Median-filter an image whose flat areas are grainy (pixel noise), since colour layers
+    need flat colours; returns the image and whether it was noisy. A clean render passes
+    through unchanged."""
+    import cv2
+
+    small = np.ascontiguousarray(image[::2, ::2])
+    filtered = cv2.medianBlur(small, 3)
+    diff = np.abs(small.astype(np.int16) - filtered.astype(np.int16)).max(axis=2)
+    grain = float(np.median(diff))
+    if grain < 2.0:
+        return image, False
+    # A 3×3 median keeps two-pixel line strokes that a 5×5 one would erase.
+    out = cv2.medianBlur(np.ascontiguousarray(image), 3)
+    if grain >= 6:
+        out = cv2.medianBlur(out, 3)
+    return np.ascontiguousarray(out), True
 
 
 def _try_pie(scene: Scene, exclude: list[Box]) -> ChartReading | None:
