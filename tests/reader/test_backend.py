@@ -147,3 +147,15 @@ def test_gold_table_mode_skips_perception() -> None:
     )
     assert ok.parsed is not None and ok.parsed.answer == "60"
     assert missing.error is not None and "metadata['table']" in missing.error
+
+
+def test_missing_ocr_package_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from chartproof.models.registry import MissingDependencyError
+
+    monkeypatch.setitem(sys.modules, "rapidocr", None)
+    with pytest.raises(MissingDependencyError, match=r"pip install 'chartproof\[reader\]'"):
+        load_backend("builtin:reader")
+    # Gold-table mode reads no image, so it needs no OCR.
+    assert load_backend("builtin:reader?table=gold").name == "builtin:reader?table=gold"

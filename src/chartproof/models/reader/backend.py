@@ -48,6 +48,12 @@ class ReaderBackend:
 
     def __init__(self, settings: ReaderSettings | None = None) -> None:
         self.settings = settings or ReaderSettings()
+        if self.settings.table == "image":
+            # Fail at construction, with the install command, not on every request.
+            from chartproof.models.registry import require
+
+            for module in ("cv2", "rapidocr"):
+                require(module, "reader", what="the offline chart reader (builtin:reader)")
         self._views: OrderedDict[str, ChartView | str] = OrderedDict()
         self._lock = threading.Lock()
 
