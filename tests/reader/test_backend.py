@@ -159,3 +159,11 @@ def test_missing_ocr_package_names_the_install_command(monkeypatch: pytest.Monke
         load_backend("builtin:reader")
     # Gold-table mode reads no image, so it needs no OCR.
     assert load_backend("builtin:reader?table=gold").name == "builtin:reader?table=gold"
+
+
+def test_with_table_question_text_is_stripped_in_gold_mode() -> None:
+    backend = ReaderBackend(ReaderSettings(table="gold"))
+    csv = SPECS["stacked"].table.to_csv()
+    question = f"What is the total of all segments in East?\n\nThe chart's data table (CSV):\n{csv}"
+    (resp,) = backend.generate([_gold_request(question, csv, "g3")])
+    assert resp.parsed is not None and resp.parsed.answer == "60"

@@ -163,7 +163,7 @@ def _image(req: ModelRequest) -> ImagePart:
 def _question(req: ModelRequest) -> str:
     q = req.metadata.get("question")
     if isinstance(q, str) and q.strip():
-        return q
+        return _without_table(q)
     texts = [
         p.text
         for m in req.messages
@@ -177,8 +177,15 @@ def _question(req: ModelRequest) -> str:
     # Built-in prompts end with "Question: ..." or "Statement: ...".
     for marker in ("Question:", "Statement:"):
         if marker in last:
-            return last.rsplit(marker, 1)[1].strip()
-    return last.strip()
+            return _without_table(last.rsplit(marker, 1)[1].strip())
+    return _without_table(last.strip())
+
+
+def _without_table(question: str) -> str:
+    """The question without a data table appended after a blank line (the with-table
+    setting puts the CSV into the question text; gold mode reads it from the metadata)."""
+    head, sep, rest = question.partition("\n\n")
+    return head.strip() if sep and "table" in rest.lower() else question.strip()
 
 
 def _earlier(req: ModelRequest) -> list[tuple[str, str]]:
