@@ -136,11 +136,12 @@ def synthetic(suites: Iterable[str], n: int, per_chart: int) -> dict[str, Any]:
             table = None if isinstance(reading, str) else reading.table
             if spec.chart_type not in ("scatter", "box"):
                 r, t = table_recovery(table, spec.table)
-                cells[spec.chart_type][0] += r
-                cells[spec.chart_type][1] += t
+                for key in (spec.chart_type, f"{suite}/{spec.chart_type}"):
+                    cells[key][0] += r
+                    cells[key][1] += t
             if isinstance(reading, str) and len(failures) < 5:
                 failures.append(f"{spec.id} ({spec.chart_type}): {reading}")
-            _questions(spec, reading, per_chart, qa, unsupported)
+            _questions(spec, reading, per_chart, qa, unsupported, suite)
     return {
         "cells": {k: v for k, v in sorted(cells.items())},
         "qa": {k: (sum(v), len(v)) for k, v in sorted(qa.items())},
@@ -157,6 +158,7 @@ def _questions(
     per_chart: int,
     qa: dict[str, list[float]],
     unsupported: dict[str, int],
+    suite: str,
 ) -> None:
     full = chart_view(spec)
     gold = view_of_table(spec.table, spec.chart_type, x_title=spec.style.x_title)
@@ -166,13 +168,13 @@ def _questions(
         ok_supported = relaxed_accuracy(supported.answer, item.answer) == 1.0
         image = solve(item.question, view).answer if view is not None else ""
         acc = relaxed_accuracy(image, item.answer)
-        qa["image/all"].append(acc)
-        qa["gold_table/all"].append(
-            relaxed_accuracy(solve(item.question, gold).answer, item.answer)
-        )
-        if ok_supported:
-            qa["image/supported"].append(acc)
-        else:
+        from_table = relaxed_accuracy(solve(item.question, gold).answer, item.answer)
+        for scope in ("all", suite):
+            qa[f"image/{scope}"].append(acc)
+            qa[f"gold_table/{scope}"].append(from_table)
+            if ok_supported:
+                qa[f"image/supported/{scope}"].append(acc)
+        if not ok_supported:
             unsupported[item.program or "?"] += 1
 
 
@@ -284,10 +286,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"== synthetic suites {args.suites}, {args.charts} charts each (clean renders)")
     print("table recovery (cells within 5 %):")
     for kind, (r, t) in syn["cells"].items():
-        print(f"  {kind:12s} {_pct(r, t)}")
+        print(f"  {kind:22s} {_pct(r, t)}")
     print("question accuracy (relaxed):")
     for key, (r, t) in syn["qa"].items():
-        print(f"  {key:18s} {_pct(r, t)}")
+        print(f"  {key:26s} {_pct(r, t)}")
     print("programs the solver does not support (questions):", syn["unsupported_programs"])
     for f in syn["failures"]:
         print("  no reading:", f)

@@ -12,7 +12,13 @@ from chartproof.models.reader.perception.labels import (
     assign_category_labels,
     fill_skipped_labels,
 )
-from chartproof.models.reader.perception.lines import Vertex, line_extent, marker_centres, vertices
+from chartproof.models.reader.perception.lines import (
+    Vertex,
+    line_extent,
+    marker_centres,
+    tick_marks,
+    vertices,
+)
 from chartproof.models.reader.perception.ocr import parse_label_number
 from chartproof.models.reader.perception.records import Box, CellEvidence, ChartReading, OcrToken
 from chartproof.models.reader.perception.scene import CellValue, Scene, make_table, series_names
@@ -69,7 +75,11 @@ def _below_tokens(tokens: Sequence[OcrToken], bottom: float) -> list[OcrToken]:
 
 
 def _positions(
-    masks: list[np.ndarray], markers: list[list[tuple[float, float, float]]], n_labels: int
+    masks: list[np.ndarray],
+    markers: list[list[tuple[float, float, float]]],
+    n_labels: int,
+    image: np.ndarray,
+    bottom: float,
 ) -> list[float]:
     counts = [len(m) for m in markers]
     if counts and min(counts) >= 2:
@@ -83,6 +93,14 @@ def _positions(
         return []
     left = min(e[0] for e in extents) + 1.0
     right = max(e[1] for e in extents) - 1.0
+    # Tick marks spanning the lines give every position, labelled or not.
+    ticks = [
+        t for t in tick_marks(image, bottom, left - 3, right + 3) if left - 3 <= t <= right + 3
+    ]
+    if len(ticks) > n_labels and len(ticks) >= 3:
+        gaps = np.diff(ticks)
+        if float(np.ptp(gaps)) <= 0.15 * float(np.median(gaps)) + 1:
+            return [float(t) for t in ticks]
     return [float(x) for x in np.linspace(left, right, n_labels)]
 
 
@@ -99,7 +117,7 @@ def read_lines(
     legend_ids = scene.legend_tokens()
     free = [t for t in scene.tokens if id(t) not in axis_ids and id(t) not in legend_ids]
     below = _below_tokens(free, bottom)
-    xs = _positions(masks, markers, len(below))
+    xs = _positions(masks, markers, len(below), scene.image, bottom)
     if not xs:
         return None
     pitch = float(np.median(np.diff(xs))) if len(xs) > 1 else 40.0

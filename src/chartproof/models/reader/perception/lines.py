@@ -8,7 +8,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Vertex", "line_extent", "marker_centres", "stroke_score", "vertices"]
+__all__ = [
+    "Vertex",
+    "line_extent",
+    "marker_centres",
+    "stroke_score",
+    "tick_marks",
+    "vertices",
+]
 
 
 @dataclass(frozen=True)
@@ -115,3 +122,34 @@ def vertices(
         y = float(np.mean(ests)) if ests else centre
         out.append(Vertex(x=x, y=y, from_marker=False))
     return out
+
+
+def tick_marks(image: np.ndarray, below: float, x_lo: float, x_hi: float) -> list[float]:
+    """Columns of the tick marks under the x axis: find the axis line (a long dark row at or
+    below `below`), then the short dark strokes hanging from it. Dense axes print a label
+    at every other tick only, but draw every tick."""
+    h, w = image.shape[:2]
+    dark = image.astype(np.int16).max(axis=2) < 110
+    lo, hi = max(0, int(x_lo)), min(w, int(x_hi) + 1)
+    if hi - lo < 10:
+        return []
+    spine = None
+    for r in range(max(0, int(below) - 2), min(h - 6, int(below) + 40)):
+        if dark[r, lo:hi].mean() > 0.9:
+            spine = r
+            break
+    if spine is None:
+        return []
+    while spine + 1 < h and dark[spine + 1, lo:hi].mean() > 0.9:
+        spine += 1
+    band = dark[spine + 1 : spine + 5, lo:hi]
+    cols = np.nonzero(band.sum(axis=0) >= 3)[0]
+    if len(cols) < 2:
+        return []
+    groups: list[list[int]] = [[int(cols[0])]]
+    for c in cols[1:]:
+        if c - groups[-1][-1] <= 1:
+            groups[-1].append(int(c))
+        else:
+            groups.append([int(c)])
+    return [lo + float(np.mean(g)) for g in groups if len(g) <= 3]

@@ -105,13 +105,13 @@ class AxisFit(Record):
         return self.intercept + self.slope * value
 
     def read(self, px: float) -> float:
-        """The value at `px`, rounded one decimal finer than the tick labels print (a
-        pixel cannot say more): ticks 0, 5, 10 give values like 7.4."""
+        """The value at `px`, rounded two decimals finer than the tick labels print (a
+        pixel cannot say much more): ticks 0, 5, 10 give values like 7.42."""
         v = self.value(px)
         if self.scale == "log":
             return float(f"{v:.3g}")
         decimals = max((len(t.text.split(".")[1]) if "." in t.text else 0) for t in self.ticks)
-        return round(v, decimals + 1) + 0.0
+        return round(v, decimals + 2) + 0.0
 
     @property
     def span(self) -> tuple[float, float]:
