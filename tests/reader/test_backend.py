@@ -3,6 +3,7 @@ per image, and clean per-request errors for corrupt, empty, huge and non-chart i
 
 from __future__ import annotations
 
+import re
 import struct
 import zlib
 from pathlib import Path
@@ -123,8 +124,10 @@ def test_chartqax_reply_and_reading_cached_per_image(
     ]
     r1, r2, r3 = backend.generate(reqs)
     assert len(calls) == 1
-    assert r1.text.startswith("The answer is: 8") and ". Explanation: " in r1.text
+    assert re.match(r"^The answer is: [\d.]+\. Explanation: \S", r1.text)
     assert r1.parsed is not None and float(r1.parsed.answer or "nan") == pytest.approx(8, abs=0.05)
+    # No value is printed on this chart: the explanation must not claim a label was read.
+    assert "labelled" not in r1.text and "reaches" in r1.text
     assert r2.parsed is not None and r2.parsed.answer == "2020"
     assert r3.parsed is not None and r3.parsed.truth is True
 
@@ -167,3 +170,18 @@ def test_with_table_question_text_is_stripped_in_gold_mode() -> None:
     question = f"What is the total of all segments in East?\n\nThe chart's data table (CSV):\n{csv}"
     (resp,) = backend.generate([_gold_request(question, csv, "g3")])
     assert resp.parsed is not None and resp.parsed.answer == "60"
+
+
+def test_printed_values_are_cited_as_labels(chart_dir: Path) -> None:
+    (resp,) = ReaderBackend().generate(
+        [
+            build_request(
+                "chartqax",
+                chart_dir / "hbar.png",
+                "What is the value of Exports in Japan?",
+                request_id="h",
+            )
+        ]
+    )
+    assert resp.parsed is not None and resp.parsed.answer == "125"
+    assert "labelled 125" in resp.text

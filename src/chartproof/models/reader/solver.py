@@ -14,7 +14,14 @@ from chartproof.models.reader._premises import judge_premise
 from chartproof.models.reader._templates import fuzzy_matches
 from chartproof.models.reader.perception.records import ChartReading
 from chartproof.numeric import format_number, parse_number
-from chartproof.questions import ChartView, ProgramResult, execute, explain, get_program
+from chartproof.questions import (
+    ChartView,
+    Program,
+    ProgramResult,
+    execute,
+    explain,
+    get_program,
+)
 from chartproof.questions.matching import match_question
 from chartproof.questions.program import ArgValue
 from chartproof.types import ChartType, DataTable
@@ -64,11 +71,13 @@ def view_of_table(
     y_title: str | None = None,
     title: str | None = None,
     legend: bool | None = None,
+    value_labels: bool = True,
 ) -> ChartView:
     """A question-program view of a table (gold table mode, or a recovered table).
 
-    Every value counts as shown exactly (the reader answers from the numbers it has), and
-    missing labels get positional names so the rest of the chart stays usable.
+    `value_labels` says whether the values are printed (explanations then say "is
+    labelled") or read off the axis ("reaches"); missing labels get positional names so the
+    rest of the chart stays usable.
     """
     table = _named_rows(_numeric_columns(table))
     series_col: str | None = None
@@ -86,7 +95,7 @@ def view_of_table(
         colors=colors,
         x_title=x_title,
         y_title=y_title,
-        value_labels=True,
+        value_labels=value_labels,
         legend=legend,
     )
     return replace(view, title=title) if title else view
@@ -138,6 +147,9 @@ def view_of(reading: ChartReading) -> ChartView:
         y_title=reading.y_title,
         title=reading.title,
         legend=bool(reading.legend),
+        # Explanations must say how a value was obtained: printed, or read off the axis.
+        value_labels=bool(reading.evidence)
+        and all(e.source == "value_label" for e in reading.evidence),
     )
 
 
@@ -148,6 +160,17 @@ def _from_result(result: ProgramResult) -> Solution:
         program=result.program.name,
         args=dict(result.args),
     )
+
+
+def _execute(
+    program: Program, args: Mapping[str, ArgValue], view: ChartView
+) -> ProgramResult | None:
+    """Run a program; on a chart read from pixels, a program that finds two values too
+    close to tell apart still answers from the values the reader has."""
+    result = execute(program, args, view)
+    if result is None and not view.value_labels:
+        result = execute(program, args, replace(view, value_labels=True))
+    return result
 
 
 def _unknown(reason: str) -> Solution:
@@ -166,11 +189,11 @@ def solve(question: str, view: ChartView, earlier: Sequence[tuple[str, str]] = (
         return _step_arith(q, earlier)
     exact = match_question(q, view)
     if exact is not None:
-        result = execute(exact.program, exact.args, view)
+        result = _execute(exact.program, exact.args, view)
         if result is not None:
             return _from_result(result)
     for cand in fuzzy_matches(q, view):
-        result = execute(cand.program, cand.args, view)
+        result = _execute(cand.program, cand.args, view)
         if result is not None:
             return _from_result(result)
     direct = _direct(q, view)
@@ -186,7 +209,7 @@ def solve(question: str, view: ChartView, earlier: Sequence[tuple[str, str]] = (
             program = get_program(intent.program)
         except KeyError:
             continue
-        result = execute(program, intent.args, view)
+        result = _execute(program, intent.args, view)
         if result is not None:
             return _from_result(result)
     return _unknown(
