@@ -127,6 +127,8 @@ def _ransac(
     if best_in is None or best_in.sum() < 2:
         return None
     v_in, p_in = val[best_in], pos[best_in]
+    if len(np.unique(v_in)) < 2 or len(np.unique(p_in)) < 2:
+        return None  # one value read twice says nothing about the scale
     slope, icpt = np.polyfit(v_in, p_in, 1)
     if not math.isfinite(slope) or abs(slope) < 1e-9:
         return None
