@@ -185,3 +185,11 @@ def test_printed_values_are_cited_as_labels(chart_dir: Path) -> None:
     )
     assert resp.parsed is not None and resp.parsed.answer == "125"
     assert "labelled 125" in resp.text
+
+
+def test_cache_identity_tracks_mode_and_reader_code() -> None:
+    image, gold = ReaderBackend(), ReaderBackend(ReaderSettings(table="gold"))
+    assert image.identity.kind == gold.identity.kind == "builtin"
+    assert image.identity.model != gold.identity.model
+    version, _, code = image.identity.revision.partition("+")
+    assert version and len(code) == 12 and int(code, 16) >= 0

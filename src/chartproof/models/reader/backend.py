@@ -3,11 +3,13 @@ image (cached by content hash), answer each request with the solver, never raise
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Literal, get_args
 
 from pydantic import Field, ValidationError
@@ -64,9 +66,13 @@ class ReaderBackend:
 
     @property
     def identity(self) -> BackendIdentity:
-        """Cache identity: the mode is part of the model, the code version its revision."""
+        """Cache identity: the mode is part of the model; the revision is the package version
+        plus a hash of the reader's own source, so a changed reader never serves answers
+        cached from an older one."""
         model = "reader" if self.settings.table == "image" else "reader-gold-table"
-        return BackendIdentity(kind="builtin", model=model, revision=__version__)
+        return BackendIdentity(
+            kind="builtin", model=model, revision=f"{__version__}+{_code_hash()}"
+        )
 
     def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
         """One response per request; failures become responses with `error` set."""
@@ -133,6 +139,17 @@ class ReaderBackend:
         if isinstance(cached, str):
             raise ValueError(cached)
         return cached
+
+
+@functools.cache
+def _code_hash() -> str:
+    """Short hash of the reader package's Python sources (the solver and perception)."""
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        digest.update(f.relative_to(root).as_posix().encode())
+        digest.update(f.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def _read_view(path: str) -> ChartView | str:
