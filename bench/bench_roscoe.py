@@ -19,6 +19,14 @@ The three runs (chartproof in the reference-equal mode, the reference, chartproo
 masked mode) alternate over `--chunks` slices of the data and their times are summed, so
 that load from other processes falls on all of them alike.
 
+Measured here (2026-11-30, 2 shared CPU cores, load ~4 from other jobs, OMP_NUM_THREADS=2,
+N=150, 5 chunks): reference 517 s (0.29 expl/s); chartproof reference-equal mode 322 s
+(1.61x), max |diff| 1.0e-6 over FS/FT/IS/IC/PS/PC; chartproof default (masked) 195 s (2.66x),
+equal except FT (the padding quirk, up to 0.028). Both sides are bound by the same LM forward
+FLOPs (SmolLM2 over every step and every chain), which batching cannot remove; chartproof's
+gains are less padding, the first step read from the chain pass, logits only at real
+positions, and one MiniLM pass for sentence and token vectors in the default mode.
+
 Data: the first N OpenCQA val rows from ../shared/data (abstractive multi-sentence answers,
 used as explanations; source = title + question). Both sides get the same steps (chartproof's
 pysbd split). Model loading is excluded from both timings; chartproof runs with
