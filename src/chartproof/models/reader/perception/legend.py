@@ -45,6 +45,8 @@ def find_legend(
             continue
         best: tuple[tuple[bool, int], int, ColorLayer, Box] | None = None
         for li, lay in enumerate(layers):
+            if lay.chroma < 25 and lay.luma > 170:
+                continue  # faint grey: blurred glyph edges, frames, gridlines
             n = int(masks[li][y0:y1, x0:x1].sum())
             # Coloured swatches first: a grey one is more often a frame or a gridline.
             key = (lay.chroma >= 25, n)

@@ -121,7 +121,7 @@ def read_wedges(
         runs[0][1] = last[1]
         runs[0][2] += last[2]
     # Tiny runs are antialiased seams between wedges: give them to their neighbour.
-    min_len = max(2.0, 1.0 / step)
+    min_len = max(3.0, 1.5 / step)
     merged: list[list[float]] = []
     for run in runs:
         if run[2] < min_len and merged:

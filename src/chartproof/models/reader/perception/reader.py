@@ -188,8 +188,9 @@ def _try_pie(scene: Scene, exclude: list[Box]) -> ChartReading | None:
 
 
 def _is_ink(lay: ColorLayer) -> bool:
-    """Dark greys: text, axes and spines, not data marks."""
-    return lay.chroma < 25 and lay.luma < 90
+    """Dark greys (text, axes, spines) and faint greys (gridlines, blurred edges): not data
+    marks."""
+    return lay.chroma < 25 and (lay.luma < 90 or lay.luma > 170)
 
 
 def _best_bars(scene: Scene, exclude: list[Box]) -> BarLayout | None:
