@@ -42,7 +42,8 @@ def plain_math(text: str) -> str:
     def cmd(m: re.Match[str]) -> str:
         name = m.group(1)
         if name.lower() in _GREEK:
-            return _GREEK[name.lower()]
+            letter = _GREEK[name.lower()]
+            return letter.upper() if name[0].isupper() else letter
         return {"times": "×", "cdot": "·", "pm": "±", "circ": "°", "ell": "l"}.get(name, "")
 
     t = _LATEX_CMD.sub(cmd, text)
@@ -52,7 +53,7 @@ def plain_math(text: str) -> str:
 def norm(text: str) -> str:
     """Lower case, mathtext rendered, punctuation and footnote stars dropped, single spaces."""
     t = plain_math(text).lower().replace("\ufffd", "'").replace("’", "'")
-    t = t.replace("∆", "δ").replace("−", "-").translate(_SUPERSCRIPTS)
+    t = t.replace("∆", "δ").replace("µ", "μ").replace("−", "-").translate(_SUPERSCRIPTS)
     t = _NON_ALNUM.sub(" ", t.replace("'", ""))
     return " ".join(w.strip(".") for w in t.split() if w.strip("."))
 

@@ -14,6 +14,7 @@ from chartproof.models.reader.perception.bars import BarLayout, find_bars
 from chartproof.models.reader.perception.legend import find_legend, legend_region
 from chartproof.models.reader.perception.line_reader import line_masks, read_lines
 from chartproof.models.reader.perception.lines import stroke_score
+from chartproof.models.reader.perception.ocr import parse_label_number
 from chartproof.models.reader.perception.palette import (
     ColorLayer,
     background_color,
@@ -280,5 +281,35 @@ def _titles(scene: Scene, layout: BarLayout | None) -> tuple[str | None, str | N
         )
         title = " ".join(t.text for t in row)
     vert = [t for t in toks if t.vertical and t.cx < scene.size[0] / 2]
-    y_title = " ".join(t.text for t in sorted(vert, key=lambda t: -t.cy)) if vert else None
-    return title, None, y_title
+    side = " ".join(t.text for t in sorted(vert, key=lambda t: -t.cy)) if vert else None
+    bottom = _bottom_title(scene, legend_ids)
+    if layout is not None and layout.orientation == "horizontal":
+        # Horizontal bars: categories run down the side, values along the bottom.
+        return title, side, bottom
+    return title, bottom, side
+
+
+def _bottom_title(scene: Scene, legend_ids: set[int]) -> str | None:
+    """The axis title under the plot: the last text row at the bottom, below at least one
+    other row (the tick labels), holding a word or two and no number."""
+    w, h = scene.size
+    low = [t for t in scene.tokens if not t.vertical and id(t) not in legend_ids and t.cy > 0.6 * h]
+    if not low:
+        return None
+    rows: list[list[OcrToken]] = []
+    for t in sorted(low, key=lambda t: t.cy):
+        if rows and abs(t.cy - rows[-1][-1].cy) < 0.5 * t.height:
+            rows[-1].append(t)
+        else:
+            rows.append([t])
+    last = rows[-1]
+    # Rotated tick labels stand on one top line but their boxes reach far down.
+    above = [t for r in rows[:-1] for t in r]
+    if len(last) > 2 or len(above) < 2 or max(t.box[3] for t in above) > last[0].cy:
+        return None
+    if any(parse_label_number(t.text) is not None or abs(t.angle) > 5 for t in last):
+        return None
+    centre = sum(t.cx for t in last) / len(last)
+    if not 0.2 * w <= centre <= 0.8 * w:
+        return None
+    return " ".join(t.text for t in sorted(last, key=lambda t: t.box[0]))
