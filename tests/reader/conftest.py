@@ -54,6 +54,7 @@ SPECS: dict[str, ChartSpec] = {
         _table(
             "Year", ["2019", "2020", "2021"], {"North": [4.0, 6.5, 5.0], "South": [7.0, 3.0, 8.0]}
         ),
+        x_title="Year",
     ),
     "stacked": _spec(
         "stacked",

@@ -75,6 +75,7 @@ def test_legend_names_series_and_colours(
 ) -> None:
     reading = read_png(chart_dir / "grouped.png")
     assert [e.label for e in reading.legend] == ["North", "South"]  # type: ignore[attr-defined]
+    assert reading.x_title == "Year"  # type: ignore[attr-defined]
     assert reading.series_colors == {"North": "#1f77b4", "South": "#ff7f0e"}  # type: ignore[attr-defined]
 
 
