@@ -55,11 +55,13 @@ def test_roscoe_and_ngram_in_summary_and_report(data: Path, tmp_path: Path) -> N
         cache=False,
     )
     by = {m["metric"]: m for m in rec.summary["metrics"]}
-    assert by["roscoe_FS"]["value"] == pytest.approx(0.8)
+    assert by["roscoe_fs"]["value"] == pytest.approx(0.8)
     # table scale: PC shown as 1 - 1/PPL
-    assert by["roscoe_PC"]["value"] == pytest.approx(0.75)
+    assert by["roscoe_pc"]["value"] == pytest.approx(0.75)
     # no NLI model: SRC, SFC and the aggregate are not computed, never a made-up number
-    assert by["roscoe_SRC"]["value"] is None and by["roscoe_AS"]["value"] is None
+    assert by["roscoe_src"]["value"] is None and by["roscoe_as"]["value"] is None
+    # the renormalised stand-in weighs FS (0.20) and PC (0.05) only: (0.2 * 0.8 + 0.05 * 0.75) / 0.25
+    assert by["roscoe_as_renormalised"]["value"] == pytest.approx((0.2 * 0.8 + 0.05 * 0.75) / 0.25)
     assert len(fake.items) == len(samples)
     assert {it.answer for it in fake.items} == {s.answer.text() for s in samples.values()}
     corpus = rec.summary["ngram"]["corpus"]

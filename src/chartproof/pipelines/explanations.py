@@ -19,8 +19,10 @@ class RoscoeStage:
     """Adds ChartQA-X's nine ROSCOE scores and AS (table scale: PS/PC as 1 − 1/PPL) to
     results that have an explanation; the scorer's models load on first use.
 
-    Scores are stored as `roscoe_FS` … `roscoe_GS` and `roscoe_AS`; None = not computed
-    (SRC/SFC and therefore AS without an NLI model).
+    Scores are stored as `roscoe_fs` … `roscoe_gs` and `roscoe_as` (the names of
+    `metrics.roscoe.roscoe_summary`); None = not computed
+    (SRC/SFC and therefore AS without an NLI model); `roscoe_as_renormalised` is AS with
+    the weights renormalised over the scores that were computed, named as the stand-in it is.
     """
 
     def __init__(self, scorer: Any = None, *, with_table: bool = False) -> None:
@@ -61,8 +63,12 @@ class RoscoeStage:
         out = list(results)
         for i, sc in zip(todo, scored, strict=True):
             table_scale = normalised_scores(sc.codes())
-            extra: dict[str, float | None] = {f"roscoe_{k}": v for k, v in table_scale.items()}
-            extra["roscoe_AS"] = sc.aggregate().value
+            extra: dict[str, float | None] = {
+                f"roscoe_{k.lower()}": v for k, v in table_scale.items()
+            }
+            extra["roscoe_as"] = sc.aggregate().value
+            # clearly named stand-in when SRC/SFC are missing: AS over the scores that exist
+            extra["roscoe_as_renormalised"] = sc.aggregate(missing="renormalise").value
             out[i] = out[i].model_copy(update={"scores": {**out[i].scores, **extra}})
         return out
 

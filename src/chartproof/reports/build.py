@@ -498,7 +498,7 @@ _ROSCOE_ORDER = ("FS", "FT", "IS", "IC", "SRC", "SFC", "PS", "PC", "GS", "AS")
 def _roscoe_section(summary: Mapping[str, Any]) -> Html:
     """ROSCOE means in the layout of ChartQA-X Table 5 (PS/PC on its 1 − 1/PPL scale)."""
     by = {m["metric"]: m for m in summary.get("metrics", [])}
-    cells = [by.get(f"roscoe_{c}") for c in _ROSCOE_ORDER]
+    cells = [by.get(f"roscoe_{c.lower()}") for c in (*_ROSCOE_ORDER, "AS_renormalised")]
     row = [str(summary.get("model", "model")), *(_fmt(c["value"]) if c else "–" for c in cells)]
     notes = sorted({c["note"] for c in cells if c and c.get("note")})
     parts: list[Html] = [
