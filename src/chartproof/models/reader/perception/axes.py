@@ -14,7 +14,19 @@ import numpy as np
 from chartproof.models.reader.perception.ocr import parse_label_number
 from chartproof.models.reader.perception.records import AxisFit, OcrToken
 
-__all__ = ["find_axes", "fit_axis", "power_of_ten", "snap_ticks"]
+__all__ = ["find_axes", "fit_axis", "line_fit", "power_of_ten", "snap_ticks"]
+
+
+def line_fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Least-squares slope and intercept of y on x (centred, so large tick values such as
+    years or millions stay well conditioned); nan when x does not vary."""
+    xm, ym = float(np.mean(x)), float(np.mean(y))
+    dx = x - xm
+    var = float(dx @ dx)
+    if var == 0:
+        return math.nan, math.nan
+    slope = float(dx @ (y - ym)) / var
+    return slope, ym - slope * xm
 
 
 def _cluster(values: Sequence[float], tol: float) -> list[list[int]]:
@@ -129,7 +141,7 @@ def _ransac(
     v_in, p_in = val[best_in], pos[best_in]
     if len(np.unique(v_in)) < 2 or len(np.unique(p_in)) < 2:
         return None  # one value read twice says nothing about the scale
-    slope, icpt = np.polyfit(v_in, p_in, 1)
+    slope, icpt = line_fit(v_in, p_in)
     if not math.isfinite(slope) or abs(slope) < 1e-9:
         return None
     res = float(np.sqrt(np.mean((icpt + slope * v_in - p_in) ** 2)))
@@ -235,7 +247,7 @@ def snap_ticks(fit: AxisFit, image: np.ndarray, background: tuple[int, int, int]
     if len(values) < 2 or len(set(values)) < 2:
         return fit
     v = np.log10(values) if fit.scale == "log" else np.array(values)
-    slope, icpt = np.polyfit(v, np.array(positions), 1)
+    slope, icpt = line_fit(v, np.array(positions))
     if not math.isfinite(slope) or abs(slope) < 1e-9:
         return fit
     res = float(np.sqrt(np.mean((icpt + slope * v - np.array(positions)) ** 2)))

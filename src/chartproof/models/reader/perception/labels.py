@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from chartproof.models.reader.perception.axes import line_fit
 from chartproof.models.reader.perception.geometry import Frame, Span
 from chartproof.models.reader.perception.ocr import parse_label_number, split_token
 from chartproof.models.reader.perception.records import OcrToken
@@ -187,7 +188,7 @@ def fill_skipped_labels(labels: Sequence[str | None]) -> list[str | None]:
         return out
     idx = np.array([i for i, _ in nums], dtype=float)
     val = np.array([v for _, v in nums], dtype=float)
-    slope, icpt = np.polyfit(idx, val, 1)
+    slope, icpt = line_fit(idx, val)
     if np.max(np.abs(icpt + slope * idx - val)) > 0.02 * max(1.0, float(np.ptp(val))):
         return out  # not evenly spaced: nothing safe to fill in
     integers = all(float(v).is_integer() for v in val)

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from chartproof.models.reader.perception.axes import line_fit
+
 __all__ = [
     "Vertex",
     "line_extent",
@@ -91,7 +93,7 @@ def _extrapolate(pts: list[tuple[float, float]], x: float) -> float | None:
     a = np.array(pts)
     if np.ptp(a[:, 0]) < 1:
         return None
-    slope, icpt = np.polyfit(a[:, 0], a[:, 1], 1)
+    slope, icpt = line_fit(a[:, 0], a[:, 1])
     return float(slope * x + icpt)
 
 
