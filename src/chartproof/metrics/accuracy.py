@@ -144,7 +144,12 @@ def parse_bool(text: str) -> bool | None:
 def split_items(text: str) -> tuple[str, ...]:
     """Split a predicted list on commas (not thousands separators), semicolons, newlines
     and "and"; surrounding brackets, bullets and quotes are dropped."""
-    s = text.strip().strip("[](){}")
+    s = text.strip()
+    # drop one pair of brackets around the whole list, never an item's own parenthesis
+    for opening, closing in ("[]", "()", "{}"):
+        if s.startswith(opening) and s.endswith(closing):
+            s = s[1:-1].strip()
+            break
     items = [_BULLET.sub("", p.strip()).strip().strip(_QUOTES) for p in _ITEM_SEP.split(s)]
     return tuple(i for i in items if i)
 
