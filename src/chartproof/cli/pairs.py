@@ -34,9 +34,13 @@ def pairs(
     from chartproof.pipelines.pairs import export_pairs
 
     res = export_pairs(
-        data, out, budget=budget, ceiling=ceiling, per_original=per_original,
+        data,
+        out,
+        budget=budget,
+        ceiling=ceiling,
+        per_original=per_original,
         conversational=conversational,
-    )  # fmt: skip
+    )
     console.print(
         f"wrote {res.written} of {res.candidates} candidate pairs to [bold]{res.path}[/bold]"
     )

@@ -222,11 +222,15 @@ def _run_chain(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]
             (
                 s,
                 _request(
-                    s, ctx, prompt="chain_step", question=s.question, suffix="chain/final",
+                    s,
+                    ctx,
+                    prompt="chain_step",
+                    question=s.question,
+                    suffix="chain/final",
                     earlier=earlier,
                 ),
             )
-        )  # fmt: skip
+        )
     final_responses = ctx.backend.generate([f[1] for f in finals])
     _check_responses([f[1] for f in finals], final_responses)
     final_by_id = {s.id: r for (s, _), r in zip(finals, final_responses, strict=True)}
@@ -241,10 +245,16 @@ def _run_chain(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]
         if error is not None:
             out.append(
                 SampleResult(
-                    sample_id=s.id, protocol="chain", model=ctx.model, groups=s.group_labels(),
-                    error=error, cached=cached, calls=calls, latency_s=latency,
+                    sample_id=s.id,
+                    protocol="chain",
+                    model=ctx.model,
+                    groups=s.group_labels(),
+                    error=error,
+                    cached=cached,
+                    calls=calls,
+                    latency_s=latency,
                 )
-            )  # fmt: skip
+            )
             continue
         assert final is not None
         steps: list[dict[str, JsonValue]] = []
@@ -267,11 +277,19 @@ def _run_chain(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]
         scores.update(_chain_scores(steps, scores["accuracy"] == 1.0))
         out.append(
             SampleResult(
-                sample_id=s.id, protocol="chain", model=ctx.model, prediction=prediction,
-                output=final.text, scores=scores, groups=s.group_labels(), steps=tuple(steps),
-                cached=cached, calls=calls, latency_s=latency,
+                sample_id=s.id,
+                protocol="chain",
+                model=ctx.model,
+                prediction=prediction,
+                output=final.text,
+                scores=scores,
+                groups=s.group_labels(),
+                steps=tuple(steps),
+                cached=cached,
+                calls=calls,
+                latency_s=latency,
             )
-        )  # fmt: skip
+        )
     return out
 
 
@@ -320,10 +338,16 @@ def _run_premise(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResul
         if error is not None:
             out.append(
                 SampleResult(
-                    sample_id=s.id, protocol="premise", model=ctx.model, groups=s.group_labels(),
-                    error=error, cached=cached, calls=calls, latency_s=latency,
+                    sample_id=s.id,
+                    protocol="premise",
+                    model=ctx.model,
+                    groups=s.group_labels(),
+                    error=error,
+                    cached=cached,
+                    calls=calls,
+                    latency_s=latency,
                 )
-            )  # fmt: skip
+            )
             continue
         steps: list[dict[str, JsonValue]] = []
         for p, resp in zip(s.premises, resps, strict=True):
@@ -347,11 +371,17 @@ def _run_premise(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResul
         }
         out.append(
             SampleResult(
-                sample_id=s.id, protocol="premise", model=ctx.model, scores=scores,
-                groups=s.group_labels(), steps=tuple(steps), cached=cached, calls=calls,
+                sample_id=s.id,
+                protocol="premise",
+                model=ctx.model,
+                scores=scores,
+                groups=s.group_labels(),
+                steps=tuple(steps),
+                cached=cached,
+                calls=calls,
                 latency_s=latency,
             )
-        )  # fmt: skip
+        )
     return out
 
 

@@ -103,10 +103,10 @@ def _families(results: Sequence[SampleResult], samples: Sequence[Sample]) -> dic
     """Chartographer family metrics over the unperturbed members of counterfactual families:
     accuracy on originals and on edits, consistency, and edit × task-type break rates."""
     members = [
-        s for s in samples if s.family_id is not None and not any(
-            t.kind == "perturbation" for t in s.transforms
-        )
-    ]  # fmt: skip
+        s
+        for s in samples
+        if s.family_id is not None and not any(t.kind == "perturbation" for t in s.transforms)
+    ]
     if not members:
         return {}
     right: dict[str, bool | None] = {}

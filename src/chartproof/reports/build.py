@@ -4,44 +4,32 @@ and a gallery of samples with every model output escaped."""
 
 from __future__ import annotations
 
-import io
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from chartproof.reports import plots
-from chartproof.reports.html import Html, el, img_png, join, page, table
+from chartproof.reports.gallery import gallery
+from chartproof.reports.html import Html, el, page
+from chartproof.reports.sections import (
+    breakdowns,
+    chain_section,
+    comparison,
+    failures,
+    family_section,
+    header,
+    headline,
+    ngram_section,
+    premise_section,
+    robustness_section,
+    roscoe_section,
+    table3,
+)
 from chartproof.runs import load_run
 from chartproof.types import RunRecord, Sample, SampleResult
 
 __all__ = ["report"]
 
 log = logging.getLogger(__name__)
-
-GALLERY_SIZE = 36
-THUMB_WIDTH = 520
-
-_CHART_ORDER = (
-    "hbar",
-    "vbar",
-    "grouped_bar",
-    "stacked_bar",
-    "pie",
-    "line",
-    "area",
-    "scatter",
-    "box",
-)
-_LABELS = {
-    "isa": "ISA",
-    "csa": "CSA",
-    "faa": "FAA",
-    "cfa": "CFA",
-    "acc_vpp": "Acc_VPP",
-    "dcp": "DCP",
-    "anls": "ANLS",
-}
 
 
 def report(*runs: str | Path, out: str | Path | None = None) -> Path:
@@ -55,9 +43,9 @@ def report(*runs: str | Path, out: str | Path | None = None) -> Path:
     loaded = [(Path(r), *load_run(r)) for r in runs]
     target = Path(out) if out is not None else loaded[0][0] / "report.html"
     path0, record0, _ = loaded[0]
-    body: list[Html] = [_header(record0, path0, several=len(loaded) > 1)]
+    body: list[Html] = [header(record0, path0, several=len(loaded) > 1)]
     if len(loaded) > 1:
-        body.append(_comparison([(p, r) for p, r, _ in loaded]))
+        body.append(comparison([(p, r) for p, r, _ in loaded]))
     for path, record, results in loaded:
         if len(loaded) > 1:
             title = (
@@ -75,24 +63,24 @@ def report(*runs: str | Path, out: str | Path | None = None) -> Path:
 def _run_sections(record: RunRecord, results: Sequence[SampleResult]) -> list[Html]:
     """Every section about one run, in reading order."""
     parts = [
-        _headline(record),
-        _table3([(record.summary.get("model", record.id), record.summary)]),
-        _breakdowns(record.summary),
+        headline(record),
+        table3([(record.summary.get("model", record.id), record.summary)]),
+        breakdowns(record.summary),
     ]
     if "chain" in record.summary:
-        parts.append(_chain_section(record.summary))
+        parts.append(chain_section(record.summary))
     if "premise" in record.summary:
-        parts.append(_premise_section(record.summary))
+        parts.append(premise_section(record.summary))
     if "robustness" in record.summary:
-        parts.append(_robustness_section(record.summary))
+        parts.append(robustness_section(record.summary))
     if "families" in record.summary:
-        parts.append(_family_section(record.summary))
+        parts.append(family_section(record.summary))
     if any(m["metric"].startswith("roscoe_") for m in record.summary.get("metrics", [])):
-        parts.append(_roscoe_section(record.summary))
+        parts.append(roscoe_section(record.summary))
     if "ngram" in record.summary:
-        parts.append(_ngram_section(record.summary))
-    parts.append(_failures(record.summary))
-    parts.append(_gallery(results, _samples_of(record)))
+        parts.append(ngram_section(record.summary))
+    parts.append(failures(record.summary))
+    parts.append(gallery(results, _samples_of(record)))
     return parts
 
 
@@ -114,596 +102,3 @@ def _samples_of(record: RunRecord) -> tuple[dict[str, Sample], Path | None]:
         )
         return {}, None
     return {s.id: s for s in loaded.samples}, loaded.root
-
-
-def _fmt(value: object, digits: int = 3) -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
-
-
-def _pct(value: object) -> str:
-    return "n/a" if not isinstance(value, float | int) else f"{100 * float(value):.2f}"
-
-
-def _metric_label(name: str) -> str:
-    return _LABELS.get(name, name.replace("_", " "))
-
-
-def _headline_metric(summary: Mapping[str, Any]) -> str:
-    metrics = summary.get("metrics") or []
-    return str(metrics[0]["metric"]) if metrics else "accuracy"
-
-
-# ------------------------------------------------------------------------------ sections
-
-
-def _header(record: RunRecord, path: Path, *, several: bool = False) -> Html:
-    s = record.summary
-    if several:
-        facts: list[tuple[str, object]] = [
-            ("dataset", record.config.get("data")),
-            ("created", record.created),
-            ("chartproof", record.code_version),
-        ]
-        return join(
-            [
-                el("h1", "chartproof report"),
-                el("p", join(el("span", el("b", k), ": ", v, " · ") for k, v in facts), cls="lead"),
-            ]
-        )
-    facts = [
-        ("model", s.get("model", record.config.get("model"))),
-        ("protocol", s.get("protocol", record.config.get("protocol"))),
-        ("prompt", s.get("prompt", record.config.get("prompt"))),
-        ("dataset", record.config.get("data")),
-        ("run", str(path)),
-        ("status", record.status),
-        ("created", record.created),
-        ("chartproof", record.code_version),
-    ]
-    return join(
-        [
-            el("h1", "chartproof report"),
-            el(
-                "p",
-                join(
-                    (el("span", el("b", k), ": ", v, " · ") for k, v in facts if v is not None),
-                ),
-                cls="lead",
-            ),
-        ]
-    )
-
-
-def _card(key: str, value: str, sub: str | None = None) -> Html:
-    return el(
-        "div",
-        el("div", key, cls="k"),
-        el("div", value, cls="v"),
-        el("div", sub or "", cls="note"),
-        cls="card",
-    )
-
-
-def _headline(record: RunRecord) -> Html:
-    s = record.summary
-    counts = s.get("counts", {})
-    cards = []
-    for m in s.get("metrics", [])[:6]:
-        err = m.get("stderr")
-        sub = f"n={m.get('n')}" + (f", ±{100 * err:.2f} s.e." if isinstance(err, float) else "")
-        if m.get("note"):
-            sub += f" · {m['note']}"
-        cards.append(_card(_metric_label(m["metric"]), _pct(m.get("value")), sub))
-    calls = counts.get("calls", 0)
-    cached = counts.get("cached_calls", 0)
-    cards.append(
-        _card("answered", str(counts.get("answered", 0)), f"of {counts.get('results', 0)}")
-    )
-    cards.append(_card("failed", str(counts.get("failed", 0)), "counted as wrong"))
-    cards.append(
-        _card(
-            "cache hits", f"{cached}/{calls}", f"{counts.get('model_seconds', 0)} s of model time"
-        )
-    )
-    return join(
-        [
-            el("h2", "Summary"),
-            el("p", "Values in %, with n and standard error.", cls="note"),
-            el("div", *cards, cls="cards"),
-        ]
-    )
-
-
-def _table3(rows: Sequence[tuple[str, Mapping[str, Any]]], *, compare: bool = False) -> Html:
-    """ChartQA-X Table 3: accuracy per chart type and question type, and overall; one row
-    per run (with `compare`, a metric column, and no per-cell grid)."""
-    charts: set[str] = set()
-    questions: set[str] = set()
-    for _, s in rows:
-        metric = _headline_metric(s)
-        for sc in s.get("breakdowns", {}).get("chart_type", []):
-            if sc["metric"] == metric:
-                charts.add(sc["group"]["chart_type"])
-        for sc in s.get("breakdowns", {}).get("question_type", []):
-            if sc["metric"] == metric:
-                questions.add(sc["group"]["question_type"])
-    chart_cols = sorted(
-        charts, key=lambda c: (_CHART_ORDER.index(c) if c in _CHART_ORDER else 99, c)
-    )
-    q_cols = sorted(questions)
-    body = []
-    for name, s in rows:
-        metric = _headline_metric(s)
-
-        def value(key: str, label: str, s: Mapping[str, Any] = s, metric: str = metric) -> str:
-            for sc in s.get("breakdowns", {}).get(key, []):
-                if sc["metric"] == metric and sc["group"].get(key) == label:
-                    return _pct(sc["value"])
-            return "–"
-
-        overall = next((m["value"] for m in s.get("metrics", []) if m["metric"] == metric), None)
-        body.append(
-            [
-                name,
-                *([_metric_label(metric)] if compare else []),
-                *(value("chart_type", c) for c in chart_cols),
-                *(value("question_type", q) for q in q_cols),
-                _pct(overall),
-            ]
-        )
-    metric0 = _headline_metric(rows[0][1])
-    caption = "headline metric of each run (%)" if compare else f"{_metric_label(metric0)} (%)"
-    out = [
-        Html("") if compare else el("h2", "Accuracy by chart type and question type"),
-        table(
-            [
-                "run" if compare else "model",
-                *(["metric"] if compare else []),
-                *chart_cols,
-                *q_cols,
-                "overall",
-            ],
-            body,
-            caption=f"{caption} — layout of ChartQA-X Table 3",
-        ),
-    ]
-    grid = rows[0][1].get("grid") or []
-    if grid and chart_cols and q_cols and not compare:
-        cell = {(g["group"]["chart_type"], g["group"]["question_type"]): g for g in grid}
-        grid_rows = []
-        for c in chart_cols:
-            grid_rows.append(
-                [
-                    c,
-                    *(
-                        f"{_pct(cell[(c, q)]['value'])} (n={cell[(c, q)]['n']})"
-                        if (c, q) in cell
-                        else "–"
-                        for q in q_cols
-                    ),
-                ]
-            )
-        out.append(
-            table(["chart type \\ question type", *q_cols], grid_rows, caption="the same, per cell")
-        )
-    return join(out)
-
-
-def _breakdowns(summary: Mapping[str, Any]) -> Html:
-    metric = _headline_metric(summary)
-    parts: list[Html] = [el("h2", "Breakdowns")]
-    for key, scores in summary.get("breakdowns", {}).items():
-        if key in ("chart_type", "question_type"):
-            continue
-        rows = [
-            [
-                sc["group"][key],
-                _pct(sc["value"]),
-                sc["n"],
-                _pct(sc["stderr"]) if sc.get("stderr") is not None else "–",
-            ]
-            for sc in scores
-            if sc["metric"] == metric
-        ]
-        if len(rows) < 2 and key not in ("task_type",):
-            continue
-        parts.append(el("h3", f"by {key.replace('_', ' ')}"))
-        parts.append(
-            table([key.replace("_", " "), f"{_metric_label(metric)} %", "n", "s.e. %"], rows)
-        )
-    return join(parts) if len(parts) > 1 else Html("")
-
-
-def _chain_section(summary: Mapping[str, Any]) -> Html:
-    chain = summary["chain"]
-    metrics = {m["metric"]: m for m in summary.get("metrics", [])}
-    cards = [
-        _card(_metric_label(k), _pct(metrics[k]["value"]), f"n={metrics[k]['n']}")
-        for k in ("isa", "csa", "faa", "cfa")
-        if k in metrics
-    ]
-    parts: list[Html] = [el("h2", "Reasoning chains (ChartR)"), el("div", *cards, cls="cards")]
-    isa, csa = metrics.get("isa", {}).get("value"), metrics.get("csa", {}).get("value")
-    faa, cfa = metrics.get("faa", {}).get("value"), metrics.get("cfa", {}).get("value")
-    if (
-        isinstance(isa, float)
-        and isinstance(csa, float)
-        and isinstance(faa, float)
-        and isinstance(cfa, float)
-    ):
-        parts.append(
-            el(
-                "p",
-                f"ISA − CSA gap {100 * (isa - csa):.2f} points (error propagation along chains); "
-                f"FAA − CFA gap {100 * (faa - cfa):.2f} points (final answers right without a right chain).",
-                cls="note",
-            )
-        )
-    ser = chain.get("step_error_rate") or {}
-    fer = chain.get("first_error_ratio") or {}
-    if ser:
-        parts.append(
-            img_png(
-                plots.bar_chart(
-                    {k: float(v) for k, v in ser.items() if v is not None},
-                    title="Step error rate per task type",
-                    y_label="share of steps wrong",
-                ),
-                "step error rate",
-                cls="plot",
-            )
-        )
-    if fer:
-        parts.append(
-            img_png(
-                plots.bar_chart(
-                    {k: float(v) for k, v in fer.items() if v is not None},
-                    title="First-error ratio per task type",
-                    y_label="share of first errors",
-                ),
-                "first error ratio",
-                cls="plot",
-            )
-        )
-    return join(parts)
-
-
-def _premise_section(summary: Mapping[str, Any]) -> Html:
-    prem = summary["premise"]
-    parts: list[Html] = [el("h2", "Visual premise proving (VPP)")]
-    rows = []
-    by_kind = prem.get("by_kind", {})
-    for kind, vals in by_kind.items():
-        rows.append(
-            [
-                kind,
-                _pct(vals.get("accuracy")),
-                _pct(vals.get("acc_vpp")),
-                _pct(vals.get("dcp")),
-                vals.get("n", "–"),
-            ]
-        )
-    rows.append(
-        [
-            "all",
-            _pct(prem.get("accuracy")),
-            _pct(prem.get("acc_vpp")),
-            _pct(prem.get("dcp")),
-            prem.get("n", "–"),
-        ]
-    )
-    parts.append(
-        table(
-            ["premise kind", "accuracy %", "Acc_VPP %", "DCP %", "n"],
-            rows,
-            caption="layout of RealCQA-V2 Table 4",
-        )
-    )
-    return join(parts)
-
-
-def _robustness_section(summary: Mapping[str, Any]) -> Html:
-    rob = summary["robustness"]
-    parts: list[Html] = [el("h2", "Robustness under visual perturbations")]
-    rows = []
-    perts: list[str] = sorted({p for v in rob["metrics"].values() for p in v["by_perturbation"]})
-    for m, v in rob["metrics"].items():
-        rows.append(
-            [
-                _metric_label(m),
-                _pct(v["original"]),
-                *(_pct(v["by_perturbation"].get(p)) for p in perts),
-                _fmt(v["arm"], 4),
-            ]
-        )
-    parts.append(
-        table(
-            ["metric", "original", *perts, "ARM"],
-            rows,
-            caption="metric (%) per perturbation; ARM = (M_orig − mean M_v) / M_orig (ChartR)",
-        )
-    )
-    metric = _headline_metric(summary)
-    curves = rob.get("curves", {}).get(metric) or {}
-    if curves:
-        parts.append(
-            img_png(
-                plots.line_chart(
-                    {p: [(float(x), float(y)) for x, y in pts] for p, pts in curves.items()},
-                    title=f"{_metric_label(metric)} vs perturbation intensity",
-                    x_label="intensity level (0 = original)",
-                    y_label=_metric_label(metric),
-                ),
-                "robustness curves",
-                cls="plot",
-            )
-        )
-    return join(parts)
-
-
-def _family_section(summary: Mapping[str, Any]) -> Html:
-    fam = summary["families"]
-    names = {
-        "family_accuracy_original": "accuracy on originals",
-        "family_accuracy_variants": "accuracy on counterfactual edits",
-        "family_accuracy_reconstruction": "accuracy on reconstructions from code",
-        "family_consistency": "consistency (original right → every edit right)",
-    }
-    rows = [
-        [names.get(sc["metric"], sc["metric"]), _pct(sc["value"]), sc["n"]] for sc in fam["scores"]
-    ]
-    parts: list[Html] = [
-        el("h2", "Counterfactual families (Chartographer)"),
-        el(
-            "p",
-            "Each chart's original, its exact reconstruction from code and seed-controlled data edits; answers re-derived by the same programs.",
-            cls="note",
-        ),
-        table(["metric", "%", "n"], rows),
-    ]
-    cells = fam.get("edit_break_rate") or []
-    if cells:
-        edits = sorted({c["group"]["edit"] for c in cells})
-        tasks = sorted({c["group"]["task_type"] for c in cells})
-        cell = {(c["group"]["edit"], c["group"]["task_type"]): c for c in cells}
-        grid = [
-            [
-                e,
-                *(
-                    f"{_pct(cell[(e, t)]['value'])} (n={cell[(e, t)]['n']})"
-                    if (e, t) in cell
-                    else "–"
-                    for t in tasks
-                ),
-            ]
-            for e in edits
-        ]
-        parts.append(
-            table(
-                ["edit \\ task type", *tasks],
-                grid,
-                caption="share of answers broken by an edit, among questions answered right on the original",
-            )
-        )
-    return join(parts)
-
-
-_ROSCOE_ORDER = ("FS", "FT", "IS", "IC", "SRC", "SFC", "PS", "PC", "GS", "AS")
-
-
-def _roscoe_section(summary: Mapping[str, Any]) -> Html:
-    """ROSCOE means in the layout of ChartQA-X Table 5 (PS/PC on its 1 − 1/PPL scale)."""
-    by = {m["metric"]: m for m in summary.get("metrics", [])}
-    cells = [by.get(f"roscoe_{c.lower()}") for c in (*_ROSCOE_ORDER, "AS_renormalised")]
-    row = [str(summary.get("model", "model")), *(_fmt(c["value"]) if c else "–" for c in cells)]
-    notes = sorted({c["note"] for c in cells if c and c.get("note")})
-    parts: list[Html] = [
-        el("h2", "Explanation quality: ROSCOE"),
-        table(
-            ["model", *_ROSCOE_ORDER],
-            [row],
-            caption="means over answered samples — layout of ChartQA-X Table 5",
-        ),
-    ]
-    if notes:
-        parts.append(el("p", "Not computed: ", "; ".join(notes), cls="note"))
-    return join(parts)
-
-
-def _ngram_section(summary: Mapping[str, Any]) -> Html:
-    """BLEU-4, METEOR, ROUGE-L and CIDEr-D against reference explanations (Table 6 layout)."""
-    ng = summary["ngram"]
-    corpus = ng.get("corpus") or {}
-    names = (
-        ("bleu4", "BLEU-4"),
-        ("meteor", "METEOR"),
-        ("rouge_l", "ROUGE-L"),
-        ("cider_d", "CIDEr-D"),
-    )
-    row = [str(summary.get("model", "model")), *(_fmt(corpus.get(k)) for k, _ in names)]
-    parts: list[Html] = [
-        el("h2", "Explanation quality: n-gram overlap"),
-        table(
-            ["model", *(label for _, label in names)],
-            [row],
-            caption=f"against the reference explanations of {ng.get('n', 0)} samples — layout of ChartQA-X Table 6",
-        ),
-    ]
-    notes = ng.get("notes") or {}
-    if notes or ng.get("note"):
-        parts.append(
-            el(
-                "p",
-                "; ".join(
-                    [
-                        *(f"{k}: {v}" for k, v in notes.items()),
-                        *([ng["note"]] if ng.get("note") else []),
-                    ]
-                ),
-                cls="note",
-            )
-        )
-    return join(parts)
-
-
-def _failures(summary: Mapping[str, Any]) -> Html:
-    failures = summary.get("failures") or []
-    if not failures:
-        return Html("")
-    rows = [[f["sample_id"], f["error"]] for f in failures]
-    return join(
-        [
-            el("h2", f"Failed samples ({summary.get('counts', {}).get('failed', len(rows))})"),
-            table(["sample", "error"], rows),
-        ]
-    )
-
-
-def _comparison(runs: Sequence[tuple[Path, RunRecord]]) -> Html:
-    rows = [(_run_name(r), r.summary) for _, r in runs]
-    return join([el("h2", "Runs compared"), _table3(rows, compare=True)])
-
-
-def _run_name(record: RunRecord) -> str:
-    model = record.summary.get("model", record.config.get("model", record.id))
-    protocol = record.summary.get("protocol", record.config.get("protocol"))
-    return f"{model} · {protocol}" if protocol else str(model)
-
-
-# ------------------------------------------------------------------------------ gallery
-
-
-def _thumbnail(path: Path) -> bytes | None:
-    from PIL import Image
-
-    try:
-        with Image.open(path) as src:
-            im = src.convert("RGB")
-        if im.width > THUMB_WIDTH:
-            im = im.resize((THUMB_WIDTH, round(im.height * THUMB_WIDTH / im.width)))
-        buf = io.BytesIO()
-        im.save(buf, format="PNG", optimize=True)
-        return buf.getvalue()
-    except (OSError, ValueError):
-        return None
-
-
-def _pick(results: Sequence[SampleResult]) -> list[SampleResult]:
-    """A fixed, varied selection: wrong and right answers interleaved, failures included."""
-    main = [r for r in results if r.error is None]
-    wrong = [
-        r for r in main if (r.scores.get("accuracy") or r.scores.get("premise_accuracy") or 0) < 1
-    ]
-    right = [r for r in main if r not in wrong]
-    failed = [r for r in results if r.error is not None]
-    picked: list[SampleResult] = []
-    for i in range(GALLERY_SIZE):
-        for pool in (wrong, right):
-            if i < len(pool) and len(picked) < GALLERY_SIZE:
-                picked.append(pool[i])
-    picked.extend(failed[: max(0, GALLERY_SIZE - len(picked))][:4])
-    return picked
-
-
-def _gallery(
-    results: Sequence[SampleResult], samples_root: tuple[dict[str, Sample], Path | None]
-) -> Html:
-    samples, root = samples_root
-    items: list[Html] = []
-    thumbs: dict[str, bytes | None] = {}
-    for r in _pick(results):
-        s = samples.get(r.sample_id)
-        parts: list[Html] = []
-        if s is not None and root is not None:
-            key = s.image.path
-            if key not in thumbs:
-                from chartproof.datasets import resolve_image
-
-                try:
-                    thumbs[key] = _thumbnail(resolve_image(root, s.image))
-                except (OSError, ValueError):
-                    thumbs[key] = None
-            png = thumbs[key]
-            if png is not None:
-                parts.append(img_png(png, f"chart of {s.id}"))
-        tags = [
-            el("span", f"{k}: {v}", cls="tag")
-            for k, v in sorted(r.groups.items())
-            if k in ("chart_type", "question_type", "task_type", "perturbation", "level")
-        ]
-        parts.append(el("div", *tags))
-        parts.append(el("div", s.question if s else r.sample_id, cls="q"))
-        if r.error is not None:
-            parts.append(el("div", el("span", "failed", cls="bad"), ": ", r.error))
-        else:
-            ok = (
-                r.scores.get("accuracy")
-                if "accuracy" in r.scores
-                else r.scores.get("premise_accuracy")
-            ) == 1.0
-            verdict = el("span", "right" if ok else "wrong", cls="ok" if ok else "bad")
-            gold = s.answer.text() if s else "?"
-            parts.append(
-                el(
-                    "div",
-                    verdict,
-                    " · gold: ",
-                    el("b", gold),
-                    " · predicted: ",
-                    el("b", r.prediction if r.prediction is not None else "(none)"),
-                )
-            )
-            if r.output:
-                parts.append(el("pre", r.output))
-            if r.steps:
-                parts.append(_steps_table(r))
-        parts.append(el("div", r.sample_id, cls="note"))
-        items.append(el("div", *parts, cls="item"))
-    if not items:
-        return Html("")
-    return join(
-        [
-            el("h2", "Samples"),
-            el(
-                "p",
-                "A fixed selection of wrong and right answers; model outputs are shown verbatim (escaped).",
-                cls="note",
-            ),
-            el("div", *items, cls="gallery"),
-        ]
-    )
-
-
-def _steps_table(r: SampleResult) -> Html:
-    rows = []
-    for st in r.steps[:12]:
-        if "statement" in st:
-            rows.append(
-                [
-                    st.get("kind"),
-                    st.get("statement"),
-                    st.get("truth"),
-                    st.get("prediction"),
-                    "✓" if st.get("correct") else "✗",
-                ]
-            )
-        else:
-            rows.append(
-                [
-                    st.get("task_type"),
-                    st.get("question"),
-                    st.get("gold"),
-                    st.get("prediction"),
-                    "✓" if st.get("correct") else "✗",
-                ]
-            )
-    head = (
-        ["kind", "premise", "truth", "said", ""]
-        if r.steps and "statement" in r.steps[0]
-        else ["task", "sub-question", "gold", "said", ""]
-    )
-    return table(head, rows, cls="grid")
