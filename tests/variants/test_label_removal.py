@@ -8,10 +8,11 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from chartproof.ocr import OcrToken
 from chartproof.types import ChartSpec
 from chartproof.variants import perturb, to_rgb, variants_for
 from chartproof.variants.images import RGB
-from chartproof.variants.perturbations.label_removal import TextBox, value_label_boxes
+from chartproof.variants.perturbations.label_removal import value_label_boxes
 
 charts = pytest.importorskip("chartproof.charts")
 
@@ -75,16 +76,67 @@ def test_spec_label_removal_level_two_drops_tick_labels_and_records_the_spec(
     assert not [t for t in geometry.texts if t.role in ("tick_label", "value_label")]
 
 
-def test_value_label_boxes_keeps_axis_ticks() -> None:
-    # y ticks share a right edge at the left; x ticks share a row at the bottom.
-    ticks_y = [TextBox(str(v), (20, y, 30, y + 8)) for v, y in ((0, 200), (10, 150), (20, 100))]
-    ticks_x = [
-        TextBox(str(v), (x, 260, x + 12, 268)) for v, x in ((2019, 60), (2020, 120), (2021, 180))
-    ]
-    labels = [TextBox("12.5", (70, 120, 90, 128)), TextBox("7", (130, 170, 136, 178))]
-    words = [TextBox("Sales", (100, 5, 140, 15))]
-    got = value_label_boxes([*ticks_y, *ticks_x, *labels, *words], width=300, height=300)
+def _box(text: str, x0: float, y0: float, x1: float, y1: float) -> OcrToken:
+    return OcrToken(text=text, box=(x0, y0, x1, y1), score=1.0)
+
+
+def _y_ticks(pairs: list[tuple[str, float]], right: float = 30) -> list[OcrToken]:
+    """Tick labels right-aligned at `right`, centred at the given heights."""
+    return [_box(t, right - 6 * len(t), y - 4, right, y + 4) for t, y in pairs]
+
+
+def _x_ticks(pairs: list[tuple[str, float]], y: float = 260) -> list[OcrToken]:
+    """Tick labels centred at the given x positions on one row."""
+    return [_box(t, x - 3 * len(t), y, x + 3 * len(t), y + 8) for t, x in pairs]
+
+
+Y_TICKS = _y_ticks([("0", 200), ("10", 150), ("20", 100)])
+YEARS = _x_ticks([("2019", 60), ("2020", 120), ("2021", 180)])
+TICK_CASES: list[tuple[str, list[OcrToken], list[OcrToken]]] = [
+    (
+        "y ticks on the left, years on the bottom row, two labels and a word",
+        [*Y_TICKS, *YEARS, _box("Sales", 100, 5, 140, 15)],
+        [_box("12.5", 70, 120, 90, 128), _box("7", 130, 170, 136, 178)],
+    ),
+    (
+        # Labels of three lines' points at one x share a right edge and sit on a straight
+        # line against height (each at its own value), but their gaps (97, 77) are not
+        # whole multiples of one step: not an axis.
+        "a column of value labels beside the y axis",
+        _y_ticks([("1000", 20), ("800", 101), ("600", 184), ("400", 266)]),
+        _y_ticks([("804", 93), ("707", 133), ("630", 165)], right=94),
+    ),
+    (
+        "a log axis and a y axis with a tick label missed",
+        [
+            *_y_ticks([("1", 250), ("10", 200), ("100", 150), ("1000", 100)], right=40),
+            *_x_ticks([("0", 60), ("10", 90), ("30", 150), ("40", 180)], y=280),
+        ],
+        [_box("55", 120, 130, 132, 138)],
+    ),
+    (
+        # Years with uneven gaps on evenly spaced categories: ticks, because nothing
+        # numeric lies below them; the value labels' row has numbers below it.
+        "numeric categories with uneven gaps and a row of value labels",
+        _x_ticks([("2000", 60), ("2005", 120), ("2010", 180), ("2012", 240)]),
+        _x_ticks([("31", 60), ("33", 120), ("35", 180), ("38", 240)], y=120),
+    ),
+    (
+        "overlapping labels read as one run of numbers",
+        Y_TICKS,
+        [_box("31.26%31.23%", 100, 150, 170, 158)],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("ticks", "labels"), [c[1:] for c in TICK_CASES], ids=[c[0] for c in TICK_CASES]
+)
+def test_value_label_boxes_keeps_axis_ticks(ticks: list[OcrToken], labels: list[OcrToken]) -> None:
+    words = [t for t in ticks if not any(ch.isdigit() for ch in t.text)]
+    got = value_label_boxes([*ticks, *labels], width=300, height=300)
     assert got == labels
+    assert not [t for t in got if t in words]
 
 
 def _ink(region: RGB) -> int:

@@ -143,12 +143,17 @@ class ReaderBackend:
 
 @functools.cache
 def _code_hash() -> str:
-    """Short hash of the reader package's Python sources (the solver and perception)."""
+    """Short hash of the reader's Python sources: its package (the solver and perception)
+    and the shared OCR module it reads text with."""
+    import chartproof.ocr
+
     root = Path(__file__).resolve().parent
     digest = hashlib.sha256()
     for f in sorted(root.rglob("*.py")):
         digest.update(f.relative_to(root).as_posix().encode())
         digest.update(f.read_bytes())
+    digest.update(b"chartproof/ocr.py")
+    digest.update(Path(chartproof.ocr.__file__).read_bytes())
     return digest.hexdigest()[:12]
 
 

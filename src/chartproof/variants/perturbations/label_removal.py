@@ -7,38 +7,39 @@ numbers, so a model must read values from the marks and axes.
 | 2 | also `style.tick_labels = False` | every text box OCR finds |
 
 Specs are re-rendered by `chartproof.charts.render`, so no trace of a label is left. External
-images have their text boxes found by rapidocr (`reader` extra) and filled by OpenCV's Telea
-inpainting. A numeric box counts as an axis tick when at least two other numeric boxes share
-its right edge (a y axis) or its centre line (an x axis) in the left or bottom 40 % of the
-image. `answer_preserved` is true: the data are unchanged, though at level 2 some answers can
-no longer be read off the image (category names live in tick labels).
+images have their text found by chartproof's shared OCR engine (`chartproof.ocr`, the
+`reader` extra) and filled by OpenCV's Telea inpainting. A box is numeric when its text reads
+as a number or is made of numbers only ("31.2%31.3%": overlapping labels read as one line).
+Numeric boxes are axis ticks when they form an axis (`axis_ticks`); the others are value
+labels. `answer_preserved` is true: the data are unchanged, though at level 2 some answers
+can no longer be read off the image (category names live in tick labels).
 """
 
 from __future__ import annotations
 
-import functools
-import threading
-from collections.abc import Mapping, Sequence
+import itertools
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from chartproof.numeric import parse_number
+from chartproof.ocr import INSTALL_HINT, OcrToken, get_engine, parse_label_number
 from chartproof.variants.images import RGB, to_rgb
 from chartproof.variants.perturbations.base import Canvas, ParamValue, Perturbed, check_level
 
-__all__ = ["LABEL_REMOVAL", "LabelRemoval", "TextBox", "inpaint_boxes", "value_label_boxes"]
-
-_INSTALL_HINT = "label removal on images needs OCR: pip install 'chartproof[reader]'"
-
-
-@dataclass(frozen=True)
-class TextBox:
-    """A piece of text OCR found: its string and pixel box (x0, y0, x1, y1)."""
-
-    text: str
-    box: tuple[float, float, float, float]
+__all__ = [
+    "LABEL_REMOVAL",
+    "LabelRemoval",
+    "axis_ticks",
+    "inpaint_boxes",
+    "label_mask",
+    "ocr_text_boxes",
+    "value_label_boxes",
+]
 
 
 @dataclass(frozen=True)
@@ -82,82 +83,189 @@ class LabelRemoval:
         return Perturbed(inpaint_boxes(canvas.image, [b.box for b in boxes]))
 
 
-def value_label_boxes(boxes: Sequence[TextBox], width: int, height: int) -> list[TextBox]:
-    """The numeric boxes that are not axis ticks (see the module docstring for the rule)."""
-    numeric = [b for b in boxes if _number(b.text) is not None]
-    tol_x = 0.01 * width + 2
-    ticks: set[int] = set()
-    for i, b in enumerate(numeric):
-        _, y0, x1, y1 = b.box
-        cy = (y0 + y1) / 2
-        same_right = sum(1 for o in numeric if o is not b and abs(o.box[2] - x1) <= tol_x)
-        same_row = sum(
-            1 for o in numeric if o is not b and abs((o.box[1] + o.box[3]) / 2 - cy) <= 3
-        )
-        if (same_right >= 2 and x1 <= 0.4 * width) or (same_row >= 2 and y0 >= 0.6 * height):
-            ticks.add(i)
+def ocr_text_boxes(image: RGB) -> list[OcrToken]:
+    """Every piece of text the shared OCR engine finds in an RGB image."""
+    return list(get_engine().read(image, through_marks=True))
+
+
+# ------------------------------------------------------------------ which boxes are labels
+
+_NUMBER_RUN = re.compile(r"^[-−+$€£]?\d[\d.,%*\s$€£+\-−]*$")
+
+
+def _numeric(text: str) -> bool:
+    return parse_label_number(text) is not None or bool(_NUMBER_RUN.match(text.strip()))
+
+
+def value_label_boxes(boxes: Sequence[OcrToken], width: int, height: int) -> list[OcrToken]:
+    """The numeric boxes that are not axis ticks (`axis_ticks`), in their input order.
+
+    `width` and `height` are the image's size: they set the tolerances of the tick rule."""
+    numeric = [b for b in boxes if _numeric(b.text)]
+    ticks = axis_ticks(numeric, width, height)
     return [b for i, b in enumerate(numeric) if i not in ticks]
 
 
-def _number(text: str) -> float | None:
-    return parse_number(text.strip().rstrip("*").replace("\u2212", "-"))
+def axis_ticks(boxes: Sequence[OcrToken], width: int, height: int) -> set[int]:
+    """Indices of the boxes that are axis tick labels.
+
+    Tick labels of an axis line up: a y axis's share their right edge (a column), an x
+    axis's their centre line (a row). A group of at least three is an axis when
+
+    - its numbers step evenly: every gap between neighbouring values is a whole multiple of
+      the smallest (a missed tick leaves a double gap), and the values lie on a straight
+      line against position (or their logarithms do: a log axis); value labels in a
+      column or row almost never do both; or
+    - it is the bottom row or the leftmost column of numbers (none lies below or left of
+      it), its members are evenly spaced (whole multiples of the smallest gap) and its
+      numbers increase along the axis: numeric categories such as years with uneven gaps.
+    """
+    values = [parse_label_number(b.text) for b in boxes]
+    tol_x = 0.01 * width + 2
+    columns = _groups(boxes, lambda b: b.box[2], tol_x)
+    rows = _groups(boxes, lambda b: b.cy, 0.006 * height + 2)
+    ticks: set[int] = set()
+    for group, along in [(g, "y") for g in columns] + [(g, "x") for g in rows]:
+        if len(group) < 3:
+            continue
+
+        def pos(i: int, along: str = along) -> float:
+            return boxes[i].cy if along == "y" else boxes[i].cx
+
+        members = sorted(group, key=pos)
+        nums = [values[i] for i in members]
+        if any(v is None for v in nums):
+            continue
+        xs = [pos(i) for i in members]
+        vs = [float(v) for v in nums if v is not None]
+        if _stepped_axis(xs, vs) or (
+            _outermost(boxes, group, along) and _even(xs) and _increasing(xs, vs, along)
+        ):
+            ticks.update(group)
+    return ticks
 
 
-def inpaint_boxes(image: RGB, boxes: Sequence[tuple[float, float, float, float]]) -> RGB:
-    """Fill the boxes (grown by 2 px) with OpenCV's Telea inpainting."""
-    if not boxes:
-        return image.copy()
-    cv2 = _cv2()
+def _groups(
+    boxes: Sequence[OcrToken], key: Callable[[OcrToken], float], tol: float
+) -> list[list[int]]:
+    """Boxes chained by `key` within `tol` of their neighbour (single linkage)."""
+    order = sorted(range(len(boxes)), key=lambda i: key(boxes[i]))
+    groups: list[list[int]] = []
+    for i in order:
+        if groups and key(boxes[i]) - key(boxes[groups[-1][-1]]) <= tol:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
+def _whole_multiples(gaps: Sequence[float], slack: float) -> bool:
+    """Every gap is a whole multiple (within `slack`) of the smallest, which is not zero."""
+    low = min(abs(g) for g in gaps)
+    if low <= 1e-12:
+        return False
+    return all(abs(abs(g) / low - round(abs(g) / low)) <= slack for g in gaps)
+
+
+def _stepped_axis(xs: Sequence[float], vs: Sequence[float]) -> bool:
+    """Values in even steps (possibly with a step missing) lying on a line against position,
+    linear or logarithmic."""
+    for scaled in (list(vs), [math.log10(v) for v in vs] if all(v > 0 for v in vs) else None):
+        if scaled is None:
+            continue
+        gaps = [b - a for a, b in itertools.pairwise(scaled)]
+        if not _whole_multiples(gaps, 0.02):
+            continue
+        if len(set(np.sign(gaps))) != 1:
+            continue
+        slope, icpt = np.polyfit(np.asarray(xs) - xs[0], scaled, 1)
+        px = [abs((v - icpt) / slope - (x - xs[0])) for x, v in zip(xs, scaled, strict=True)]
+        if slope != 0 and max(px) <= 2.0 + 0.01 * (xs[-1] - xs[0]):
+            return True
+    return False
+
+
+def _even(xs: Sequence[float]) -> bool:
+    gaps = [b - a for a, b in itertools.pairwise(xs)]
+    return _whole_multiples(gaps, 0.1)
+
+
+def _increasing(xs: Sequence[float], vs: Sequence[float], along: str) -> bool:
+    """Numbers grow along the axis: left to right on an x axis, top to bottom on a y axis
+    (categories are listed downwards) or bottom to top."""
+    up = all(b > a for a, b in itertools.pairwise(vs))
+    down = all(b < a for a, b in itertools.pairwise(vs))
+    return up or (down and along == "y")
+
+
+def _outermost(boxes: Sequence[OcrToken], group: Sequence[int], along: str) -> bool:
+    """No numeric box outside the group lies below a row or left of a column, within the
+    group's extent along the axis (where category axes are drawn)."""
+    inside = set(group)
+    others = [b for i, b in enumerate(boxes) if i not in inside]
+    members = [boxes[i] for i in group]
+    if along == "x":
+        lo, hi = min(b.box[0] for b in members), max(b.box[2] for b in members)
+        top = min(b.box[1] for b in members)
+        return all(b.cy < top for b in others if b.box[2] > lo and b.box[0] < hi)
+    lo, hi = min(b.box[1] for b in members), max(b.box[3] for b in members)
+    left = min(b.box[0] for b in members)
+    return all(b.cx > left for b in others if b.box[3] > lo and b.box[1] < hi)
+
+
+# ------------------------------------------------------------------ inpainting
+
+
+def label_mask(image: RGB, boxes: Sequence[tuple[float, float, float, float]]) -> NDArray[np.bool_]:
+    """Pixels to repaint: the boxes grown by 2 px, plus every small blob of dark text ink
+    that touches them (a label the OCR boxed short, or a pile of overlapping labels it read
+    in part). Blobs are dark grey pixels joined across gaps of up to 2 px (the spacing of
+    one label's characters); a blob larger than twice the tallest box on either side is a
+    line or a block, not text, and stays."""
     h, w = image.shape[:2]
-    mask = np.zeros((h, w), dtype=np.uint8)
+    mask = np.zeros((h, w), dtype=bool)
+    if not boxes:
+        return mask
+    tallest = 0.0
     for x0, y0, x1, y1 in boxes:
         r0, r1 = max(0, int(np.floor(y0)) - 2), min(h, int(np.ceil(y1)) + 2)
         c0, c1 = max(0, int(np.floor(x0)) - 2), min(w, int(np.ceil(x1)) + 2)
-        mask[r0:r1, c0:c1] = 255
+        mask[r0:r1, c0:c1] = True
+        tallest = max(tallest, y1 - y0)
+    cv2 = _cv2()
+    hi = image.max(axis=2).astype(np.int16)
+    ink = ((hi < 150) & (hi - image.min(axis=2).astype(np.int16) < 40)).astype(np.uint8)
+    joined = cv2.dilate(ink, np.ones((3, 5), np.uint8))
+    _count, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    touched = np.unique(labels[mask & (joined > 0)])
+    limit = 2 * tallest + 4
+    for k in touched:
+        if k == 0:
+            continue
+        x, y, bw, bh = (int(v) for v in stats[k, :4])
+        if bw <= 4 * limit and bh <= limit:
+            blob = (labels[y : y + bh, x : x + bw] == k) & (ink[y : y + bh, x : x + bw] > 0)
+            grown = cv2.dilate(blob.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+            mask[y : y + bh, x : x + bw] |= grown
+    return mask
+
+
+def inpaint_boxes(image: RGB, boxes: Sequence[tuple[float, float, float, float]]) -> RGB:
+    """Repaint the text in the boxes (`label_mask`) with OpenCV's Telea inpainting."""
+    if not boxes:
+        return image.copy()
+    cv2 = _cv2()
+    mask = label_mask(image, boxes).astype(np.uint8) * 255
     bgr = np.ascontiguousarray(image[:, :, ::-1])
     out = cv2.inpaint(bgr, mask, 3, cv2.INPAINT_TELEA)
     return np.ascontiguousarray(out[:, :, ::-1], dtype=np.uint8)
-
-
-def ocr_text_boxes(image: RGB) -> list[TextBox]:
-    """Every text line rapidocr finds in an RGB image."""
-    engine = _ocr_engine()
-    with _OCR_LOCK:
-        result = engine(np.ascontiguousarray(image[:, :, ::-1]))
-    if result.txts is None or result.boxes is None:
-        return []
-    out = []
-    for text, quad in zip(result.txts, result.boxes, strict=True):
-        pts = np.asarray(quad, dtype=float).reshape(-1, 2)
-        (x0, y0), (x1, y1) = pts.min(axis=0), pts.max(axis=0)
-        out.append(TextBox(str(text), (float(x0), float(y0), float(x1), float(y1))))
-    return out
-
-
-_OCR_LOCK = threading.Lock()
-
-
-@functools.lru_cache(maxsize=1)
-def _ocr_engine() -> Any:
-    try:
-        from rapidocr import RapidOCR
-    except ImportError as exc:
-        raise ImportError(_INSTALL_HINT) from exc
-    return RapidOCR(
-        params={
-            "Global.log_level": "error",
-            "Global.use_cls": False,
-            "EngineConfig.onnxruntime.intra_op_num_threads": 1,
-            "EngineConfig.onnxruntime.inter_op_num_threads": 1,
-        }
-    )
 
 
 def _cv2() -> Any:
     try:
         import cv2
     except ImportError as exc:
-        raise ImportError(_INSTALL_HINT) from exc
+        raise ImportError(INSTALL_HINT) from exc
     return cv2
 
 

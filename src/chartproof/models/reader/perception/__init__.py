@@ -3,7 +3,6 @@ into a data table with per-cell confidence and the pixel evidence behind each ce
 
 from __future__ import annotations
 
-from chartproof.models.reader.perception.ocr import OcrEngine, get_engine, parse_label_number
 from chartproof.models.reader.perception.reader import read_chart
 from chartproof.models.reader.perception.records import (
     AxisFit,
@@ -13,6 +12,7 @@ from chartproof.models.reader.perception.records import (
     OcrToken,
     ReadingError,
 )
+from chartproof.ocr import OcrEngine, get_engine, parse_label_number
 
 __all__ = [
     "AxisFit",

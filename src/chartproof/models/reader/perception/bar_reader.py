@@ -8,7 +8,6 @@ import numpy as np
 from chartproof.models.reader.perception.bars import Bar, BarLayout, group_slots
 from chartproof.models.reader.perception.geometry import Frame
 from chartproof.models.reader.perception.labels import assign_category_labels
-from chartproof.models.reader.perception.ocr import parse_label_number
 from chartproof.models.reader.perception.records import (
     AxisFit,
     Box,
@@ -19,6 +18,7 @@ from chartproof.models.reader.perception.records import (
 )
 from chartproof.models.reader.perception.scene import CellValue, Scene, make_table, series_names
 from chartproof.models.reader.perception.values import Anchor, match_labels, reconcile
+from chartproof.ocr import parse_label_number
 from chartproof.types import ChartType
 
 __all__ = ["read_bars"]

@@ -10,8 +10,8 @@ import numpy as np
 
 from chartproof.models.reader.perception.axes import line_fit
 from chartproof.models.reader.perception.geometry import Frame, Span
-from chartproof.models.reader.perception.ocr import parse_label_number, split_token
 from chartproof.models.reader.perception.records import OcrToken
+from chartproof.ocr import parse_label_number, split_token
 
 __all__ = ["assign_category_labels", "fill_skipped_labels"]
 

@@ -19,10 +19,10 @@ from chartproof.models.reader.perception.lines import (
     tick_marks,
     vertices,
 )
-from chartproof.models.reader.perception.ocr import parse_label_number
 from chartproof.models.reader.perception.records import Box, CellEvidence, ChartReading, OcrToken
 from chartproof.models.reader.perception.scene import CellValue, Scene, make_table, series_names
 from chartproof.models.reader.perception.values import Anchor, match_labels, reconcile
+from chartproof.ocr import parse_label_number
 
 __all__ = ["line_masks", "read_lines"]
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 
-from chartproof.models.reader.perception.ocr import parse_label_number
 from chartproof.models.reader.perception.pie import Disk, Wedge
 from chartproof.models.reader.perception.records import (
     Box,
@@ -15,6 +14,7 @@ from chartproof.models.reader.perception.records import (
     OcrToken,
 )
 from chartproof.models.reader.perception.scene import CellValue, Scene, make_table
+from chartproof.ocr import parse_label_number
 
 __all__ = ["read_pie"]
 

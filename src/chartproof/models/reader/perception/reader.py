@@ -14,7 +14,6 @@ from chartproof.models.reader.perception.bars import BarLayout, find_bars
 from chartproof.models.reader.perception.legend import find_legend, legend_region
 from chartproof.models.reader.perception.line_reader import line_masks, read_lines
 from chartproof.models.reader.perception.lines import stroke_score
-from chartproof.models.reader.perception.ocr import parse_label_number
 from chartproof.models.reader.perception.palette import (
     ColorLayer,
     background_color,
@@ -31,6 +30,7 @@ from chartproof.models.reader.perception.records import (
 )
 from chartproof.models.reader.perception.scatter_reader import read_scatter
 from chartproof.models.reader.perception.scene import Scene
+from chartproof.ocr import parse_label_number
 
 __all__ = ["read_chart"]
 

@@ -7,6 +7,7 @@ from typing import Literal, TypeAlias
 
 from pydantic import Field
 
+from chartproof.ocr import OcrToken
 from chartproof.types import ChartType, DataTable, Record
 
 __all__ = [
@@ -31,44 +32,6 @@ fitted axis, a pie wedge's angle share, or a bar's length scaled by labelled bar
 
 class ReadingError(ValueError):
     """The image could not be read as a chart (no axes, marks or wedges were found)."""
-
-
-class OcrToken(Record):
-    """One piece of text the OCR found."""
-
-    text: str
-    """Recognised text."""
-    box: Box
-    """Axis-aligned bounding box of the text."""
-    score: float = Field(ge=0, le=1)
-    """Recognition confidence."""
-    vertical: bool = False
-    """True when the text runs vertically (a rotated axis title)."""
-    angle: float = 0.0
-    """Slope of the text line in degrees, counter-clockwise (rotated tick labels)."""
-    char_x: tuple[float, ...] = ()
-    """Horizontal centre of each character of `text` (empty when unknown), so a line that
-    merged several labels can be cut apart."""
-
-    @property
-    def cx(self) -> float:
-        """Horizontal centre."""
-        return (self.box[0] + self.box[2]) / 2
-
-    @property
-    def cy(self) -> float:
-        """Vertical centre."""
-        return (self.box[1] + self.box[3]) / 2
-
-    @property
-    def height(self) -> float:
-        """Box height in pixels."""
-        return self.box[3] - self.box[1]
-
-    @property
-    def width(self) -> float:
-        """Box width in pixels."""
-        return self.box[2] - self.box[0]
 
 
 class AxisFit(Record):

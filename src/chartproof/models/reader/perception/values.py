@@ -7,8 +7,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from chartproof.models.reader.perception.geometry import Frame
-from chartproof.models.reader.perception.ocr import parse_label_number
 from chartproof.models.reader.perception.records import OcrToken
+from chartproof.ocr import parse_label_number
 
 __all__ = ["Anchor", "Reconciled", "match_labels", "reconcile"]
 

@@ -1,0 +1,520 @@
+"""Optical character recognition for chartproof: one lazily loaded rapidocr engine per process,
+shared by the chart reader and label removal, giving word-level text tokens in image pixels.
+
+The engine is tuned for chart text (small fonts, single digits, rotated axis titles):
+
+- images whose short side is under 736 px (the detector's training scale) are upscaled, up
+  to twice, so 10 pt labels at 100 dpi are found;
+- blurred images are unsharp-masked before detection;
+- the detector keeps boxes down to a mean text probability of 0.3 (rapidocr's default 0.5
+  drops lone digits such as a value label "7" at some scales);
+- recognitions below `min_score` (0.5 by default) are dropped;
+- vertical text is recognised again on crops turned both ways;
+- lines are cut into words where the OCR merged several labels ("0 5 10", two labels far
+  apart on one line).
+
+rapidocr and OpenCV are the ``reader`` extra; they are imported on first use and a missing
+one raises ImportError with the install command. rapidocr changes its own settings on every
+call, so calls are serialised by a lock: the engine is safe to share between threads.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from pydantic import Field
+
+from chartproof.numeric import parse_number
+from chartproof.types import Record
+
+__all__ = [
+    "DETECT_BOX_THRESHOLD",
+    "INSTALL_HINT",
+    "MIN_SCORE",
+    "OcrEngine",
+    "OcrToken",
+    "get_engine",
+    "parse_label_number",
+    "split_token",
+    "tokens_from_lines",
+    "upscale_factor",
+]
+
+INSTALL_HINT = "OCR needs rapidocr and OpenCV: pip install 'chartproof[reader]'"
+"""The message of the ImportError raised when the OCR dependencies are missing."""
+
+MIN_SCORE = 0.5
+"""Default least recognition confidence of a token."""
+
+DETECT_BOX_THRESHOLD = 0.3
+"""Least mean text probability of a detected box (rapidocr's `Det.box_thresh`)."""
+
+_TRAINING_SIDE = 736
+_MAX_UPSCALE = 2.0
+
+Box = tuple[float, float, float, float]
+
+
+class OcrToken(Record):
+    """One piece of text the OCR found."""
+
+    text: str
+    """Recognised text."""
+    box: Box
+    """Axis-aligned bounding box (x0, y0, x1, y1) in pixels of the image read, y downwards."""
+    score: float = Field(ge=0, le=1)
+    """Recognition confidence."""
+    vertical: bool = False
+    """True when the text runs vertically (a rotated axis title)."""
+    angle: float = 0.0
+    """Slope of the text line in degrees, counter-clockwise (rotated tick labels)."""
+    char_x: tuple[float, ...] = ()
+    """Horizontal centre of each character of `text` (empty when unknown), so a line that
+    merged several labels can be cut apart."""
+
+    @property
+    def cx(self) -> float:
+        """Horizontal centre."""
+        return (self.box[0] + self.box[2]) / 2
+
+    @property
+    def cy(self) -> float:
+        """Vertical centre."""
+        return (self.box[1] + self.box[3]) / 2
+
+    @property
+    def height(self) -> float:
+        """Box height in pixels."""
+        return self.box[3] - self.box[1]
+
+    @property
+    def width(self) -> float:
+        """Box width in pixels."""
+        return self.box[2] - self.box[0]
+
+
+# ------------------------------------------------------------------ printed numbers
+
+# Statista prints thousands with a thin space ("1 427.4"); charts add footnote stars ("2020*").
+_SPACE_THOUSANDS = re.compile(r"^[-−]?\d{1,3}( \d{3})+(\.\d+)?%?$")
+_SUFFIXES = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9, "m": 1e6}
+
+
+def parse_label_number(text: str) -> float | None:
+    """Read a printed tick or value label as a number, tolerating OCR and chart quirks.
+
+    Accepts what `chartproof.numeric.parse_number` accepts plus space thousands separators
+    ("1 427.4"), footnote stars ("12*"), Unicode minus signs and unit suffixes k/M/B; a
+    trailing unit word after a space is not accepted (that is a category label, not a number).
+    """
+    s = text.strip().rstrip("*").strip()
+    if not s:
+        return None
+    if _SPACE_THOUSANDS.match(s):
+        s = s.replace(" ", "")
+    s = s.replace("−", "-").replace("–", "-")
+    x = parse_number(s)
+    if x is not None:
+        return x
+    for suffix, factor in _SUFFIXES.items():
+        if s.endswith(suffix) and len(s) > len(suffix):
+            base = parse_number(s[: -len(suffix)])
+            if base is not None:
+                return base * factor
+    return None
+
+
+# ------------------------------------------------------------------ OCR lines to tokens
+
+
+def _quad_box(quad: Any) -> tuple[float, float, float, float, bool]:
+    pts = np.asarray(quad, dtype=float).reshape(-1, 2)
+    x0, y0 = pts.min(axis=0)
+    x1, y1 = pts.max(axis=0)
+    # A box much taller than wide holds text running up or down the page.
+    vertical = (y1 - y0) > 1.8 * (x1 - x0)
+    return float(x0), float(y0), float(x1), float(y1), vertical
+
+
+def _quad_angle(quad: Any) -> float:
+    """Slope of the text baseline in degrees (counter-clockwise, 0 = horizontal)."""
+    pts = np.asarray(quad, dtype=float).reshape(-1, 2)
+    if len(pts) < 2:
+        return 0.0
+    dx, dy = pts[1] - pts[0]
+    a = math.degrees(math.atan2(-dy, dx))
+    if a > 90:
+        a -= 180
+    elif a <= -90:
+        a += 180
+    return round(a, 1)
+
+
+def _char_centres(text: str, chars: Sequence[tuple[str, float, Any]]) -> list[float] | None:
+    """Centre x of every character of `text` (spaces interpolated), when the OCR's character
+    boxes line up with the text's non-space characters."""
+    solid = [i for i, ch in enumerate(text) if not ch.isspace()]
+    boxes = [(c[0], _quad_box(c[2])) for c in chars if str(c[0]).strip()]
+    if len(boxes) != len(solid) or not solid:
+        return None
+    xs: list[float | None] = [None] * len(text)
+    for i, (_, b) in zip(solid, boxes, strict=True):
+        xs[i] = (b[0] + b[2]) / 2
+    known = [(i, x) for i, x in enumerate(xs) if x is not None]
+    out: list[float] = []
+    for i, x in enumerate(xs):
+        if x is not None:
+            out.append(x)
+            continue
+        left = max((k for k in known if k[0] < i), default=None, key=lambda k: k[0])
+        right = min((k for k in known if k[0] > i), default=None, key=lambda k: k[0])
+        if left and right:
+            out.append(left[1] + (right[1] - left[1]) * (i - left[0]) / (right[0] - left[0]))
+        else:
+            out.append((left or right or (0, 0.0))[1])
+    return out
+
+
+def tokens_from_lines(
+    lines: Sequence[tuple[str, float, Any]],
+    chars: Sequence[Sequence[tuple[str, float, Any]]] | None,
+    scale: float = 1.0,
+) -> tuple[OcrToken, ...]:
+    """Turn OCR lines (text, score, quad) and their character boxes into tokens.
+
+    A line is split into words when every word is a number ("0 5 10") or at gaps wider than
+    the line height (two labels read as one line); otherwise it stays whole, so multi-word
+    labels such as "United Kingdom" survive. Lines without a letter or digit ("_" read off a
+    bar edge) are dropped. Boxes are divided by `scale` (the upscaling the image had).
+    """
+    out: list[OcrToken] = []
+    for i, (raw, score, quad) in enumerate(lines):
+        text = str(raw).strip()
+        if not text or not any(ch.isalnum() for ch in text):
+            continue
+        x0, y0, x1, y1, vertical = _quad_box(quad)
+        line_chars = list(chars[i]) if chars is not None and i < len(chars) else []
+        centres = None if vertical else _char_centres(text, line_chars)
+        angle = 0.0 if vertical else _quad_angle(quad)
+        if abs(angle) > 5:
+            centres = None
+        tok = OcrToken(
+            text=text,
+            box=(x0, y0, x1, y1),
+            score=min(1.0, max(0.0, float(score))),
+            vertical=vertical,
+            angle=angle,
+            char_x=tuple(centres) if centres else (),
+        )
+        for piece in _split_line(tok):
+            out.append(_scaled(piece, scale))
+    return tuple(out)
+
+
+def _scaled(tok: OcrToken, scale: float) -> OcrToken:
+    if scale == 1.0:
+        return tok
+    b = tok.box
+    return tok.model_copy(
+        update={
+            "box": (b[0] / scale, b[1] / scale, b[2] / scale, b[3] / scale),
+            "char_x": tuple(x / scale for x in tok.char_x),
+        }
+    )
+
+
+def split_token(tok: OcrToken, cuts: Sequence[float]) -> list[OcrToken]:
+    """Cut a token at the given x positions (by its character centres); pieces without
+    visible characters are dropped. Without character positions the token stays whole."""
+    if not tok.char_x or not cuts:
+        return [tok]
+    edges = [-float("inf"), *sorted(cuts), float("inf")]
+    pieces: list[OcrToken] = []
+    half = 0.5 * tok.height
+    for lo, hi in itertools.pairwise(edges):
+        idx = [i for i, x in enumerate(tok.char_x) if lo <= x < hi]
+        if not idx:
+            continue
+        text = tok.text[idx[0] : idx[-1] + 1]
+        lead = len(text) - len(text.lstrip())
+        trail = len(text.rstrip())
+        text = text.strip()
+        if not text:
+            continue
+        keep = idx[lead : max(lead + 1, trail)]
+        xs = [tok.char_x[i] for i in keep]
+        pieces.append(
+            tok.model_copy(
+                update={
+                    "text": text,
+                    "box": (
+                        max(tok.box[0], min(xs) - half),
+                        tok.box[1],
+                        min(tok.box[2], max(xs) + half),
+                        tok.box[3],
+                    ),
+                    "char_x": tuple(xs) if len(xs) == len(text) else (),
+                }
+            )
+        )
+    return pieces or [tok]
+
+
+def _split_line(tok: OcrToken) -> list[OcrToken]:
+    if tok.vertical or not tok.char_x or parse_label_number(tok.text) is not None:
+        return [tok]
+    words = tok.text.split()
+    if len(words) < 2:
+        return [tok]
+    # Cut at every space whose neighbours are far apart, or at every space when all words
+    # are numbers ("0 5 10" read as one line).
+    numeric = all(parse_label_number(w) is not None for w in words)
+    cuts = []
+    for i, ch in enumerate(tok.text):
+        if ch != " " or i == 0 or i + 1 >= len(tok.text):
+            continue
+        gap = tok.char_x[i + 1] - tok.char_x[i - 1]
+        if numeric or gap > 1.6 * tok.height:
+            cuts.append(tok.char_x[i])
+    return split_token(tok, cuts) if cuts else [tok]
+
+
+# ------------------------------------------------------------------ the engine
+
+
+def upscale_factor(height: int, width: int) -> float:
+    """How much an image is enlarged before detection: its short side is brought to the
+    detector's training scale (736 px), at most doubled, never shrunk."""
+    return min(_MAX_UPSCALE, max(1.0, _TRAINING_SIDE / max(1, min(height, width))))
+
+
+class OcrEngine:
+    """rapidocr with single-threaded ONNX sessions, loaded on first use (see the module doc)."""
+
+    def __init__(self) -> None:
+        self._engine: Any = None
+        self._load_lock = threading.Lock()
+        self._call_lock = threading.Lock()
+
+    def _load(self) -> Any:
+        if self._engine is None:
+            with self._load_lock:
+                if self._engine is None:
+                    try:
+                        from rapidocr import RapidOCR
+                    except ImportError as e:
+                        raise ImportError(INSTALL_HINT) from e
+                    self._engine = RapidOCR(
+                        params={
+                            "Global.log_level": "error",
+                            "Global.use_cls": False,
+                            # confidence is filtered here (`min_score`), not inside rapidocr
+                            "Global.text_score": 0.0,
+                            "Det.limit_type": "max",
+                            "Det.limit_side_len": 2000,
+                            "Det.box_thresh": DETECT_BOX_THRESHOLD,
+                            "EngineConfig.onnxruntime.intra_op_num_threads": 1,
+                            "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+                        }
+                    )
+        return self._engine
+
+    def _call(self, bgr: NDArray[np.uint8], **kwargs: bool) -> Any:
+        engine = self._load()
+        with self._call_lock:
+            return engine(bgr, **kwargs)
+
+    def read(
+        self,
+        image: NDArray[np.uint8],
+        *,
+        min_score: float = MIN_SCORE,
+        through_marks: bool = False,
+    ) -> tuple[OcrToken, ...]:
+        """Every text token of an RGB uint8 image (H×W×3), boxes in the image's pixels.
+
+        `through_marks` adds a second look for text crossed by coloured strokes (a value
+        label a line runs through): detection again on the image with its coloured pixels
+        whitened, recognising only what the first pass missed or cut short. It costs one
+        more detection (about a third of a read) and finds most such labels.
+
+        Raises ImportError with the install command when rapidocr or OpenCV is missing.
+        """
+        cv2 = _cv2()
+        self._load()
+        image = _sharpen_if_blurry(np.ascontiguousarray(image, dtype=np.uint8))
+        h, w = image.shape[:2]
+        scale = upscale_factor(h, w)
+        img = image
+        if scale != 1.0:
+            img = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+        result = self._call(
+            np.ascontiguousarray(img[:, :, ::-1]),
+            use_det=True,
+            use_cls=False,
+            use_rec=True,
+            return_word_box=True,
+            return_single_char_box=True,
+        )
+        if result.txts is None or result.boxes is None:
+            return ()
+        kept = [i for i, s in enumerate(result.scores) if float(s) >= min_score]
+        lines = [(result.txts[i], result.scores[i], result.boxes[i]) for i in kept]
+        chars = [result.word_results[i] for i in kept] if result.word_results else None
+        tokens = tokens_from_lines(lines, chars, scale=scale)
+        tokens = tuple(self._reread_vertical(image, t) if t.vertical else t for t in tokens)
+        if through_marks:
+            tokens = self._look_through_marks(image, tokens, min_score)
+        return tokens
+
+    def _look_through_marks(
+        self, image: NDArray[np.uint8], tokens: tuple[OcrToken, ...], min_score: float
+    ) -> tuple[OcrToken, ...]:
+        """`tokens` plus text found once coloured pixels are whitened: new boxes are
+        recognised and added; a box that covers one token and reads longer replaces it."""
+        cv2 = _cv2()
+        plain = _without_colour(image)
+        if plain is None:
+            return tokens
+        h, w = plain.shape[:2]
+        scale = upscale_factor(h, w)
+        big = plain
+        if scale != 1.0:
+            big = cv2.resize(plain, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+        found = self._call(np.ascontiguousarray(big[:, :, ::-1]), use_det=True, use_rec=False)
+        out = list(tokens)
+        for quad in found.boxes if found.boxes is not None else ():
+            x0, y0, x1, y1, vertical = _quad_box(quad)
+            box = (x0 / scale, y0 / scale, x1 / scale, y1 / scale)
+            hits = [t for t in out if _overlap(t.box, box) > 0.3]
+            if vertical or (hits and not _wider(box, hits)):
+                continue  # already read whole: no second recognition
+            pad = 2 * scale
+            crop = big[
+                max(0, int(y0 - pad)) : min(big.shape[0], int(y1 + pad) + 1),
+                max(0, int(x0 - pad)) : min(big.shape[1], int(x1 + pad) + 1),
+            ]
+            reading = self.recognize(crop) if crop.size else None
+            if reading is None or reading[1] < min_score:
+                continue
+            if not any(ch.isalnum() for ch in reading[0]):
+                continue
+            token = OcrToken(text=reading[0], box=box, score=reading[1])
+            if not hits:
+                out.append(token)
+            elif _extends(hits, token):
+                out = [t for t in out if t not in hits] + [token]
+        return tuple(out)
+
+    def recognize(self, image: NDArray[np.uint8]) -> tuple[str, float] | None:
+        """Text and confidence of one RGB crop holding a single line (no detection), or None
+        when nothing is recognised."""
+        res = self._call(
+            np.ascontiguousarray(image[:, :, ::-1]), use_det=False, use_cls=False, use_rec=True
+        )
+        if not res.txts:
+            return None
+        text = str(res.txts[0]).strip()
+        return (text, min(1.0, max(0.0, float(res.scores[0])))) if text else None
+
+    def _reread_vertical(self, image: NDArray[np.uint8], tok: OcrToken) -> OcrToken:
+        """Recognise vertical text again on crops turned both ways; keep the surer reading."""
+        cv2 = _cv2()
+        h, w = image.shape[:2]
+        x0, y0 = max(0, int(tok.box[0]) - 3), max(0, int(tok.box[1]) - 3)
+        x1, y1 = min(w, int(tok.box[2]) + 4), min(h, int(tok.box[3]) + 4)
+        crop = image[y0:y1, x0:x1]
+        if crop.size == 0:
+            return tok
+        best = tok
+        for rot in (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_90_COUNTERCLOCKWISE):
+            found = self.recognize(cv2.rotate(crop, rot))
+            if found is not None and found[1] > best.score:
+                best = tok.model_copy(update={"text": found[0], "score": found[1]})
+        return best
+
+
+def _cv2() -> Any:
+    try:
+        import cv2
+    except ImportError as e:
+        raise ImportError(INSTALL_HINT) from e
+    return cv2
+
+
+def _without_colour(image: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
+    """The image with its coloured pixels (chroma above 40) turned white, so dark text that a
+    coloured line crosses stands alone; None when nothing is coloured."""
+    chroma = image.max(axis=2).astype(np.int16) - image.min(axis=2).astype(np.int16)
+    coloured = chroma > 40
+    if not coloured.any():
+        return None
+    out = image.copy()
+    out[coloured] = 255
+    return out
+
+
+def _overlap(a: Box, b: Box) -> float:
+    """Intersection area over the smaller box's area."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    small = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return w * h / small if small > 0 else 0.0
+
+
+def _wider(box: Box, tokens: Sequence[OcrToken]) -> bool:
+    """Whether `box` reaches past the tokens' union by more than a quarter of its height on
+    either side, or spans several tokens."""
+    if len(tokens) > 1:
+        return True
+    slack = 0.25 * (box[3] - box[1])
+    return box[0] < tokens[0].box[0] - slack or box[2] > tokens[0].box[2] + slack
+
+
+def _extends(old: Sequence[OcrToken], new: OcrToken) -> bool:
+    """Whether `new` reads the text of the `old` tokens (left to right) and more: a label the
+    first pass cut short, or split in two, where a stroke crossed it."""
+    before = "".join(ch for t in sorted(old, key=lambda t: t.cx) for ch in t.text if ch.isalnum())
+    after = "".join(ch for ch in new.text if ch.isalnum())
+    if len(old) > 1 and " " in new.text:
+        return False  # several labels read as one line, not one label read in pieces
+    return len(new.text) > sum(len(t.text) for t in old) and before in after
+
+
+def _sharpen_if_blurry(image: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Unsharp-mask a blurred image (low Laplacian variance): the text detector loses most
+    small labels at a blur of two pixels, and finds them again once edges are restored."""
+    cv2 = _cv2()
+    gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+    sharpness = float(cv2.Laplacian(gray, cv2.CV_64F).var())
+    if sharpness >= 40.0:
+        return image
+    # Stronger blur needs a wider, stronger mask.
+    sigma, amount = (2.0, 1.5) if sharpness < 15.0 else (1.2, 1.0)
+    soft = cv2.GaussianBlur(image, (0, 0), sigma)
+    out: NDArray[np.uint8] = np.ascontiguousarray(
+        cv2.addWeighted(image, 1 + amount, soft, -amount, 0)
+    )
+    return out
+
+
+_ENGINE: OcrEngine | None = None
+_ENGINE_LOCK = threading.Lock()
+
+
+def get_engine() -> OcrEngine:
+    """The process-wide OCR engine (its models load on the first `read`)."""
+    global _ENGINE
+    with _ENGINE_LOCK:
+        if _ENGINE is None:
+            _ENGINE = OcrEngine()
+        return _ENGINE
