@@ -16,6 +16,7 @@ from pydantic import Field, ValidationError
 
 from chartproof import __version__
 from chartproof.models.base import BackendIdentity, answered, failed, output_kind
+from chartproof.models.reader._explain import explain_answer, verify_explanation
 from chartproof.models.reader.solver import judge, narrative, reply, solve, view_of, view_of_table
 from chartproof.questions import ChartView
 from chartproof.types import (
@@ -106,7 +107,19 @@ class ReaderBackend:
             rel = 0.0005 if self.settings.table == "gold" else self.settings.premise_tolerance
             return reply(judge(question, view, rel=rel), output)
         earlier = _earlier(req)
-        return reply(solve(question, view, earlier), output)
+        solution = solve(question, view, earlier)
+        if output == "explanation":
+            return explain_answer(solution, _field(req, "answer"))
+        if output == "verdict":
+            answer, explanation = _field(req, "answer"), _field(req, "explanation")
+            if answer is None or explanation is None:
+                raise ValueError(
+                    f"request {req.id}: a verdict needs the answer and the explanation to "
+                    "check in metadata['answer'] and metadata['explanation']"
+                )
+            ok, reason = verify_explanation(view, question, answer, explanation, solution)
+            return f"{'Correct' if ok else 'Incorrect'}. {reason[0].upper()}{reason[1:]}."
+        return reply(solution, output)
 
     def _gold_view(self, req: ModelRequest) -> ChartView:
         raw = req.metadata.get("table")
@@ -208,6 +221,11 @@ def _without_table(question: str) -> str:
     setting puts the CSV into the question text; gold mode reads it from the metadata)."""
     head, sep, rest = question.partition("\n\n")
     return head.strip() if sep and "table" in rest.lower() else question.strip()
+
+
+def _field(req: ModelRequest, name: str) -> str | None:
+    value = req.metadata.get(name)
+    return value if isinstance(value, str) else None
 
 
 def _earlier(req: ModelRequest) -> list[tuple[str, str]]:
