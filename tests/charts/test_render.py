@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import io
+import itertools
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +19,7 @@ from PIL import Image
 
 from chartproof.charts import Rendered, render
 from chartproof.charts._layout import FONT_FAMILY
+from chartproof.charts.colors import NAMED_COLORS, PALETTES, hex_to_rgb
 from chartproof.types import ChartSpec
 
 _CONFTEST = Path(__file__).with_name("conftest.py")
@@ -96,3 +99,12 @@ def test_turning_labels_off_moves_nothing_else(
     geo = render(bare).geometry
     assert geo.plot_area == renders["vbar"].geometry.plot_area
     assert geo.marks == renders["vbar"].geometry.marks
+
+
+def test_palette_colours_are_far_apart_and_uniquely_named() -> None:
+    # Two near-identical colours in one palette (the dark palette once had #8b0000 and
+    # #800000, 11 apart) make series indistinguishable to readers and to colour questions.
+    for name, palette in PALETTES.items():
+        assert len({NAMED_COLORS[c] for c in palette}) == len(palette), name
+        for a, b in itertools.combinations(palette, 2):
+            assert math.dist(hex_to_rgb(a), hex_to_rgb(b)) >= 40, (name, a, b)

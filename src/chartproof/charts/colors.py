@@ -44,7 +44,7 @@ NAMED_COLORS: dict[str, str] = {
     "#4b0082": "indigo",
     "#b8860b": "dark gold",
     "#008080": "teal",
-    "#800000": "maroon",
+    "#8b4513": "saddle brown",
     "#556b2f": "dark olive",
 }
 """Hex colour (lower case #rrggbb) → its name."""
@@ -59,7 +59,7 @@ PALETTES: dict[str, tuple[str, ...]] = {
         "#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3",
         "#937860", "#da8bc3", "#8c8c8c", "#ccb974", "#64b5cd",
     ),
-    "dark": ("#1b1b6e", "#8b0000", "#006400", "#b8860b", "#4b0082", "#008080", "#800000", "#556b2f"),
+    "dark": ("#1b1b6e", "#8b0000", "#006400", "#b8860b", "#4b0082", "#008080", "#8b4513", "#556b2f"),
 }  # fmt: skip
 """Named palettes; every colour in them has an entry in `NAMED_COLORS`."""
 
