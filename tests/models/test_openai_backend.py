@@ -17,6 +17,7 @@ import pytest
 pytest.importorskip("aiohttp", reason="the loopback server needs aiohttp (dev extra)")
 
 from chartproof.models import load_backend
+from chartproof.models._aio import HttpStatusError
 from chartproof.models.loopback import Fault, LoopbackServer
 from chartproof.models.openai_compat import OpenAIBackend, OpenAISettings
 from chartproof.models.prompts import build_request
@@ -75,7 +76,7 @@ def _backend(server: LoopbackServer, **settings: Any) -> OpenAIBackend:
     return OpenAIBackend("loopback-vlm", server.base_url, settings=OpenAISettings(**opts))
 
 
-@pytest.mark.parametrize("http", ["aiohttp", "httpx"])
+@pytest.mark.parametrize("http", ["aiohttp", "httpx", "openai"])
 def test_every_request_answered_or_failed_with_exact_retries(
     server: LoopbackServer, chart: Path, http: str
 ) -> None:
@@ -134,7 +135,8 @@ def test_sync_generate_inside_a_running_event_loop(server: LoopbackServer, chart
         backend.close()
 
 
-def test_payload_carries_image_as_data_url_and_settings(chart: Path) -> None:
+@pytest.mark.parametrize("http", ["aiohttp", "httpx", "openai"])
+def test_payload_carries_image_as_data_url_and_settings(chart: Path, http: str) -> None:
     seen: list[Mapping[str, Any]] = []
 
     def reply(key: str, body: Mapping[str, Any]) -> str:
@@ -142,7 +144,7 @@ def test_payload_carries_image_as_data_url_and_settings(chart: Path) -> None:
         return "42"
 
     with LoopbackServer(reply=reply) as server:
-        backend = _backend(server)
+        backend = _backend(server, http=http)
         req = build_request("short", chart, "How many?", request_id="a")
         try:
             (resp,) = backend.generate([req])
@@ -202,7 +204,7 @@ def test_spec_options_and_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(from_env, OpenAIBackend) and from_env.base_url == "http://127.0.0.1:9/v1"
 
 
-@pytest.mark.parametrize("http", ["aiohttp", "httpx"])
+@pytest.mark.parametrize("http", ["aiohttp", "httpx", "openai"])
 def test_unreachable_server_fails_every_request(chart: Path, http: str) -> None:
     backend = OpenAIBackend(
         "m",
@@ -215,3 +217,33 @@ def test_unreachable_server_fails_every_request(chart: Path, http: str) -> None:
         backend.close()
     assert all(r.error and r.error.startswith("connection") for r in out)
     assert backend.stats()["attempts"] == 6
+
+
+@pytest.mark.parametrize(
+    ("headers", "wait"),
+    [
+        ({"retry-after": "2"}, 2.0),
+        ({"retry-after": "0.25"}, 0.25),
+        ({"retry-after-ms": "1500", "retry-after": "9"}, 1.5),  # the finer one wins
+        ({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, None),  # dates are not honoured
+        ({"retry-after": "-3"}, 0.0),
+        ({"retry-after": "inf"}, None),
+        ({}, None),
+    ],
+)
+def test_status_error_reads_the_servers_wait(headers: dict[str, str], wait: float | None) -> None:
+    error = HttpStatusError(429, headers, b'{"error": {"message": "slow down"}}')
+    assert error.status == 429
+    assert error.retry_after == wait
+    assert str(error) == 'Error code: 429 - {"error": {"message": "slow down"}}'
+
+
+def test_headers_carry_key_and_organisation(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-1")
+    monkeypatch.delenv("OPENAI_PROJECT_ID", raising=False)
+    backend = OpenAIBackend("m", "http://127.0.0.1:9/v1", api_key="sk-test")
+    headers = backend._headers()
+    assert headers["Authorization"] == "Bearer sk-test"
+    assert headers["Content-Type"] == "application/json"
+    assert headers["OpenAI-Organization"] == "org-1"
+    assert "OpenAI-Project" not in headers

@@ -1,4 +1,5 @@
-"""A private event loop in a worker thread, so sync code can run async batches anywhere.
+"""Async plumbing for HTTP backends: a private event loop in a worker thread, so sync code can
+run async batches anywhere, and lean pooled JSON POST transports (aiohttp or httpx).
 
 `generate` is synchronous; running its async batch on this loop works whether or not the
 caller already runs an event loop (a notebook, an async pipeline).
@@ -7,12 +8,21 @@ caller already runs an event loop (a notebook, an async pipeline).
 from __future__ import annotations
 
 import asyncio
+import json
+import math
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-__all__ = ["LoopThread"]
+__all__ = [
+    "AiohttpPoster",
+    "HttpStatusError",
+    "HttpxPoster",
+    "JsonPoster",
+    "LoopThread",
+    "TransportError",
+]
 
 T = TypeVar("T")
 
@@ -67,3 +77,126 @@ class LoopThread:
         if thread is not None:
             thread.join(30)
         loop.close()
+
+
+class HttpStatusError(Exception):
+    """A reply with an HTTP error status (4xx/5xx); carries what retry decisions need."""
+
+    def __init__(self, status: int, headers: Mapping[str, str], body: bytes) -> None:
+        self.status = status
+        self.retry_after = _retry_after(headers)
+        snippet = body[:300].decode("utf-8", "replace").strip()
+        super().__init__(
+            f"Error code: {status} - {snippet}" if snippet else f"Error code: {status}"
+        )
+
+
+class TransportError(Exception):
+    """An exchange that got no HTTP reply: `reason` is "timeout" or "connection"."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason = reason
+        super().__init__(detail)
+
+
+class JsonPoster(Protocol):
+    """POSTs a JSON body to one endpoint over a pooled connection set; returns the reply body.
+
+    Raises `HttpStatusError` for a 4xx/5xx reply and `TransportError` when no reply came.
+    """
+
+    async def post(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> bytes:
+        """The reply body of a 2xx/3xx reply to ``POST url`` with `body` as JSON."""
+        ...
+
+    async def close(self) -> None:
+        """Close the pool (call on the loop that posted)."""
+        ...
+
+
+class AiohttpPoster:
+    """`JsonPoster` on one aiohttp session: about a quarter of the openai client's CPU per call.
+
+    Create it on the loop that will post. Timeouts are the caller's (``asyncio.timeout``
+    around `post`): aiohttp's own would add a timer per call and fire under the caller's.
+    """
+
+    def __init__(self, url: str, headers: Mapping[str, str], concurrency: int) -> None:
+        import aiohttp
+
+        self._aiohttp = aiohttp
+        self._url = url
+        connector = aiohttp.TCPConnector(limit=concurrency, limit_per_host=0)
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            headers=dict(headers),
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=None, sock_read=None),
+        )
+
+    async def post(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> bytes:
+        """See `JsonPoster.post`."""
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        try:
+            async with self._session.post(self._url, data=data, headers=headers) as reply:
+                raw = await reply.read()
+                status = reply.status
+                if status >= 400:
+                    raise HttpStatusError(status, reply.headers, raw)
+                return raw
+        except self._aiohttp.ClientError as e:
+            reason = "timeout" if isinstance(e, TimeoutError) else "connection"
+            raise TransportError(reason, f"{type(e).__name__}: {e}") from e
+
+    async def close(self) -> None:
+        """See `JsonPoster.close`."""
+        await self._session.close()
+
+
+class HttpxPoster:
+    """`JsonPoster` on one httpx client (httpx is a core dependency; aiohttp is optional)."""
+
+    def __init__(
+        self, url: str, headers: Mapping[str, str], concurrency: int, timeout_s: float
+    ) -> None:
+        import httpx
+
+        self._httpx = httpx
+        self._url = url
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        self._client = httpx.AsyncClient(
+            headers=dict(headers), limits=limits, timeout=httpx.Timeout(timeout_s)
+        )
+
+    async def post(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> bytes:
+        """See `JsonPoster.post`."""
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        httpx = self._httpx
+        try:
+            reply = await self._client.post(self._url, content=data, headers=headers)
+        except httpx.TimeoutException as e:
+            raise TransportError("timeout", f"{type(e).__name__}: {e}") from e
+        except httpx.TransportError as e:
+            raise TransportError("connection", f"{type(e).__name__}: {e}") from e
+        if reply.status_code >= 400:
+            raise HttpStatusError(reply.status_code, reply.headers, reply.content)
+        return reply.content
+
+    async def close(self) -> None:
+        """See `JsonPoster.close`."""
+        await self._client.aclose()
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds a reply asks the client to wait: ``retry-after-ms`` first, then ``retry-after``
+    (seconds; an HTTP date is ignored)."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) * scale
+        except ValueError:
+            continue
+        if math.isfinite(seconds):
+            return max(0.0, seconds)
+    return None
