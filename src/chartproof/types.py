@@ -651,6 +651,8 @@ class ParsedOutput(Record):
     """Extracted true/false verdict (premise protocol)."""
     items: tuple[str, ...] | None = None
     """Extracted list items."""
+    code: str | None = None
+    """Extracted program (prompts whose output is code)."""
 
 
 class ModelResponse(Record):

@@ -57,3 +57,8 @@ def test_clean_answer_keeps_number_text() -> None:
     assert clean_answer("**1,234.50**") == "1,234.50"
     assert clean_answer("-0.5%") == "-0.5%"
     assert split_items("1,234") == ("1,234",)
+
+
+@pytest.mark.parametrize("case", _cases("code"))
+def test_code(case: dict[str, Any]) -> None:
+    assert parse_output(case["text"], "code").code == case["code"]

@@ -30,6 +30,7 @@ def test_builtin_ids() -> None:
         "chain_step@1",
         "chartqax@1",
         "cot@1",
+        "derender_code@1",
         "explain_candidate@1",
         "explain_verify@1",
         "narrative@1",

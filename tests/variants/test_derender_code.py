@@ -9,15 +9,14 @@ from typing import Any
 
 import pytest
 
+from chartproof.models.parsing import extract_code
 from chartproof.models.testing import ScriptedBackend
 from chartproof.sandbox import SandboxPolicy, run_code
 from chartproof.types import DataTable, ModelRequest
 from chartproof.variants.derender_code import (
-    DERENDER_PROMPT_ID,
     DerenderConfig,
     data_agreement,
     derender,
-    extract_code,
     guess_chart_type,
 )
 
@@ -84,7 +83,8 @@ def test_faithful_redraw_becomes_a_spec(original_png: Path) -> None:
     assert result.ssim == pytest.approx(1.0)
     assert result.data_agreement == 1.0 and result.faithful
     request: ModelRequest = backend.requests[0]
-    assert request.prompt == DERENDER_PROMPT_ID
+    assert request.prompt == "derender_code@1"
+    assert "figsize=(3.20, 2.40)" in request.messages[0].content[1].text  # type: ignore[union-attr]
     assert "320x240 pixels" in request.messages[0].content[1].text  # type: ignore[union-attr]
     spec = result.spec
     assert spec is not None and spec.chart_type == "vbar"

@@ -11,7 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from chartproof.charts.code import spec_to_code
+    from chartproof.charts.code import spec_to_code, spec_to_script
     from chartproof.charts.geometry import (
         AxisMap,
         Box,
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 _LAZY: dict[str, str] = {
     "spec_to_code": "chartproof.charts.code",
+    "spec_to_script": "chartproof.charts.code",
     "AxisMap": "chartproof.charts.geometry",
     "Box": "chartproof.charts.geometry",
     "Geometry": "chartproof.charts.geometry",
@@ -61,6 +62,7 @@ __all__ = [
     "render_to_file",
     "save_geometry",
     "spec_to_code",
+    "spec_to_script",
     "validate_spec",
 ]
 

@@ -15,17 +15,15 @@ from chartproof.charts.rendering import PNG_METADATA, PNG_OPTIONS
 from chartproof.charts.validate import validate_spec
 from chartproof.types import ChartSpec
 
-__all__ = ["plan_to_code", "spec_to_code"]
+__all__ = ["plan_to_code", "spec_to_code", "spec_to_script"]
 
 _INDENT = " " * 8
 _WIDTH = 100
 
 _TEMPLATE = '''\
 # Chart {chart_id} ({chart_type}), written by chartproof from the chart's spec.
-# Run: python {script_name} out.png  (needs only matplotlib; same version, same bytes)
-import sys
-
-import matplotlib
+# Run: {usage}  (needs only matplotlib; same version, same bytes)
+{imports}import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -41,11 +39,24 @@ def draw(path):
         FigureCanvasAgg(fig)
 {body}
         fig.savefig(path, format="png", metadata={metadata}, pil_kwargs={png_options})
+{main}'''
 
+_MAIN_ARGV = """
 
 if __name__ == "__main__":
     draw(sys.argv[1] if len(sys.argv) > 1 else "chart.png")
-'''
+"""
+
+_MAIN_FIXED = """
+
+DATA = {data}
+
+
+if __name__ == "__main__":
+    draw({image})
+    with open({data_file}, "w", encoding="utf-8", newline="") as f:
+        f.write(DATA)
+"""
 
 
 def literal(value: Any) -> str:
@@ -82,11 +93,31 @@ def _statement(o: Op) -> str:
 
 
 def plan_to_code(plan: Plan, script_name: str = "chart.py") -> str:
-    """The script that executes `plan` and saves the figure."""
+    """The script that executes `plan` and saves the figure at the path given as argument."""
+    return _script(
+        plan, usage=f"python {script_name} out.png", imports="import sys\n\n", main=_MAIN_ARGV
+    )
+
+
+def spec_to_script(spec: ChartSpec, *, image: str = "chart.png", data: str = "data.csv") -> str:
+    """A script that takes no arguments, saves the spec's chart to `image` and writes the
+    spec's table as CSV to `data` — what the image-to-code prompt asks a model for, so a
+    program (the built-in reader) can answer it with a redraw of what it read. Imports only
+    matplotlib."""
+    validate_spec(spec)
+    main = _MAIN_FIXED.format(
+        data=literal(spec.table.to_csv()), image=literal(image), data_file=literal(data)
+    )
+    return _script(build_plan(spec), usage="python chart.py", imports="", main=main)
+
+
+def _script(plan: Plan, *, usage: str, imports: str, main: str) -> str:
     return _TEMPLATE.format(
         chart_id=plan.spec_id.replace("\n", " "),
         chart_type=plan.chart_type,
-        script_name=script_name,
+        usage=usage,
+        imports=imports,
+        main=main,
         rc="{\n" + "".join(f"    {literal(k)}: {literal(v)},\n" for k, v in plan.rc) + "}",
         figsize=literal(plan.figsize),
         dpi=literal(plan.dpi),

@@ -15,6 +15,7 @@ def _register() -> None:
     # one line per command module; imported for their @app.command side effects
     import chartproof.cli.cache
     import chartproof.cli.demo
+    import chartproof.cli.derender
     import chartproof.cli.evaluate
     import chartproof.cli.explain
     import chartproof.cli.export

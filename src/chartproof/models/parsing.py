@@ -15,6 +15,7 @@ from chartproof.types import ParsedOutput
 __all__ = [
     "clean_answer",
     "extract_answer",
+    "extract_code",
     "extract_explanation",
     "extract_items",
     "extract_truth",
@@ -474,6 +475,23 @@ def extract_verdict(text: str) -> bool | None:
     return extract_truth(t)
 
 
+# ------------------------------------------------------------------ code
+
+_CODE_FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)```", re.S | re.I)
+
+
+def extract_code(text: str) -> str | None:
+    """The script in a reply: the longest fenced Python block, else the whole reply when it
+    looks like a matplotlib script, else None."""
+    blocks: list[str] = [str(b).strip() for b in _CODE_FENCE.findall(text) if str(b).strip()]
+    if blocks:
+        return max(blocks, key=len)
+    stripped = text.strip()
+    if "import matplotlib" in stripped or "from matplotlib" in stripped:
+        return stripped
+    return None
+
+
 # ------------------------------------------------------------------ dispatch
 
 
@@ -483,9 +501,11 @@ def parse_output(text: str, output: str = "answer") -> ParsedOutput:
     "answer" and "answer_explanation" read the answer, explanation and items; "cot" prefers
     the last answer-like line; "truth" adds the true/false verdict; "verdict" adds a judge's
     Correct/Incorrect (`extract_verdict`); "narrative" keeps the cleaned description as the
-    explanation, and "explanation" too, less a leading "Explanation:" label. Unknown kinds
-    parse as "answer".
+    explanation, and "explanation" too, less a leading "Explanation:" label; "code" keeps the
+    script (`extract_code`). Unknown kinds parse as "answer".
     """
+    if output == "code":
+        return ParsedOutput(code=extract_code(text))
     if output == "narrative":
         described = strip_markup(text)
         return ParsedOutput(explanation=described or None)

@@ -38,12 +38,12 @@ __all__ = [
 ]
 
 OutputKind: TypeAlias = Literal[
-    "answer", "answer_explanation", "cot", "truth", "narrative", "explanation", "verdict"
+    "answer", "answer_explanation", "cot", "truth", "narrative", "explanation", "verdict", "code"
 ]
 """What a prompt asks the model to write, and so how its output is parsed: a short answer,
 "The answer is: ... Explanation: ...", reasoning then a final-answer line, a true/false
-verdict, free description, an explanation of a given answer, or a judge's
-Correct/Incorrect verdict on an explanation."""
+verdict, free description, an explanation of a given answer, a judge's Correct/Incorrect
+verdict on an explanation, or a program (its code is taken from the reply's fenced block)."""
 
 
 class PromptTemplate(Record):
@@ -176,6 +176,21 @@ BUILTIN_PROMPTS: tuple[PromptTemplate, ...] = (
         "data table when one is given) and its steps lead to the given answer. Reply with one "
         "word: Correct or Incorrect.\n\nQuestion: {question}\nAnswer: {answer}{table}\n\n"
         "Explanation to check: {explanation}",
+    ),
+    PromptTemplate(
+        name="derender_code",
+        version=1,
+        output="code",
+        description="Charts from images as code: a matplotlib script that redraws the chart "
+        "and writes the data it plots to data.csv; the size fields are filled from the image.",
+        text="Write a complete Python script that redraws this chart with matplotlib as "
+        "exactly as you can: same chart type, categories, values, colours, labels, title and "
+        "axis titles.\nRules: import only matplotlib, numpy, pandas and the standard "
+        "library's math, csv and json; do not read any file; save the figure with "
+        "plt.savefig('chart.png') at the size of the original ({width}x{height} pixels, so "
+        "figsize=({fig_w}, {fig_h}) at dpi=100); also write the plotted data to 'data.csv' "
+        "with a header row, the x labels in the first column and one column per series.\n"
+        "Reply with the script in one ```python code block.",
     ),
 )
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +16,7 @@ from typing import Any
 from chartproof import __version__
 from chartproof.types import ChartSpec, ImageRef, Sample
 
-__all__ = ["GenerateResult", "generate"]
+__all__ = ["GenerateResult", "generate", "generate_from_specs"]
 
 ProgressHook = Callable[[int, int], None]
 """Called with (charts done, charts in total) as charts finish."""
@@ -87,10 +87,48 @@ def generate(
     to 2).
     """
     from chartproof.charts.suites import generate_specs
-    from chartproof.datasets import SampleWriter
 
     if n < 1:
         raise ValueError("n must be at least 1")
+    return generate_from_specs(
+        generate_specs(suite, n, seed),
+        out,
+        suite=suite,
+        expected=n,
+        seed=seed,
+        per_chart=per_chart,
+        families=families,
+        variants=variants,
+        levels=levels,
+        premises=premises,
+        counterfactuals=counterfactuals,
+        workers=workers,
+        progress=progress,
+    )
+
+
+def generate_from_specs(
+    specs: Iterable[ChartSpec],
+    out: str | Path,
+    *,
+    suite: str = "custom",
+    expected: int | None = None,
+    seed: int = 0,
+    per_chart: int = 3,
+    families: Sequence[str] | None = None,
+    variants: Sequence[str] = (),
+    levels: int = 3,
+    premises: bool = True,
+    counterfactuals: int = 0,
+    workers: int | None = None,
+    progress: ProgressHook | None = None,
+) -> GenerateResult:
+    """`generate` over given chart specs (e.g. specs rebuilt from images by the derender
+    pipeline) instead of a suite's: the same folder layout, questions, variants and
+    counterfactual families. `suite` labels the samples' suite group; `expected` is the
+    number of specs, for progress (None: unknown)."""
+    from chartproof.datasets import SampleWriter
+
     if variants:
         from chartproof.variants import get_perturbation
 
@@ -110,7 +148,7 @@ def generate(
             premises=premises,
             counterfactuals=counterfactuals,
         )
-        for spec in generate_specs(suite, n, seed)
+        for spec in specs
     )
     charts = samples = n_variants = 0
     dags_tmp = folder / f".{DAGS}.partial"
@@ -125,11 +163,11 @@ def generate(
             samples += len(result.samples)
             n_variants += result.n_variants
             if progress:
-                progress(charts, n)
+                progress(charts, expected if expected is not None else charts)
     os.replace(dags_tmp, folder / DAGS)
     manifest = {
         "suite": suite,
-        "n": n,
+        "n": expected if expected is not None else charts,
         "seed": seed,
         "per_chart": per_chart,
         "families": list(families) if families else None,

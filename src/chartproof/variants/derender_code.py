@@ -13,13 +13,13 @@ A faithful run (SSIM and agreement above their thresholds) with a usable CSV bec
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import ConfigDict, Field
 
+from chartproof.models.parsing import extract_code
 from chartproof.sandbox import SandboxPolicy, SandboxResult, run_code
 from chartproof.types import (
     ChartSpec,
@@ -27,12 +27,8 @@ from chartproof.types import (
     DataTable,
     Encoding,
     GenerationConfig,
-    ImagePart,
-    Message,
-    ModelRequest,
     Record,
     Style,
-    TextPart,
     Transform,
 )
 from chartproof.variants.images import to_rgb
@@ -40,10 +36,10 @@ from chartproof.variants.similarity import image_similarity
 
 if TYPE_CHECKING:
     from chartproof.models.base import Backend
+    from chartproof.models.prompts import PromptSet
 
 __all__ = [
     "DERENDER_PROMPT",
-    "DERENDER_PROMPT_ID",
     "DerenderConfig",
     "DerenderResult",
     "data_agreement",
@@ -52,24 +48,11 @@ __all__ = [
     "guess_chart_type",
 ]
 
-DERENDER_PROMPT_ID = "derender_code@1"
-"""Prompt id recorded on the requests (bump the version when the text changes)."""
-
-DERENDER_PROMPT = (
-    "Write a complete Python script that redraws this chart with matplotlib as exactly as "
-    "you can: same chart type, categories, values, colours, labels, title and axis titles.\n"
-    "Rules: import only matplotlib, numpy, pandas and the standard library's math, csv and "
-    "json; do not read any file; save the figure with plt.savefig('chart.png') at the size "
-    "of the original ({width}x{height} pixels, so figsize=({fig_w:.2f}, {fig_h:.2f}) at "
-    "dpi=100); also write the plotted data to 'data.csv' with a header row, the x labels "
-    "in the first column and one column per series.\n"
-    "Reply with the script in one ```python code block."
-)
-"""The request text; {width}, {height}, {fig_w}, {fig_h} are filled from the image."""
+DERENDER_PROMPT = "derender_code"
+"""The built-in prompt asked (`chartproof.models.prompts`); its size fields are filled from
+the image."""
 
 DerenderStatus = Literal["ok", "model_error", "no_code", "sandbox_failed", "no_image"]
-
-_FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)```", re.S | re.I)
 
 
 class DerenderConfig(Record):
@@ -123,18 +106,6 @@ class DerenderResult(Record):
     """A spec rebuilt from the faithful redraw, ready for `build_family`."""
     sandbox: SandboxResult | None = None
     """The sandbox run."""
-
-
-def extract_code(text: str) -> str | None:
-    """The script in a reply: the longest fenced Python block, else the whole reply when it
-    looks like a matplotlib script, else None."""
-    blocks: list[str] = [str(b).strip() for b in _FENCE.findall(text) if str(b).strip()]
-    if blocks:
-        return max(blocks, key=len)
-    stripped = text.strip()
-    if "import matplotlib" in stripped or "from matplotlib" in stripped:
-        return stripped
-    return None
 
 
 _CALLS: tuple[tuple[str, ChartType], ...] = (
@@ -208,28 +179,27 @@ def derender(
     table: DataTable | None = None,
     chart_type: ChartType | None = None,
     config: DerenderConfig | None = None,
+    prompts: PromptSet | None = None,
 ) -> DerenderResult:
     """Ask `backend` for code that redraws the chart in `image`, run it in the sandbox and
     score it. Never raises for what the model or its code does; the result says."""
+    from chartproof.models.prompts import build_request
+
     cfg = config or DerenderConfig()
     data = image.read_bytes()
     original = to_rgb(data)
     height, width = original.shape[:2]
-    text = DERENDER_PROMPT.format(width=width, height=height, fig_w=width / 100, fig_h=height / 100)
-    request = ModelRequest(
-        id=f"{sample_id}/derender",
-        messages=(
-            Message(
-                role="user",
-                content=(
-                    ImagePart(path=str(image.resolve()), sha256=hashlib.sha256(data).hexdigest()),
-                    TextPart(text=text),
-                ),
-            ),
-        ),
+    request = build_request(
+        DERENDER_PROMPT,
+        image,
+        request_id=f"{sample_id}/derender",
         config=GenerationConfig(max_tokens=cfg.max_tokens),
-        prompt=DERENDER_PROMPT_ID,
-        metadata={"output": "narrative", "task": "derender_code"},
+        prompts=prompts,
+        metadata={"sample_id": sample_id, "task": "derender_code"},
+        width=str(width),
+        height=str(height),
+        fig_w=f"{width / 100:.2f}",
+        fig_h=f"{height / 100:.2f}",
     )
     [response] = backend.generate([request])
     base = {"sample_id": sample_id, "model": backend.name}

@@ -17,6 +17,7 @@ from pydantic import Field, ValidationError
 from chartproof import __version__
 from chartproof.models.base import BackendIdentity, answered, failed, output_kind
 from chartproof.models.reader._explain import explain_answer, verify_explanation
+from chartproof.models.reader._redraw import code_reply
 from chartproof.models.reader.solver import judge, narrative, reply, solve, view_of, view_of_table
 from chartproof.questions import ChartView
 from chartproof.types import (
@@ -103,6 +104,9 @@ class ReaderBackend:
         view = self._gold_view(req) if self.settings.table == "gold" else self._image_view(req)
         if output == "narrative":
             return narrative(view)
+        if output == "code":
+            width, height = _size(req)
+            return code_reply(view, spec_id=_chart_id(req), width=width, height=height)
         if output == "truth":
             rel = 0.0005 if self.settings.table == "gold" else self.settings.premise_tolerance
             return reply(judge(question, view, rel=rel), output)
@@ -221,6 +225,22 @@ def _without_table(question: str) -> str:
     setting puts the CSV into the question text; gold mode reads it from the metadata)."""
     head, sep, rest = question.partition("\n\n")
     return head.strip() if sep and "table" in rest.lower() else question.strip()
+
+
+def _size(req: ModelRequest) -> tuple[int, int]:
+    """The chart's size in pixels: the prompt's width and height fields, else the image's."""
+    width, height = _field(req, "width"), _field(req, "height")
+    if width and height and width.isdigit() and height.isdigit():
+        return int(width), int(height)
+    from chartproof.models.reader.perception.image import load_image
+
+    image = load_image(_image(req).path)
+    return int(image.shape[1]), int(image.shape[0])
+
+
+def _chart_id(req: ModelRequest) -> str:
+    sample = _field(req, "sample_id")
+    return f"{sample or req.id}~read"
 
 
 def _field(req: ModelRequest, name: str) -> str | None:

@@ -1,0 +1,287 @@
+"""`derender`: charts from images as code over a whole dataset (Chartographer's first step).
+
+For every distinct chart image of a dataset (originals only: perturbed variants and
+counterfactual members are skipped), a model is asked for a matplotlib script that redraws
+it (`chartproof.variants.derender_code`); the script runs in the sandbox and the redraw is
+scored for fidelity (SSIM to the image and, when the dataset has the chart's table, data
+agreement). Output folder::
+
+    out/
+      run/                the resumable run folder (config, one result per chart, summary)
+      code/<chart>.py     the script the model wrote
+      redrawn/<chart>.png the image the script drew
+      specs/<chart>.json  the chart spec rebuilt from a faithful redraw
+      families/           with counterfactuals > 0: a dataset of counterfactual families
+                          grown from the faithful specs (same layout as `generate`)
+
+Results are appended per chart, so a killed run resumes where it stopped; charts whose model
+call failed (API error, timeout) are asked again on resume, while what the model's code did
+(sandbox failures, no image) is an outcome and stays recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast, get_args
+
+from pydantic import JsonValue
+
+from chartproof.datasets import dataset_fingerprint, load_dataset, resolve_image
+from chartproof.pipelines.generate import GenerateResult, generate_from_specs
+from chartproof.runs import RunFolder
+from chartproof.types import ChartSpec, ChartType, Sample, SampleResult
+from chartproof.variants.derender_code import DerenderConfig, DerenderResult, derender
+
+__all__ = ["PROTOCOL", "Chart", "DerenderRun", "derender_dataset", "derender_summary"]
+
+log = logging.getLogger(__name__)
+
+PROTOCOL = "derender"
+"""Protocol name of the run's results."""
+
+ProgressHook = Callable[[int, int], None]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One distinct chart image of the dataset and what is known about it."""
+
+    id: str
+    """The chart's id: its spec's id, else the first sample's id."""
+    image: Path
+    """The image file."""
+    sample: Sample
+    """The first sample asked about it (table, chart type and groups come from it)."""
+
+
+@dataclass(frozen=True)
+class DerenderRun:
+    """What a `derender_dataset` call did."""
+
+    folder: Path
+    """The output folder."""
+    charts: int
+    """Distinct original charts in the dataset (after `limit`)."""
+    asked: int
+    """Charts asked in this call (the rest were already done)."""
+    summary: dict[str, Any]
+    """`derender_summary` of every recorded result."""
+    families: GenerateResult | None
+    """The counterfactual dataset written from the faithful specs, when asked for."""
+
+
+def charts_of(samples: Sequence[Sample], root: Path) -> list[Chart]:
+    """The distinct original chart images of a dataset, in first-seen order."""
+    seen: dict[str, Chart] = {}
+    for s in samples:
+        labels = s.group_labels()
+        if labels.get("perturbation", "original") != "original" or s.parent_id is not None:
+            continue
+        if s.image.path in seen:
+            continue
+        chart_id = s.spec.id if s.spec is not None else s.id
+        seen[s.image.path] = Chart(id=chart_id, image=resolve_image(root, s.image), sample=s)
+    return list(seen.values())
+
+
+def _file_stem(chart_id: str) -> str:
+    """A file name for a chart id: safe characters, plus a short hash when any were changed
+    (two ids must never share a file)."""
+    safe = _UNSAFE.sub("_", chart_id).strip("._") or "chart"
+    if safe == chart_id:
+        return safe
+    return f"{safe[:80]}-{hashlib.sha256(chart_id.encode()).hexdigest()[:8]}"
+
+
+def derender_dataset(
+    data: str | Path,
+    model: str | Any,
+    out: str | Path,
+    *,
+    config: DerenderConfig | None = None,
+    limit: int | None = None,
+    counterfactuals: int = 0,
+    seed: int = 0,
+    per_chart: int = 3,
+    prompts_file: Path | None = None,
+    cache: bool | str | Path = True,
+    strict: bool = False,
+    progress: ProgressHook | None = None,
+) -> DerenderRun:
+    """Ask `model` (a backend spec or a Backend) to redraw every chart of `data` as code.
+
+    `limit` keeps the first charts; `counterfactuals` > 0 grows that many seeded data edits
+    from every faithful redraw into ``out/families`` (questions re-derived by the programs),
+    ready for `chartproof eval`. `cache` puts a spec-string model behind the response cache.
+    """
+    from chartproof.models import default_prompts, load_backend, load_prompts
+
+    cfg = config or DerenderConfig()
+    prompts = load_prompts(prompts_file) if prompts_file else default_prompts()
+    loaded = load_dataset(data, strict=strict)
+    if loaded.errors:
+        log.warning("%s", loaded.summary())
+    charts = charts_of(loaded.samples, loaded.root)
+    if limit is not None:
+        charts = charts[:limit]
+    folder = Path(out)
+    for sub in ("code", "redrawn", "specs"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    owned = isinstance(model, str)
+    backend = load_backend(model) if isinstance(model, str) else model
+    try:
+        if owned and cache is not False:
+            from chartproof.models.cache import CachedBackend, ResponseCache
+
+            backend = CachedBackend(backend, ResponseCache(None if cache is True else Path(cache)))
+        run_config: dict[str, Any] = {
+            "protocol": PROTOCOL,
+            "model": backend.name,
+            "prompt": prompts.get("derender_code").id,
+            "settings": cfg.model_dump(mode="json"),
+        }
+        fingerprint = dataset_fingerprint([c.sample for c in charts], loaded.root)
+        asked = 0
+        with RunFolder.open(folder / "run", run_config, fingerprint) as run:
+            todo = [c for c in charts if not run.is_done(c.id, PROTOCOL, backend.name)]
+            done = len(charts) - len(todo)
+            for chart in todo:
+                result = derender(
+                    chart.image,
+                    backend,
+                    sample_id=chart.id,
+                    table=chart.sample.table,
+                    chart_type=_chart_type(chart.sample.chart_type),
+                    config=cfg,
+                    prompts=prompts,
+                )
+                run.append([_record(folder, chart, result)])
+                asked += 1
+                done += 1
+                if progress:
+                    progress(done, len(charts))
+            results = [r for r in run.results() if r.protocol == PROTOCOL]
+            summary = derender_summary(results)
+            run.finish(
+                summary,
+                {"charts": len(charts), "results": len(results), "asked": asked},
+                status="failed" if any(r.error for r in results) else "done",
+            )
+    finally:
+        if owned:
+            backend.close()
+    families = None
+    if counterfactuals > 0:
+        specs = _faithful_specs(folder, results)
+        families = generate_from_specs(
+            specs,
+            folder / "families",
+            suite="derendered",
+            expected=len(specs),
+            seed=seed,
+            per_chart=per_chart,
+            counterfactuals=counterfactuals,
+        )
+    return DerenderRun(
+        folder=folder, charts=len(charts), asked=asked, summary=summary, families=families
+    )
+
+
+def _record(folder: Path, chart: Chart, result: DerenderResult) -> SampleResult:
+    """The run's result for one chart; the code, the redraw and the spec go to files."""
+    stem = _file_stem(chart.id)
+    if result.code is not None:
+        (folder / "code" / f"{stem}.py").write_text(result.code, encoding="utf-8")
+    if result.png is not None:
+        (folder / "redrawn" / f"{stem}.png").write_bytes(result.png)
+    step: dict[str, JsonValue] = {"status": result.status, "reason": result.reason}
+    if result.sandbox is not None:
+        step["sandbox"] = {
+            "status": result.sandbox.status,
+            "reason": result.sandbox.reason,
+            "duration_s": result.sandbox.duration_s,
+        }
+    if result.spec is not None:
+        spec_file = folder / "specs" / f"{stem}.json"
+        spec_file.write_text(result.spec.model_dump_json(indent=2), encoding="utf-8")
+        step["spec"] = f"specs/{stem}.json"
+    groups = {k: v for k, v in chart.sample.group_labels().items() if k in _GROUPS}
+    groups["status"] = result.status
+    return SampleResult(
+        sample_id=chart.id,
+        protocol=PROTOCOL,
+        model=result.model,
+        prediction=result.status,
+        output=result.code or "",
+        scores={
+            "ssim": result.ssim,
+            "data_agreement": result.data_agreement,
+            "faithful": 1.0 if result.faithful else 0.0,
+        },
+        groups=groups,
+        steps=(step,),
+        # only a failed model call is retried on resume; what the code did is an outcome
+        error=result.reason if result.status == "model_error" else None,
+        calls=1,
+    )
+
+
+_GROUPS = ("chart_type", "suite", "domain", "split")
+
+
+def _chart_type(name: str | None) -> ChartType | None:
+    return cast("ChartType", name) if name in get_args(ChartType) else None
+
+
+def _faithful_specs(folder: Path, results: Sequence[SampleResult]) -> list[ChartSpec]:
+    specs = []
+    for r in results:
+        ref = r.steps[0].get("spec") if r.steps else None
+        if r.scores.get("faithful") == 1.0 and isinstance(ref, str):
+            spec = ChartSpec.model_validate_json((folder / ref).read_text(encoding="utf-8"))
+            # a family's original is the redraw itself; its provenance stays in `transforms`
+            specs.append(spec.model_copy(update={"parent_id": None}))
+    return specs
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    got = [v for v in values if v is not None]
+    return round(statistics.fmean(got), 6) if got else None
+
+
+def derender_summary(results: Sequence[SampleResult]) -> dict[str, Any]:
+    """Counts by status, the faithful share and mean fidelity, overall and per chart type.
+
+    Means are over the charts that have the score (SSIM: the code drew an image; data
+    agreement: the dataset had the table and the code wrote a readable data.csv)."""
+
+    def block(rs: Sequence[SampleResult]) -> dict[str, Any]:
+        return {
+            "charts": len(rs),
+            "status": dict(sorted(Counter(r.prediction or "model_error" for r in rs).items())),
+            "faithful": sum(1 for r in rs if r.scores.get("faithful") == 1.0),
+            "faithful_rate": round(
+                sum(1 for r in rs if r.scores.get("faithful") == 1.0) / len(rs), 6
+            )
+            if rs
+            else None,
+            "ssim": _mean([r.scores.get("ssim") for r in rs]),
+            "data_agreement": _mean([r.scores.get("data_agreement") for r in rs]),
+        }
+
+    by_type: dict[str, list[SampleResult]] = defaultdict(list)
+    for r in results:
+        by_type[r.groups.get("chart_type", "unknown")].append(r)
+    return {
+        "overall": block(results),
+        "by_chart_type": {k: block(v) for k, v in sorted(by_type.items())},
+    }
