@@ -184,6 +184,10 @@ class LinkGrammar:
                     "link-grammar-dictionaries-en) and CPython 3.11"
                 ) from exc
         self._lg = lg
+        # keep warnings and errors; drop the library's Info/Debug chatter about locales,
+        # printed to stderr on every dictionary load (process-wide: link-grammar has one
+        # handler, and nothing else in chartproof uses it)
+        lg.LG_Error.set_handler(_quiet_link_grammar)
         self._dictionary = lg.Dictionary("en")
         # the binding's __del__ fails once its C module is torn down at interpreter exit
         atexit.register(self._close)
@@ -221,3 +225,11 @@ class LinkGrammar:
                 float(nulls == 0) if self.mode == "complete" else max(0.0, 1 - nulls / words)
             )
         return scores
+
+
+def _quiet_link_grammar(error: Any, data: Any) -> None:
+    """link-grammar message handler: pass on warnings and errors (severity below Info)."""
+    if error.severity_label not in ("Info", "Debug", "Trace"):
+        import linkgrammar
+
+        linkgrammar.LG_Error._default_handler(error, data)
