@@ -8,6 +8,7 @@ sends the same number of requests first: the baseline of what the server and thi
 allow right now (on a busy machine both fall short of the ideal together).
 
     .venv/bin/python bench/bench_backend.py [--n 2000] [--delay 0.2] [--concurrency 64]
+        [--http auto|aiohttp|httpx|openai]
 """
 
 from __future__ import annotations
@@ -109,6 +110,12 @@ def main() -> None:
         default=None,
         help="requests the backend keeps in flight (default: the server cap)",
     )
+    parser.add_argument(
+        "--http",
+        choices=["auto", "aiohttp", "httpx", "openai"],
+        default="auto",
+        help="the backend's HTTP transport (openai: the official client's)",
+    )
     args = parser.parse_args()
     ideal = args.concurrency / args.delay
 
@@ -126,7 +133,9 @@ def main() -> None:
             build_s = time.perf_counter() - t0
 
             in_flight = args.client_concurrency or args.concurrency
-            settings = OpenAISettings(concurrency=in_flight, timeout_s=60, max_retries=2)
+            settings = OpenAISettings(
+                concurrency=in_flight, timeout_s=60, max_retries=2, http=args.http
+            )
             cache_path = Path(tmp) / "responses.sqlite"
             first = CachedBackend(
                 OpenAIBackend("bench-vlm", url, settings=settings), ResponseCache(cache_path)
@@ -160,7 +169,8 @@ def main() -> None:
     throughput = args.n / run1_s
     print(
         f"requests: {args.n}; server delay {args.delay * 1000:.0f} ms, cap {args.concurrency}; "
-        f"backend concurrency {args.client_concurrency or args.concurrency}"
+        f"backend concurrency {args.client_concurrency or args.concurrency}, "
+        f"transport {args.http}"
     )
     print(f"server report: {served}")
     print(f"ideal throughput:            {ideal:8.1f} req/s  (= {args.concurrency}/{args.delay} s)")

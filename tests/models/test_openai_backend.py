@@ -247,3 +247,31 @@ def test_headers_carry_key_and_organisation(monkeypatch: pytest.MonkeyPatch) -> 
     assert headers["Content-Type"] == "application/json"
     assert headers["OpenAI-Organization"] == "org-1"
     assert "OpenAI-Project" not in headers
+
+
+def test_latency_excludes_queueing_and_bodies_are_built_just_ahead(
+    chart: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built: list[str] = []
+
+    def reply(key: str, body: Mapping[str, Any]) -> str:
+        return str(len(built))  # bodies built by the time the server answers
+
+    with LoopbackServer(delay_s=0.1, reply=reply) as server:
+        backend = _backend(server, concurrency=2, timeout_s=5)
+        build = backend._body
+
+        def counting(request: ModelRequest) -> dict[str, Any]:
+            built.append(request.id)
+            return build(request)
+
+        monkeypatch.setattr(backend, "_body", counting)
+        try:
+            out = backend.generate(_requests(chart, 10))
+        finally:
+            backend.close()
+    assert all(r.ok for r in out)
+    # when the first reply is written, two are in flight and two wait: not all ten built
+    assert min(int(r.text) for r in out) == 4
+    # five waves of 0.1 s; each call's latency is its own wave, not the queue before it
+    assert all(0.1 <= r.latency_s < 0.3 for r in out), [r.latency_s for r in out]

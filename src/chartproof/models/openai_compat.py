@@ -112,7 +112,8 @@ class OpenAIBackend:
         self.identity = BackendIdentity(kind="openai", model=model, revision=self.settings.revision)
         self._loop = LoopThread(f"openai-backend:{model}")
         self._poster: JsonPoster | None = None
-        self._semaphore: asyncio.Semaphore | None = None
+        self._slots: asyncio.Semaphore | None = None
+        self._ahead: asyncio.Semaphore | None = None
         self._random = random.Random(self.settings.jitter_seed)
         self._urls: OrderedDict[str, str] = OrderedDict()
         self._stats: Counter[str] = Counter()
@@ -200,7 +201,10 @@ class OpenAIBackend:
             if poster is None:
                 poster = HttpxPoster(url, self._headers(), n, self.settings.timeout_s)
             self._poster = poster
-            self._semaphore = asyncio.Semaphore(n)
+            self._slots = asyncio.Semaphore(n)
+            # bodies (with their base64 images) exist only for requests in flight or next in
+            # line, not for the whole batch at once
+            self._ahead = asyncio.Semaphore(2 * n)
         return self._poster
 
     async def _batch(self, requests: list[ModelRequest]) -> list[ModelResponse]:
@@ -254,28 +258,41 @@ class OpenAIBackend:
         return body
 
     async def _one(self, request: ModelRequest) -> ModelResponse:
-        started = time.monotonic()
-        try:
-            body = self._body(request)
-        except (OSError, ValueError) as e:
-            self._count("failed")
-            self._count("failed:bad_request")
-            return failed(request, self._name, f"cannot build request: {e}")
+        self._ensure_poster()
+        assert self._ahead is not None
+        async with self._ahead:
+            try:
+                body = self._body(request)
+            except (OSError, ValueError) as e:
+                self._count("failed")
+                self._count("failed:bad_request")
+                return failed(request, self._name, f"cannot build request: {e}")
+            return await self._send(request, body)
+
+    async def _send(self, request: ModelRequest, body: dict[str, Any]) -> ModelResponse:
         poster = self._ensure_poster()
-        assert self._semaphore is not None
+        slots = self._slots
+        assert slots is not None
         headers = {REQUEST_ID_HEADER: request.id}
         attempts = self.settings.max_retries + 1
+        started: float | None = None  # latency counts from the first send, not the queue
         last_error = ""
         for attempt in range(attempts):
             self._count("attempts")
             try:
-                async with self._semaphore, asyncio.timeout(self.settings.timeout_s):
-                    raw = await poster.post(body, headers)
+                async with slots:
+                    if started is None:
+                        started = time.monotonic()
+                    async with asyncio.timeout(self.settings.timeout_s):
+                        raw = await poster.post(body, headers)
+                # let the requests the freed slot woke go out first: replies arrive in bursts,
+                # and reading this one can wait while the server works on theirs
+                await asyncio.sleep(0)
                 text, usage = _read_completion(raw)
             except _NoChoicesError as e:
                 self._count("failed")
                 self._count("failed:no_choices")
-                return failed(request, self._name, str(e), latency_s=time.monotonic() - started)
+                return failed(request, self._name, str(e), latency_s=_since(started))
             except Exception as e:
                 reason, retry, wait = _classify(e)
                 last_error = f"{reason}: {_describe(e)}"
@@ -284,18 +301,14 @@ class OpenAIBackend:
                     self._count(f"failed:{reason}")
                     tried = f" after {attempt + 1} attempts" if attempt else ""
                     return failed(
-                        request,
-                        self._name,
-                        last_error + tried,
-                        latency_s=time.monotonic() - started,
+                        request, self._name, last_error + tried, latency_s=_since(started)
                     )
                 self._count("retries")
                 self._count(f"retry:{reason}")
                 await asyncio.sleep(self._delay(attempt, wait))
                 continue
             self._count("answered")
-            latency = time.monotonic() - started
-            return answered(request, self._name, text, usage=usage, latency_s=latency)
+            return answered(request, self._name, text, usage=usage, latency_s=_since(started))
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _delay(self, attempt: int, server_wait: float | None) -> float:
@@ -314,6 +327,10 @@ class _NoChoicesError(Exception):
 
 class _MalformedReplyError(ValueError):
     """A reply that is JSON but not a chat completion."""
+
+
+def _since(started: float | None) -> float:
+    return 0.0 if started is None else time.monotonic() - started
 
 
 def _read_completion(raw: bytes) -> tuple[str, Usage]:
