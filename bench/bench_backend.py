@@ -8,7 +8,7 @@ sends the same number of requests first: the baseline of what the server and thi
 allow right now (on a busy machine both fall short of the ideal together).
 
     .venv/bin/python bench/bench_backend.py [--n 2000] [--delay 0.2] [--concurrency 64]
-        [--http auto|aiohttp|httpx|openai]
+        [--http auto|aiohttp|httpx|openai] [--chart-kb 0]
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import resource
 import subprocess
 import sys
@@ -116,14 +117,26 @@ def main() -> None:
         default="auto",
         help="the backend's HTTP transport (openai: the official client's)",
     )
+    parser.add_argument(
+        "--chart-kb",
+        type=int,
+        default=0,
+        help="send a noise PNG of about this size (real charts: 30-150 kB) instead of a tiny one",
+    )
     args = parser.parse_args()
     ideal = args.concurrency / args.delay
 
     with tempfile.TemporaryDirectory() as tmp:
         chart = Path(tmp) / "chart.png"
-        Image.new("RGB", (320, 240), (250, 250, 250)).save(chart)
+        if args.chart_kb:
+            side = max(8, int((args.chart_kb * 1024 / 3) ** 0.5))
+            noise = random.Random(0).randbytes(side * side * 3)
+            Image.frombytes("RGB", (side, side), noise).save(chart)
+        else:
+            Image.new("RGB", (320, 240), (250, 250, 250)).save(chart)
         from chartproof.models.images import data_url
 
+        chart_bytes = chart.stat().st_size
         proc, url = _start_server(args.delay, args.concurrency)
         try:
             ceiling = _raw_server_ceiling(url, args.n, args.concurrency, data_url(chart))
@@ -165,12 +178,13 @@ def main() -> None:
             server_cpu_s = sum(resource.getrusage(resource.RUSAGE_CHILDREN)[:2])
 
     ok1 = sum(r.ok for r in out1)
+    chart_kb = chart_bytes / 1024
     ok2 = sum(r.ok and r.cached for r in out2)
     throughput = args.n / run1_s
     print(
         f"requests: {args.n}; server delay {args.delay * 1000:.0f} ms, cap {args.concurrency}; "
         f"backend concurrency {args.client_concurrency or args.concurrency}, "
-        f"transport {args.http}"
+        f"transport {args.http}, chart {chart_kb:.0f} kB"
     )
     print(f"server report: {served}")
     print(f"ideal throughput:            {ideal:8.1f} req/s  (= {args.concurrency}/{args.delay} s)")

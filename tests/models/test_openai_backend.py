@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ pytest.importorskip("aiohttp", reason="the loopback server needs aiohttp (dev ex
 
 from chartproof.models import load_backend
 from chartproof.models._aio import HttpStatusError
+from chartproof.models.images import data_url
 from chartproof.models.loopback import Fault, LoopbackServer
 from chartproof.models.openai_compat import OpenAIBackend, OpenAISettings
 from chartproof.models.prompts import build_request
@@ -259,13 +261,13 @@ def test_latency_excludes_queueing_and_bodies_are_built_just_ahead(
 
     with LoopbackServer(delay_s=0.1, reply=reply) as server:
         backend = _backend(server, concurrency=2, timeout_s=5)
-        build = backend._body
+        build = backend._encode
 
-        def counting(request: ModelRequest) -> dict[str, Any]:
+        def counting(request: ModelRequest) -> bytes:
             built.append(request.id)
             return build(request)
 
-        monkeypatch.setattr(backend, "_body", counting)
+        monkeypatch.setattr(backend, "_encode", counting)
         try:
             out = backend.generate(_requests(chart, 10))
         finally:
@@ -275,3 +277,23 @@ def test_latency_excludes_queueing_and_bodies_are_built_just_ahead(
     assert min(int(r.text) for r in out) == 4
     # five waves of 0.1 s; each call's latency is its own wave, not the queue before it
     assert all(0.1 <= r.latency_s < 0.3 for r in out), [r.latency_s for r in out]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many?",
+        "How many \u00b0C? \x00chartproof-image-0\x00",  # not the quoted literal
+        '"\x00chartproof-image-0\x00',  # encodes to it: sent unspliced
+    ],
+)
+def test_encoded_body_is_the_body_with_images_spliced_in(chart: Path, question: str) -> None:
+    backend = OpenAIBackend(
+        "m", "http://127.0.0.1:9/v1", settings=OpenAISettings(image_detail="low")
+    )
+    req = build_request("short", chart, question, request_id="a")
+    body = json.loads(backend._encode(req))
+    image, text = body["messages"][0]["content"]
+    assert image == {"type": "image_url", "image_url": {"url": data_url(chart), "detail": "low"}}
+    assert text["text"].endswith(f"Question: {question}")
+    assert body == backend._body(req)

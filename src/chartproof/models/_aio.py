@@ -8,7 +8,6 @@ caller already runs an event loop (a notebook, an async pipeline).
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import threading
 from collections.abc import Coroutine, Mapping
@@ -100,13 +99,13 @@ class TransportError(Exception):
 
 
 class JsonPoster(Protocol):
-    """POSTs a JSON body to one endpoint over a pooled connection set; returns the reply body.
+    """POSTs JSON bytes to one endpoint over a pooled connection set; returns the reply body.
 
     Raises `HttpStatusError` for a 4xx/5xx reply and `TransportError` when no reply came.
     """
 
-    async def post(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> bytes:
-        """The reply body of a 2xx/3xx reply to ``POST url`` with `body` as JSON."""
+    async def post(self, data: bytes, headers: Mapping[str, str]) -> bytes:
+        """The reply body of a 2xx/3xx reply to ``POST url`` with `data` (JSON) as body."""
         ...
 
     async def close(self) -> None:
@@ -133,9 +132,8 @@ class AiohttpPoster:
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=None, sock_read=None),
         )
 
-    async def post(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> bytes:
+    async def post(self, data: bytes, headers: Mapping[str, str]) -> bytes:
         """See `JsonPoster.post`."""
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
         try:
             async with self._session.post(self._url, data=data, headers=headers) as reply:
                 raw = await reply.read()
@@ -167,9 +165,8 @@ class HttpxPoster:
             headers=dict(headers), limits=limits, timeout=httpx.Timeout(timeout_s)
         )
 
-    async def post(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> bytes:
+    async def post(self, data: bytes, headers: Mapping[str, str]) -> bytes:
         """See `JsonPoster.post`."""
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
         httpx = self._httpx
         try:
             reply = await self._client.post(self._url, content=data, headers=headers)

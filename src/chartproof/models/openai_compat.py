@@ -115,7 +115,7 @@ class OpenAIBackend:
         self._slots: asyncio.Semaphore | None = None
         self._ahead: asyncio.Semaphore | None = None
         self._random = random.Random(self.settings.jitter_seed)
-        self._urls: OrderedDict[str, str] = OrderedDict()
+        self._urls: OrderedDict[str, bytes] = OrderedDict()
         self._stats: Counter[str] = Counter()
         self._stats_lock = threading.Lock()
 
@@ -212,24 +212,34 @@ class OpenAIBackend:
         self._count("requests", len(requests))
         return list(await asyncio.gather(*(self._one(r) for r in requests)))
 
-    def _image_url(self, part: ImagePart) -> str:
-        url = self._urls.get(part.sha256)
-        if url is None:
-            url = data_url(part.path)
-            self._urls[part.sha256] = url
+    def _image_json(self, part: ImagePart) -> bytes:
+        """The image's data URL as a JSON string literal, made once per image content."""
+        literal = self._urls.get(part.sha256)
+        if literal is None:
+            # base64 and the data-URL prefix need no JSON escaping
+            literal = f'"{data_url(part.path)}"'.encode("ascii")
+            self._urls[part.sha256] = literal
             if len(self._urls) > _DATA_URL_CACHE_SIZE:
                 self._urls.popitem(last=False)
         else:
             self._urls.move_to_end(part.sha256)
-        return url
+        return literal
 
-    def _messages(self, request: ModelRequest) -> list[dict[str, Any]]:
+    def _messages(
+        self, request: ModelRequest, spliced: list[tuple[bytes, bytes]] | None
+    ) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for message in request.messages:
             parts: list[dict[str, Any]] = []
             for part in message.content:
                 if isinstance(part, ImagePart):
-                    image: dict[str, Any] = {"url": self._image_url(part)}
+                    literal = self._image_json(part)
+                    if spliced is None:
+                        url = json.loads(literal)
+                    else:
+                        url = f"\x00chartproof-image-{len(spliced)}\x00"
+                        spliced.append((json.dumps(url).encode("ascii"), literal))
+                    image: dict[str, Any] = {"url": url}
                     if self.settings.image_detail is not None:
                         image["detail"] = self.settings.image_detail
                     parts.append({"type": "image_url", "image_url": image})
@@ -242,11 +252,15 @@ class OpenAIBackend:
                 out.append({"role": message.role, "content": parts})
         return out
 
-    def _body(self, request: ModelRequest) -> dict[str, Any]:
+    def _body(
+        self, request: ModelRequest, spliced: list[tuple[bytes, bytes]] | None = None
+    ) -> dict[str, Any]:
+        """The chat-completions body; with `spliced`, images are placeholders whose (encoded
+        placeholder, encoded data URL) pairs are appended to it."""
         c = request.config
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": self._messages(request),
+            "messages": self._messages(request, spliced),
             "max_tokens": c.max_tokens,
             "temperature": c.temperature,
             "top_p": c.top_p,
@@ -257,19 +271,30 @@ class OpenAIBackend:
             body["stop"] = list(c.stop)
         return body
 
+    def _encode(self, request: ModelRequest) -> bytes:
+        """The body as JSON bytes, each image's encoded data URL spliced in: JSON-escaping a
+        100 kB data URL costs ~0.5 ms of CPU, more than the rest of a call."""
+        spliced: list[tuple[bytes, bytes]] = []
+        data = _dumps(self._body(request, spliced))
+        if all(data.count(placeholder) == 1 for placeholder, _ in spliced):
+            for placeholder, literal in spliced:
+                data = data.replace(placeholder, literal)
+            return data
+        return _dumps(self._body(request))  # a text part contains a placeholder: no splicing
+
     async def _one(self, request: ModelRequest) -> ModelResponse:
         self._ensure_poster()
         assert self._ahead is not None
         async with self._ahead:
             try:
-                body = self._body(request)
+                data = self._encode(request)
             except (OSError, ValueError) as e:
                 self._count("failed")
                 self._count("failed:bad_request")
                 return failed(request, self._name, f"cannot build request: {e}")
-            return await self._send(request, body)
+            return await self._send(request, data)
 
-    async def _send(self, request: ModelRequest, body: dict[str, Any]) -> ModelResponse:
+    async def _send(self, request: ModelRequest, data: bytes) -> ModelResponse:
         poster = self._ensure_poster()
         slots = self._slots
         assert slots is not None
@@ -284,7 +309,7 @@ class OpenAIBackend:
                     if started is None:
                         started = time.monotonic()
                     async with asyncio.timeout(self.settings.timeout_s):
-                        raw = await poster.post(body, headers)
+                        raw = await poster.post(data, headers)
                 # let the requests the freed slot woke go out first: replies arrive in bursts,
                 # and reading this one can wait while the server works on theirs
                 await asyncio.sleep(0)
@@ -327,6 +352,10 @@ class _NoChoicesError(Exception):
 
 class _MalformedReplyError(ValueError):
     """A reply that is JSON but not a chat completion."""
+
+
+def _dumps(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def _since(started: float | None) -> float:
@@ -394,14 +423,14 @@ class _OpenAIClientPoster:
         )
         self._timeout = timeout
 
-    async def post(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> bytes:
+    async def post(self, data: bytes, headers: Mapping[str, str]) -> bytes:
         """See `JsonPoster.post`."""
         openai = self._openai
         try:
             return await self._client.post(
                 "/chat/completions",
                 cast_to=bytes,
-                body=body,
+                body=json.loads(data),  # the client encodes bodies itself
                 options={"headers": dict(headers), "timeout": self._timeout},
             )
         except openai.APIStatusError as e:
