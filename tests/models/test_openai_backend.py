@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -18,12 +19,12 @@ import pytest
 pytest.importorskip("aiohttp", reason="the loopback server needs aiohttp (dev extra)")
 
 from chartproof.models import load_backend
-from chartproof.models._aio import HttpStatusError
+from chartproof.models._aio import HttpStatusError, HttpxPoster
 from chartproof.models.images import data_url
 from chartproof.models.loopback import Fault, LoopbackServer
 from chartproof.models.openai_compat import OpenAIBackend, OpenAISettings
 from chartproof.models.prompts import build_request
-from chartproof.models.registry import SpecError
+from chartproof.models.registry import MissingDependencyError, SpecError
 from chartproof.types import ModelRequest
 
 # request index % 8 -> faults on successive attempts (then a normal reply)
@@ -297,3 +298,59 @@ def test_encoded_body_is_the_body_with_images_spliced_in(chart: Path, question: 
     assert image == {"type": "image_url", "image_url": {"url": data_url(chart), "detail": "low"}}
     assert text["text"].endswith(f"Question: {question}")
     assert body == backend._body(req)
+
+
+@pytest.mark.parametrize("http", ["aiohttp", "httpx", "openai"])
+def test_temporary_redirect_is_followed_with_the_same_post(chart: Path, http: str) -> None:
+    from aiohttp import web
+
+    from chartproof.models.loopback import _completion
+
+    hits: list[tuple[str, str, str]] = []
+
+    async def moved(request: web.Request) -> web.Response:
+        hits.append((request.method, request.path, request.headers["X-Chartproof-Request"]))
+        raise web.HTTPTemporaryRedirect("/v1/moved")
+
+    async def answer(request: web.Request) -> web.Response:
+        body = await request.json()
+        hits.append((request.method, request.path, body["model"]))
+        return web.json_response(_completion("m", "The answer is: 7.", 10))
+
+    async def scenario() -> list[str]:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", moved)
+        app.router.add_post("/v1/moved", answer)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", 0).start()
+        port = runner.addresses[0][1]
+        backend = OpenAIBackend(
+            "m", f"http://127.0.0.1:{port}/v1", settings=OpenAISettings(http=http, max_retries=0)
+        )
+        try:
+            out = await backend.agenerate(_requests(chart, 1))
+        finally:
+            backend.close()
+            await runner.cleanup()
+        return [r.error or r.text for r in out]
+
+    assert asyncio.run(scenario()) == ["The answer is: 7."]
+    assert hits == [("POST", "/v1/chat/completions", "q0"), ("POST", "/v1/moved", "m")]
+
+
+def test_auto_transport_falls_back_to_httpx_without_aiohttp(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "aiohttp", None)  # import aiohttp now fails
+    auto = OpenAIBackend("m", "http://127.0.0.1:9/v1")
+
+    async def make() -> object:
+        poster = auto._ensure_poster()
+        await auto._close_poster()
+        return poster
+
+    assert isinstance(asyncio.run(make()), HttpxPoster)
+    strict = OpenAIBackend("m", "http://127.0.0.1:9/v1", settings=OpenAISettings(http="aiohttp"))
+    with pytest.raises(MissingDependencyError, match="pip install"):
+        strict._ensure_poster()

@@ -79,7 +79,7 @@ class LoopThread:
 
 
 class HttpStatusError(Exception):
-    """A reply with an HTTP error status (4xx/5xx); carries what retry decisions need."""
+    """A reply with a status other than 2xx; carries what retry decisions need."""
 
     def __init__(self, status: int, headers: Mapping[str, str], body: bytes) -> None:
         self.status = status
@@ -101,11 +101,12 @@ class TransportError(Exception):
 class JsonPoster(Protocol):
     """POSTs JSON bytes to one endpoint over a pooled connection set; returns the reply body.
 
-    Raises `HttpStatusError` for a 4xx/5xx reply and `TransportError` when no reply came.
+    Follows redirects (as the openai client does). Raises `HttpStatusError` for a final reply
+    other than 2xx and `TransportError` when no reply came (or redirects went round in circles).
     """
 
     async def post(self, data: bytes, headers: Mapping[str, str]) -> bytes:
-        """The reply body of a 2xx/3xx reply to ``POST url`` with `data` (JSON) as body."""
+        """The body of the 2xx reply to ``POST url`` with `data` (JSON) as body."""
         ...
 
     async def close(self) -> None:
@@ -138,7 +139,7 @@ class AiohttpPoster:
             async with self._session.post(self._url, data=data, headers=headers) as reply:
                 raw = await reply.read()
                 status = reply.status
-                if status >= 400:
+                if not 200 <= status < 300:
                     raise HttpStatusError(status, reply.headers, raw)
                 return raw
         except self._aiohttp.ClientError as e:
@@ -162,7 +163,10 @@ class HttpxPoster:
         self._url = url
         limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
         self._client = httpx.AsyncClient(
-            headers=dict(headers), limits=limits, timeout=httpx.Timeout(timeout_s)
+            headers=dict(headers),
+            limits=limits,
+            timeout=httpx.Timeout(timeout_s),
+            follow_redirects=True,
         )
 
     async def post(self, data: bytes, headers: Mapping[str, str]) -> bytes:
@@ -172,9 +176,9 @@ class HttpxPoster:
             reply = await self._client.post(self._url, content=data, headers=headers)
         except httpx.TimeoutException as e:
             raise TransportError("timeout", f"{type(e).__name__}: {e}") from e
-        except httpx.TransportError as e:
+        except httpx.RequestError as e:  # transport failures and redirect loops
             raise TransportError("connection", f"{type(e).__name__}: {e}") from e
-        if reply.status_code >= 400:
+        if not 200 <= reply.status_code < 300:
             raise HttpStatusError(reply.status_code, reply.headers, reply.content)
         return reply.content
 
