@@ -14,7 +14,7 @@ import numpy as np
 from chartproof.models.reader.perception.records import AxisFit, OcrToken
 from chartproof.ocr import parse_label_number
 
-__all__ = ["find_axes", "fit_axis", "line_fit", "power_of_ten", "snap_ticks"]
+__all__ = ["find_axes", "fit_axis", "line_fit", "power_of_ten", "raised_powers", "snap_ticks"]
 
 
 def line_fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
@@ -41,13 +41,13 @@ def _cluster(values: Sequence[float], tol: float) -> list[list[int]]:
     return groups
 
 
-_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻°", "0123456789-0")
-_POWER = re.compile(r"^10([-−⁻]?[0-9⁰¹²³⁴⁵⁶⁷⁸⁹°]{1,2})$")
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻°º", "0123456789-00")
+_POWER = re.compile(r"^10([-−⁻]?[0-9⁰¹²³⁴⁵⁶⁷⁸⁹°º]{1,2})$")
 
 
 def power_of_ten(text: str) -> float | None:
     """A log-axis tick printed as 10 with a superscript exponent, as OCR reads it: "10²",
-    "10⁻¹", "10°" (a misread ⁰) or, with the superscript flattened, "102" → 100."""
+    "10⁻¹", "10°" or "10º" (misread ⁰s) or, with the superscript flattened, "102" → 100."""
     m = _POWER.match(text.strip().replace(" ", ""))
     if m is None:
         return None
@@ -56,6 +56,59 @@ def power_of_ten(text: str) -> float | None:
         return 10.0 ** int(exp)
     except ValueError:
         return None
+
+
+_SUPER_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_FLAT_POWER = re.compile(r"^10([0-9⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2})$")
+
+
+def raised_powers(
+    tokens: Sequence[OcrToken], image: np.ndarray, background: tuple[int, int, int]
+) -> list[OcrToken]:
+    """The tokens with log-axis ticks the OCR flattened ("102" for 10², "10³3" for 10³)
+    rewritten with superscript exponents, when the image shows the digits after "10" raised
+    above the baseline of the "10"; other tokens pass through unchanged."""
+    out = []
+    for t in tokens:
+        m = _FLAT_POWER.match(t.text.strip())
+        exp = _raised_tail(t, image, background) if m and not t.vertical else None
+        if m is None or exp is None:
+            out.append(t)
+            continue
+        digits = m.group(1).translate(_SUPERSCRIPT)
+        if exp < len(digits) and len(set(digits)) == 1:
+            digits = digits[:exp]  # the OCR read one raised digit twice
+        sup = "".join(_SUPER_DIGITS[int(d)] for d in digits)
+        out.append(t.model_copy(update={"text": "10" + sup}))
+    return out
+
+
+def _raised_tail(tok: OcrToken, image: np.ndarray, background: tuple[int, int, int]) -> int | None:
+    """Number of glyphs after the first two ("1", "0") when they all end well above the
+    baseline of those two; None when the token does not look like that."""
+    h, w = image.shape[:2]
+    x0, y0 = max(0, int(tok.box[0])), max(0, int(tok.box[1]))
+    x1, y1 = min(w, math.ceil(tok.box[2])), min(h, math.ceil(tok.box[3]))
+    if x1 - x0 < 6 or y1 - y0 < 6:
+        return None
+    bg = np.array(background, dtype=np.int16)
+    ink = np.abs(image[y0:y1, x0:x1].astype(np.int16) - bg).max(axis=2) > 80
+    cols = ink.any(axis=0)
+    runs: list[tuple[int, int]] = []
+    for c in np.nonzero(cols)[0]:
+        if runs and c == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], int(c))
+        else:
+            runs.append((int(c), int(c)))
+    if len(runs) < 3:
+        return None
+    rows = [np.nonzero(ink[:, a : b + 1].any(axis=1))[0] for a, b in runs]
+    base_top = min(int(r[0]) for r in rows[:2])
+    base = max(int(r[-1]) for r in rows[:2])
+    height = base - base_top + 1
+    if height < 5 or any(int(r[-1]) > base - 0.3 * height for r in rows[2:]):
+        return None
+    return len(runs) - 2
 
 
 def fit_axis(

@@ -3,6 +3,8 @@ series per stroke colour, vertex values read on the value axis or from printed l
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -39,7 +41,8 @@ def line_masks(scene: Scene, layer_ids: Sequence[int]) -> list[np.ndarray]:
     return out
 
 
-def _cluster_x(xs: list[float], tol: float, min_size: int = 1) -> list[float]:
+def _cluster_x(xs: list[float], tol: float) -> list[tuple[float, int]]:
+    """(centre, size) of groups of nearby positions, left to right."""
     xs = sorted(xs)
     groups: list[list[float]] = []
     for x in xs:
@@ -47,7 +50,7 @@ def _cluster_x(xs: list[float], tol: float, min_size: int = 1) -> list[float]:
             groups[-1].append(x)
         else:
             groups.append([x])
-    return [float(np.mean(g)) for g in groups if len(g) >= min_size]
+    return [(float(np.mean(g)), len(g)) for g in groups]
 
 
 def _regular(xs: list[float]) -> list[float]:
@@ -65,29 +68,178 @@ def _regular(xs: list[float]) -> list[float]:
     return xs
 
 
-def _below_tokens(tokens: Sequence[OcrToken], bottom: float) -> list[OcrToken]:
-    below = [t for t in tokens if not t.vertical and t.box[1] >= bottom - 2]
+def _lattice(xs: Sequence[float], pitch: float) -> tuple[float, float, list[int]] | None:
+    """Least-squares (origin, pitch) of positions lying on an even grid of about `pitch`,
+    with each position's grid index; None when they do not fit one."""
+    if len(xs) < 2 or pitch <= 0:
+        return None
+    idx = [round((x - xs[0]) / pitch) for x in xs]
+    if len(set(idx)) < 2:
+        return None
+    from chartproof.models.reader.perception.axes import line_fit
+
+    step, origin = line_fit(np.array(idx, dtype=float), np.array(xs, dtype=float))
+    if not step > 0:
+        return None
+    res = np.abs(origin + step * np.array(idx) - np.array(xs))
+    if float(res.max()) > 0.15 * step + 1.0:
+        return None
+    return float(origin), float(step), idx
+
+
+def _marker_positions(markers: list[list[tuple[float, float, float]]]) -> list[float]:
+    """Category positions from markers: places holding a marker of most series set the grid;
+    places holding fewer (the other markers hidden under the top one, or a series that
+    starts late) join when they sit on it next to a known place."""
+    clusters = _cluster_x([m[0] for ms in markers for m in ms], 4.0)
+    need = max(1, (len(markers) + 1) // 2)
+    strong = _regular([x for x, n in clusters if n >= need])
+    if len(strong) < 2:
+        return strong
+    fit = _lattice(strong, float(np.median(np.diff(strong))))
+    if fit is None:
+        return strong
+    origin, step, idx = fit
+    seen: dict[int, float] = {}
+    for x, _n in clusters:
+        j = round((x - origin) / step)
+        if abs(x - (origin + j * step)) <= 0.15 * step + 1.0:
+            seen.setdefault(j, x)
+    lo, hi = min(idx), max(idx)
+    # One place may be missing (its marker under a value label) between two found ones.
+    while lo - 1 in seen or lo - 2 in seen:
+        lo -= 1
+    while hi + 1 in seen or hi + 2 in seen:
+        hi += 1
+    return [seen.get(j, origin + j * step) for j in range(lo, hi + 1)]
+
+
+def _below_tokens(
+    tokens: Sequence[OcrToken], bottom: float, x_lo: float, x_hi: float
+) -> list[OcrToken]:
+    """The first text row under the lines within their columns: the category labels. Specks
+    the OCR reads off tick marks or markers ("1", "T") are far shorter than the labels."""
+    below = [
+        t
+        for t in tokens
+        if not t.vertical and t.box[1] >= bottom - 2 and t.box[2] >= x_lo and t.box[0] <= x_hi
+    ]
     if not below:
         return []
+    tall = float(np.median([t.height for t in below]))
+    below = [t for t in below if not _speck(t, tall)]
     top = min(t.box[1] for t in below)
     th = float(np.median([t.height for t in below]))
     return sorted((t for t in below if t.box[1] <= top + 0.6 * th), key=lambda t: t.cx)
 
 
+def _speck(tok: OcrToken, text_height: float) -> bool:
+    """A tick mark or a marker the OCR read as a character: far shorter than the text."""
+    return tok.height < 0.6 * text_height and len(tok.text.strip()) <= 2
+
+
+def _stroke_extent(mask: np.ndarray) -> tuple[int, int] | None:
+    """First and last column of a line's stroke, ignoring specks of its colour elsewhere
+    (antialiased edges of text or of other lines)."""
+    import cv2
+
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return None
+    widths = stats[1:, cv2.CC_STAT_WIDTH]
+    keep = [i + 1 for i, w in enumerate(widths) if w >= 6]
+    if not keep:
+        return None
+    left = min(int(stats[i, cv2.CC_STAT_LEFT]) for i in keep)
+    right = max(int(stats[i, cv2.CC_STAT_LEFT] + stats[i, cv2.CC_STAT_WIDTH]) - 1 for i in keep)
+    return left, right
+
+
+def _centre_rows(mask: np.ndarray) -> dict[int, float]:
+    """Column → middle row of the stroke, for columns crossed by one thin run only."""
+    out: dict[int, float] = {}
+    cols = np.nonzero(mask.any(axis=0))[0]
+    for x in cols:
+        ys = np.nonzero(mask[:, x])[0]
+        if len(ys) and ys[-1] - ys[0] + 1 == len(ys) and len(ys) <= 8:
+            out[int(x)] = float(ys.mean())
+    return out
+
+
+def _bend_residual(centres: list[dict[int, float]], xs: Sequence[float]) -> float:
+    """How far the strokes stray from straight segments between the positions `xs` (px, the
+    90th percentile over segments): a polyline is straight between its vertices."""
+    per_segment: list[float] = []
+    for cen in centres:
+        for a, b in itertools.pairwise(xs):
+            ia, ib = round(a), round(b)
+            ya = [cen[x] for x in range(ia - 1, ia + 2) if x in cen]
+            yb = [cen[x] for x in range(ib - 1, ib + 2) if x in cen]
+            inner = [x for x in range(ia + 2, ib - 1) if x in cen]
+            if not ya or not yb or len(inner) < max(2, 0.5 * (ib - ia - 3)):
+                continue
+            y0, y1 = float(np.mean(ya)), float(np.mean(yb))
+            dev = [abs(cen[x] - (y0 + (y1 - y0) * (x - a) / (b - a))) for x in inner]
+            per_segment.append(float(np.mean(dev)))
+    if len(per_segment) < 3:
+        return math.inf
+    return float(np.percentile(per_segment, 90))
+
+
+def _label_positions(masks: list[np.ndarray], label_xs: list[float]) -> list[float] | None:
+    """Category positions of lines without markers from evenly spaced tick labels: the
+    lines' ends fix the first and last position; a dense axis may label only every k-th
+    one, and k is the coarsest grid on which the strokes run straight between positions."""
+    if len(label_xs) < 2:
+        return None
+    fit = _lattice(label_xs, float(np.median(np.diff(label_xs))))
+    if fit is None:
+        return None
+    origin, label_step, _ = fit
+    ends = [e for e in (_stroke_extent(m) for m in masks) if e is not None]
+    if not ends:
+        return None
+    a, b = float(min(e[0] for e in ends)), float(max(e[1] for e in ends))
+    centres = [_centre_rows(m) for m in masks]
+    options: list[tuple[int, list[float], float]] = []
+    for k in range(1, 7):
+        step = label_step / k
+        if step < 5:
+            break
+        j0, j1 = round((a - origin) / step), round((b - origin) / step)
+        # The lines start and end on positions (up to half the stroke width).
+        off = max(abs(a - origin - j0 * step), abs(b - origin - j1 * step))
+        if j1 - j0 < 1 or off > 0.2 * step + 2.0:
+            continue
+        xs = [origin + j * step for j in range(j0, j1 + 1)]
+        options.append((k, xs, _bend_residual(centres, xs)))
+    if not options:
+        return None
+    best = min(r for _, _, r in options)
+    if not math.isfinite(best):
+        return options[0][1]
+    for _k, xs, r in options:
+        if r <= best + 0.35:
+            return xs
+    return options[0][1]
+
+
 def _positions(
     masks: list[np.ndarray],
     markers: list[list[tuple[float, float, float]]],
-    n_labels: int,
+    labels: list[OcrToken],
     image: np.ndarray,
     bottom: float,
 ) -> list[float]:
+    n_labels = len(labels)
     counts = [len(m) for m in markers]
     if counts and min(counts) >= 2:
-        # A category position holds a marker of most series.
-        need = max(1, (len(markers) + 1) // 2)
-        xs = _regular(_cluster_x([m[0] for ms in markers for m in ms], 4.0, need))
+        xs = _marker_positions(markers)
         if n_labels <= len(xs) or n_labels < 2:
             return xs
+    by_labels = _label_positions(masks, [t.cx for t in labels])
+    if by_labels is not None:
+        return by_labels
     extents = [e for e in (line_extent(m) for m in masks) if e is not None]
     if not extents or n_labels < 2:
         return []
@@ -116,12 +268,18 @@ def read_lines(
     axis_ids = {id(t) for t in axis.ticks} | {id(t) for t in axis.rejected} if axis else set()
     legend_ids = scene.legend_tokens()
     free = [t for t in scene.tokens if id(t) not in axis_ids and id(t) not in legend_ids]
-    below = _below_tokens(free, bottom)
-    xs = _positions(masks, markers, len(below), scene.image, bottom)
+    spans = [e for e in (_stroke_extent(m) for m in masks) if e is not None]
+    x_lo = min((e[0] for e in spans), default=0) - 0.5 * scene.text_height
+    x_hi = max((e[1] for e in spans), default=scene.size[0]) + 0.5 * scene.text_height
+    below = _below_tokens(free, bottom, x_lo, x_hi)
+    xs = _positions(masks, markers, below, scene.image, bottom)
     if not xs:
         return None
     pitch = float(np.median(np.diff(xs))) if len(xs) > 1 else 40.0
-    verts = [vertices(m, xs, mk) for m, mk in zip(masks, markers, strict=True)]
+    verts = [
+        vertices(m, xs, mk, [o for j, om in enumerate(markers) if j != k for o in om])
+        for k, (m, mk) in enumerate(zip(masks, markers, strict=True))
+    ]
     frame = Frame("vertical")
     th = scene.text_height
     anchors = [
@@ -132,7 +290,7 @@ def read_lines(
     ]
     matched = match_labels(free, anchors, frame)
     used = {id(t) for t in matched.values()}
-    label_toks = [t for t in free if id(t) not in used]
+    label_toks = [t for t in free if id(t) not in used and not _speck(t, th)]
     texts, _ = assign_category_labels(label_toks, frame, xs, -bottom, pitch)
     texts = fill_skipped_labels(texts)
     axis_range = 0.0

@@ -98,9 +98,16 @@ def _extrapolate(pts: list[tuple[float, float]], x: float) -> float | None:
 
 
 def vertices(
-    mask: np.ndarray, xs: Sequence[float], markers: Sequence[tuple[float, float, float]]
+    mask: np.ndarray,
+    xs: Sequence[float],
+    markers: Sequence[tuple[float, float, float]],
+    others: Sequence[tuple[float, float, float]] = (),
 ) -> list[Vertex | None]:
-    """The vertex of the stroke at each category column `xs` (None where the line is absent)."""
+    """The vertex of the stroke at each category column `xs` (None where the line is absent).
+
+    Where another line or marker hides the column, the stroke is extended from either side;
+    a vertex that lands on another series' marker (`others`) takes that marker's centre,
+    since the marker on top hides this one."""
     out: list[Vertex | None] = []
     pitch = float(np.median(np.diff(sorted(xs)))) if len(xs) > 1 else 40.0
     for x in xs:
@@ -109,11 +116,31 @@ def vertices(
             m = min(near, key=lambda m: abs(m[0] - x))
             out.append(Vertex(x=x, y=m[1], from_marker=True))
             continue
-        xi = round(x)
-        col = _column_centres(mask, range(xi - 1, xi + 2))
-        if not col:
+        found = _stroke_at(mask, x, pitch)
+        if found is None:
             out.append(None)
             continue
+        y, hidden = found
+        cover = [
+            m
+            for m in others
+            if hidden
+            and abs(m[0] - x) <= max(3.0, 0.25 * pitch)
+            and abs(m[1] - y) <= 0.6 * m[2] + 2
+        ]
+        if cover:
+            m = min(cover, key=lambda m: abs(m[1] - y))
+            out.append(Vertex(x=x, y=m[1], from_marker=True))
+            continue
+        out.append(Vertex(x=x, y=y, from_marker=False))
+    return out
+
+
+def _stroke_at(mask: np.ndarray, x: float, pitch: float) -> tuple[float, bool] | None:
+    """(row of the stroke at column x, whether the column itself was hidden)."""
+    xi = round(x)
+    col = _column_centres(mask, range(xi - 1, xi + 2))
+    if col:
         reach = int(max(4, min(14, 0.35 * pitch)))
         left = _column_centres(mask, range(xi - reach, xi - 2))
         right = _column_centres(mask, range(xi + 3, xi + reach + 1))
@@ -121,9 +148,25 @@ def vertices(
         centre = float(np.mean([p[1] for p in col]))
         # Trust extrapolation only when it stays close to the pixels found at the column.
         ests = [e for e in ests if abs(e - centre) <= 6]
-        y = float(np.mean(ests)) if ests else centre
-        out.append(Vertex(x=x, y=y, from_marker=False))
-    return out
+        return (float(np.mean(ests)) if ests else centre), False
+    # The column is hidden (under another line or marker) or the stroke stops just short
+    # of it: extend the nearest visible pieces on either side, within half a pitch.
+    reach = int(max(5, 0.45 * pitch))
+    left = _column_centres(mask, range(xi - reach, xi - 1))
+    right = _column_centres(mask, range(xi + 2, xi + reach + 1))
+    ests = []
+    for side in (left, right):
+        if len(side) >= 3 and min(abs(p[0] - x) for p in side) <= 0.3 * pitch + 2:
+            # Only the piece next to the hidden column belongs to the segment through it.
+            side = sorted(side, key=lambda p: abs(p[0] - x))[: max(3, int(0.2 * pitch))]
+            e = _extrapolate(side, x)
+            if e is not None:
+                ests.append(e)
+    if not ests:
+        return None
+    if len(ests) == 2 and abs(ests[0] - ests[1]) > max(6.0, 0.3 * pitch):
+        return None
+    return float(np.mean(ests)), True
 
 
 def tick_marks(image: np.ndarray, below: float, x_lo: float, x_hi: float) -> list[float]:

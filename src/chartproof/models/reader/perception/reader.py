@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from chartproof.models.reader.perception.area_reader import area_layers, read_area
-from chartproof.models.reader.perception.axes import find_axes, snap_ticks
+from chartproof.models.reader.perception.axes import find_axes, raised_powers, snap_ticks
 from chartproof.models.reader.perception.bar_reader import read_bars
 from chartproof.models.reader.perception.bars import BarLayout, find_bars
 from chartproof.models.reader.perception.legend import find_legend, legend_region
@@ -46,7 +46,7 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     image, noisy = denoise(image)
     bg = background_color(image)
     layers = tuple(color_layers(image, text_mask((h, w), tokens), bg, noisy=noisy))
-    toks = tuple(t for t in tokens if not _is_marker(t, layers))
+    toks = tuple(raised_powers([t for t in tokens if not _is_marker(t, layers)], image, bg))
     tmask = text_mask((h, w), toks)
     # Gridlines and frames are straight lines of one grey: never a series or a swatch.
     legend = find_legend(
