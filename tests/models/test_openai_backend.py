@@ -354,3 +354,30 @@ def test_auto_transport_falls_back_to_httpx_without_aiohttp(
     strict = OpenAIBackend("m", "http://127.0.0.1:9/v1", settings=OpenAISettings(http="aiohttp"))
     with pytest.raises(MissingDependencyError, match="pip install"):
         strict._ensure_poster()
+
+
+@pytest.mark.parametrize("http", ["aiohttp", "httpx", "openai"])
+def test_proxy_from_the_environment_is_used(
+    server: LoopbackServer, chart: Path, http: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("NO_PROXY", "no_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    proxy = server.base_url.removesuffix("/v1")
+    monkeypatch.setenv("HTTP_PROXY", proxy)
+    monkeypatch.setenv("http_proxy", proxy)
+    settings = OpenAISettings(http=http, timeout_s=5, max_retries=0)
+    # the host does not exist: only the proxy (the loopback server) can answer
+    backend = OpenAIBackend("m", "http://model.invalid:8000/v1", settings=settings)
+    try:
+        (resp,) = backend.generate(_requests(chart, 1))
+    finally:
+        backend.close()
+    assert resp.text == "The answer is: q0.", resp.error
+    monkeypatch.setenv("NO_PROXY", "model.invalid")
+    monkeypatch.setenv("no_proxy", "model.invalid")
+    backend = OpenAIBackend("m", "http://model.invalid:8000/v1", settings=settings)
+    try:
+        (resp,) = backend.generate(_requests(chart, 1))
+    finally:
+        backend.close()
+    assert resp.error is not None and resp.error.startswith("connection")
