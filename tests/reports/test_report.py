@@ -82,3 +82,36 @@ def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
     # a rendered page: mostly white background with a fair amount of dark text
     assert (pixels > 240).mean() > 0.5
     assert (pixels < 100).mean() > 0.005
+
+
+@pytest.mark.parametrize(
+    ("runs", "expected"),
+    [
+        ([("a", "m", "direct"), ("b", "m", "chain")], ["m · direct", "m · chain"]),
+        (
+            [("runs/direct", "m", "direct"), ("runs/families", "m", "direct"), ("x", "n", "")],
+            ["m · direct (direct)", "m · direct (families)", "n"],
+        ),
+    ],
+)
+def test_run_names_tell_apart_runs_of_one_model_and_protocol(
+    runs: list[tuple[str, str, str]], expected: list[str]
+) -> None:
+    from chartproof.reports.sections import run_names
+    from chartproof.types import RunRecord
+
+    records = [
+        (
+            Path(path),
+            RunRecord(
+                id=path,
+                created="2026-01-01T00:00:00+00:00",
+                config={},
+                dataset_fingerprint="sha256:0",
+                code_version="0",
+                summary={"model": model, **({"protocol": protocol} if protocol else {})},
+            ),
+        )
+        for path, model, protocol in runs
+    ]
+    assert run_names(records) == expected

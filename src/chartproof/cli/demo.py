@@ -22,7 +22,8 @@ def demo(
     ] = "builtin:reader",
     n: Annotated[int, typer.Option("--n", help="Charts to generate.", min=1)] = 16,
 ) -> None:
-    """Generate a small suite, evaluate a model on it (direct, chain, premise) and report."""
+    """Generate a small suite, evaluate a model on it (direct, chain, premise), redraw charts
+    as code and evaluate counterfactual families grown from them, and report."""
     from chartproof.pipelines.demo import demo as run
 
     start = time.monotonic()

@@ -1,5 +1,7 @@
 """`demo`: generate a small suite, evaluate the built-in offline chart reader on it under the
-direct, chain and premise protocols, and write one HTML report — offline, in minutes."""
+direct, chain and premise protocols, redraw some charts as code and grow counterfactual
+families from the faithful redraws (evaluated too), and write one HTML report — offline, in
+minutes."""
 
 from __future__ import annotations
 
@@ -22,7 +24,9 @@ class DemoResult:
     data: Path
     """The generated dataset folder."""
     runs: tuple[Path, ...]
-    """One run folder per protocol."""
+    """One run folder per protocol, then the families run (when families were grown)."""
+    derender: Path | None
+    """The derender output folder (None when turned off)."""
     report: Path
     """The HTML report."""
 
@@ -37,15 +41,22 @@ def demo(
     variants: tuple[str, ...] = ("blur", "watermark", "label_removal"),
     levels: int = 2,
     protocols: tuple[str, ...] = ("direct", "chain", "premise"),
+    derender_charts: int = 6,
+    counterfactuals: int = 3,
     seed: int = 0,
     say: Say | None = None,
 ) -> DemoResult:
-    """Run generate → eval (one run per protocol) → report under `out`.
+    """Run generate → eval (one run per protocol) → derender → families eval → report
+    under `out`.
 
-    One backend serves every protocol, so the reader perceives each image once. The
-    premise protocol (dozens of premises per question) runs on the unperturbed charts only.
+    One backend serves every step, so the reader perceives each image once. The premise
+    protocol (dozens of premises per question) runs on the unperturbed charts only. The
+    first `derender_charts` charts are redrawn as code by the model (0 turns this off);
+    each faithful redraw grows a family of `counterfactuals` seeded data edits, whose
+    questions the model then answers (the report's family section).
     """
     from chartproof.models import load_backend
+    from chartproof.pipelines.derender import derender_dataset
     from chartproof.reports import report
 
     root = Path(out)
@@ -63,7 +74,27 @@ def demo(
             where = {"perturbation": "original"} if protocol == "premise" else None
             evaluate(data, model, run, protocol=protocol, backend=backend, where=where)
             runs.append(run)
+        derendered = None
+        if derender_charts > 0:
+            tell(f"redrawing {derender_charts} charts as code with {model} ...")
+            derendered = root / "derender"
+            made = derender_dataset(
+                data,
+                backend,
+                derendered,
+                limit=derender_charts,
+                counterfactuals=counterfactuals,
+                seed=seed,
+                per_chart=per_chart,
+            )
+            overall = made.summary["overall"]
+            tell(f"  {overall['faithful']} of {made.charts} redraws faithful")
+            if made.families is not None and made.families.samples:
+                tell(f"evaluating {model} on the counterfactual families ...")
+                run = root / "runs" / "families"
+                evaluate(made.families.folder, model, run, backend=backend)
+                runs.append(run)
     finally:
         backend.close()
     path = report(*runs, out=root / "report.html")
-    return DemoResult(data=data, runs=tuple(runs), report=path)
+    return DemoResult(data=data, runs=tuple(runs), derender=derendered, report=path)

@@ -22,6 +22,7 @@ from chartproof.reports.sections import (
     premise_section,
     robustness_section,
     roscoe_section,
+    run_names,
     table3,
 )
 from chartproof.runs import load_run
@@ -46,11 +47,9 @@ def report(*runs: str | Path, out: str | Path | None = None) -> Path:
     body: list[Html] = [header(record0, path0, several=len(loaded) > 1)]
     if len(loaded) > 1:
         body.append(comparison([(p, r) for p, r, _ in loaded]))
-    for path, record, results in loaded:
+    titles = run_names([(p, r) for p, r, _ in loaded])
+    for (path, record, results), title in zip(loaded, titles, strict=True):
         if len(loaded) > 1:
-            title = (
-                f"{record.summary.get('model', record.id)} · {record.summary.get('protocol', '')}"
-            )
             body.append(el("h1", title, cls="run"))
             body.append(el("p", str(path), cls="note"))
         body.extend(_run_sections(record, results))

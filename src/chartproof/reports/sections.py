@@ -3,6 +3,7 @@ premise, robustness, family and explanation-quality sections, each from a run's 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ __all__ = [
     "robustness_section",
     "roscoe_section",
     "run_name",
+    "run_names",
     "table3",
 ]
 
@@ -498,8 +500,19 @@ def failures(summary: Mapping[str, Any]) -> Html:
 
 
 def comparison(runs: Sequence[tuple[Path, RunRecord]]) -> Html:
-    rows = [(run_name(r), r.summary) for _, r in runs]
+    rows = list(zip(run_names(runs), (r.summary for _, r in runs), strict=True))
     return join([el("h2", "Runs compared"), table3(rows, compare=True)])
+
+
+def run_names(runs: Sequence[tuple[Path, RunRecord]]) -> list[str]:
+    """`run_name` of each run, with the run folder's name added where two would read the
+    same (one model and protocol on two datasets)."""
+    names = [run_name(r) for _, r in runs]
+    counts = Counter(names)
+    return [
+        f"{n} ({path.name})" if counts[n] > 1 else n
+        for n, (path, _) in zip(names, runs, strict=True)
+    ]
 
 
 def run_name(record: RunRecord) -> str:
