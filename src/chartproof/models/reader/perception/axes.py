@@ -283,12 +283,16 @@ def snap_ticks(fit: AxisFit, image: np.ndarray, background: tuple[int, int, int]
             if x1 <= x0 or hi <= lo:
                 continue
             counts = ink[lo:hi, x0:x1].sum(axis=1)
+            # A tick mark stops at the spine; the perpendicular spine (the x axis next to
+            # the lowest y label) runs on into the plot.
+            counts[ink[lo:hi, x1 : min(w, x1 + 30)].all(axis=1)] = 0
         else:
             y0, y1 = max(0, int(t.box[1]) - 14), int(t.box[1]) - 1
             lo, hi = max(0, int(t.cx) - half), min(w, int(t.cx) + half + 1)
             if y1 <= y0 or hi <= lo:
                 continue
             counts = ink[y0:y1, lo:hi].sum(axis=0)
+            counts[ink[max(0, y0 - 30) : y0, lo:hi].all(axis=0)] = 0
         if counts.max() < 3:
             continue
         best = np.nonzero(counts == counts.max())[0]

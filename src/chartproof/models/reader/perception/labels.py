@@ -192,8 +192,15 @@ def fill_skipped_labels(labels: Sequence[str | None]) -> list[str | None]:
     if np.max(np.abs(icpt + slope * idx - val)) > 0.02 * max(1.0, float(np.ptp(val))):
         return out  # not evenly spaced: nothing safe to fill in
     integers = all(float(v).is_integer() for v in val)
+    # Printed with a fixed number of decimals ("0.1", "2.0", "3.9"): fill in the same way.
+    places = {len(lab.split(".")[1]) if "." in lab else 0 for _, lab in known}
     for i in range(len(out)):
         if not out[i]:
             v = float(icpt + slope * i)
-            out[i] = str(round(v)) if integers else f"{v:.6g}"
+            if integers and places == {0}:
+                out[i] = str(round(v))
+            elif len(places) == 1:
+                out[i] = f"{v:.{next(iter(places))}f}"
+            else:
+                out[i] = f"{v:.6g}"
     return out

@@ -12,6 +12,7 @@ from chartproof.models.reader.perception.axes import line_fit
 
 __all__ = [
     "Vertex",
+    "inside_frame",
     "line_extent",
     "marker_centres",
     "stroke_score",
@@ -46,6 +47,33 @@ def stroke_score(mask: np.ndarray) -> tuple[float, float]:
     total = float(mask.sum())
     thin = float(np.logical_and(mask, np.logical_not(grown)).sum()) / total if total else 0.0
     return coverage, thin
+
+
+def inside_frame(mask: np.ndarray) -> np.ndarray:
+    """The part of a dark mask inside the plot frame: spines, frame lines and the tick marks
+    outside them removed, so a black data line can be told from the axes drawn in its colour."""
+    import cv2
+
+    h, w = mask.shape
+    m = mask.astype(np.uint8)
+    horiz = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((1, max(3, w // 4)), np.uint8)) > 0
+    vert = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((max(3, h // 4), 1), np.uint8)) > 0
+    out = mask & ~horiz & ~vert
+    rows = np.nonzero(horiz.any(axis=1))[0]
+    cols = np.nonzero(vert.any(axis=0))[0]
+    if len(rows):
+        bottom = int(rows.max())
+        out[bottom - 1 :] = False
+        top = int(rows.min())
+        if top < bottom - 0.3 * h:
+            out[: top + 2] = False
+    if len(cols):
+        left = int(cols.min())
+        out[:, : left + 2] = False
+        right = int(cols.max())
+        if right > left + 0.3 * w:
+            out[:, right - 1 :] = False
+    return out
 
 
 def line_extent(mask: np.ndarray) -> tuple[int, int] | None:

@@ -4,6 +4,7 @@ it is from the marks present, and hand over to the reader of that chart kind."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -13,7 +14,7 @@ from chartproof.models.reader.perception.bar_reader import read_bars
 from chartproof.models.reader.perception.bars import BarLayout, find_bars
 from chartproof.models.reader.perception.legend import find_legend, legend_region
 from chartproof.models.reader.perception.line_reader import line_masks, read_lines
-from chartproof.models.reader.perception.lines import stroke_score
+from chartproof.models.reader.perception.lines import inside_frame, stroke_score
 from chartproof.models.reader.perception.palette import (
     ColorLayer,
     background_color,
@@ -85,7 +86,8 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
         if reading is not None:
             return reading
     layout = _best_bars(scene, exclude)
-    lines = _line_layers(scene, layout)
+    scene, dark = _with_dark_lines(scene, layout)
+    lines = _line_layers(scene, layout, dark)
     titles = _titles(scene, layout)
     if layout is not None and _bars_win(layout, scene, lines):
         return read_bars(scene, _with_axis_orientation(scene, layout), titles)
@@ -207,25 +209,49 @@ def _with_axis_orientation(scene: Scene, layout: BarLayout) -> BarLayout:
     return layout
 
 
-def _line_layers(scene: Scene, layout: BarLayout | None) -> list[int]:
-    w = scene.size[0]
+def _line_layers(scene: Scene, layout: BarLayout | None, dark: Sequence[int] = ()) -> list[int]:
     bar_layers = {b.layer for b in layout.bars} if layout is not None else set()
-    out = []
-    ids = [i for i, lay in enumerate(scene.layers) if not _is_ink(lay)]
+    ids = [i for i, lay in enumerate(scene.layers) if not _is_ink(lay) or i in dark]
     masks = line_masks(scene, ids)
-    for li, m in zip(ids, masks, strict=True):
-        if li in bar_layers or m.sum() < 30:
+    return [
+        li
+        for li, m in zip(ids, masks, strict=True)
+        if li not in bar_layers and _is_stroke(m, scene.size[0])
+    ]
+
+
+def _is_stroke(m: np.ndarray, w: int) -> bool:
+    """A line series: thin, spanning a good part of the width, not a straight rule."""
+    if m.sum() < 30:
+        return False
+    cols = np.nonzero(m.any(axis=0))[0]
+    if len(cols) == 0 or cols[-1] - cols[0] < 0.15 * w:
+        return False
+    coverage, thin = stroke_score(m)
+    # Markers thicken a line: with a marker at every vertex of a dense series a third of
+    # its pixels still lie on the thin stroke between them.
+    return coverage >= 0.6 and thin >= 0.33 and not _straight(m)
+
+
+def _with_dark_lines(scene: Scene, layout: BarLayout | None) -> tuple[Scene, list[int]]:
+    """Black (or near-black) line series share their colour with the axes and the text: such
+    a layer keeps only its pixels inside the plot frame, and is read as a line when those
+    form one. Returns the scene with those layers narrowed, and their indices."""
+    bar_layers = {b.layer for b in layout.bars} if layout is not None else set()
+    layers = list(scene.layers)
+    dark: list[int] = []
+    for i, lay in enumerate(layers):
+        if i in bar_layers or lay.chroma >= 25 or lay.luma >= 90:
             continue
-        cols = np.nonzero(m.any(axis=0))[0]
-        if len(cols) == 0 or cols[-1] - cols[0] < 0.15 * w:
+        (m,) = line_masks(scene, [i])
+        inner = inside_frame(m)
+        if not _is_stroke(inner, scene.size[0]):
             continue
-        coverage, thin = stroke_score(m)
-        if coverage < 0.6 or thin < 0.4:
-            continue
-        if _straight(m):
-            continue
-        out.append(li)
-    return out
+        layers[i] = ColorLayer(rgb=lay.rgb, mask=inner, count=int(inner.sum()))
+        dark.append(i)
+    if not dark:
+        return scene, []
+    return replace(scene, layers=tuple(layers)), dark
 
 
 def _straight(mask: np.ndarray) -> bool:
