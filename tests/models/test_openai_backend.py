@@ -381,3 +381,18 @@ def test_proxy_from_the_environment_is_used(
     finally:
         backend.close()
     assert resp.error is not None and resp.error.startswith("connection")
+
+
+def test_httpx_transport_splits_connections_over_small_pools(chart: Path) -> None:
+    with LoopbackServer(delay_s=0.2) as server:
+        backend = _backend(server, http="httpx", concurrency=20, timeout_s=5)
+        try:
+            out = backend.generate(_requests(chart, 40))
+            poster = backend._poster
+            assert isinstance(poster, HttpxPoster)
+            assert poster._free == [7, 7, 6]  # three pools, every connection given back
+        finally:
+            backend.close()
+        # the least busy pool takes each call: all twenty connections are used at once
+        assert server.peak_in_service == 20
+    assert [r.text for r in out] == [f"The answer is: q{i}." for i in range(40)]

@@ -26,6 +26,8 @@ __all__ = [
 
 T = TypeVar("T")
 
+_HTTPX_POOL = 8
+
 
 class LoopThread:
     """An asyncio loop running forever in a daemon thread, started on first use."""
@@ -165,7 +167,12 @@ class AiohttpPoster:
 
 
 class HttpxPoster:
-    """`JsonPoster` on one httpx client (httpx is a core dependency; aiohttp is optional)."""
+    """`JsonPoster` on httpx clients (httpx is a core dependency; aiohttp is optional).
+
+    The connections are split over clients of at most `_HTTPX_POOL` each, every call going to
+    the least busy one: httpx's pool scans all its connections for every queued request on
+    every event, so one pool of 64 cost ~13 ms of CPU per call, eight pools of 8 about 1 ms.
+    """
 
     def __init__(
         self, url: str, headers: Mapping[str, str], concurrency: int, timeout_s: float
@@ -174,30 +181,45 @@ class HttpxPoster:
 
         self._httpx = httpx
         self._url = url
-        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-        self._client = httpx.AsyncClient(
-            headers=dict(headers),
-            limits=limits,
-            timeout=httpx.Timeout(timeout_s),
-            follow_redirects=True,
-        )
+        n_pools = -(-concurrency // _HTTPX_POOL)
+        sizes = [len(range(i, concurrency, n_pools)) for i in range(n_pools)]
+        # one TLS context for all (loading the CA bundle takes ~35 ms per client)
+        make_context = getattr(httpx, "create_ssl_context", None)  # httpx >= 0.28
+        verify = make_context() if make_context is not None else True
+        self._clients = [
+            httpx.AsyncClient(
+                headers=dict(headers),
+                limits=httpx.Limits(max_connections=size, max_keepalive_connections=size),
+                timeout=httpx.Timeout(timeout_s),
+                follow_redirects=True,
+                verify=verify,
+            )
+            for size in sizes
+        ]
+        self._free = list(sizes)  # connections not in use, per client
 
     async def post(self, data: bytes, headers: Mapping[str, str]) -> bytes:
         """See `JsonPoster.post`."""
         httpx = self._httpx
+        free = self._free
+        i = max(range(len(free)), key=free.__getitem__)
+        free[i] -= 1
         try:
-            reply = await self._client.post(self._url, content=data, headers=headers)
+            reply = await self._clients[i].post(self._url, content=data, headers=headers)
         except httpx.TimeoutException as e:
             raise TransportError("timeout", f"{type(e).__name__}: {e}") from e
         except httpx.RequestError as e:  # transport failures and redirect loops
             raise TransportError("connection", f"{type(e).__name__}: {e}") from e
+        finally:
+            free[i] += 1
         if not 200 <= reply.status_code < 300:
             raise HttpStatusError(reply.status_code, reply.headers, reply.content)
         return reply.content
 
     async def close(self) -> None:
         """See `JsonPoster.close`."""
-        await self._client.aclose()
+        for client in self._clients:
+            await client.aclose()
 
 
 def env_proxy(url: str) -> str | None:

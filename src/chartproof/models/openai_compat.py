@@ -75,8 +75,9 @@ class OpenAISettings(Record):
     image_detail: Literal["auto", "low", "high"] | None = None
     """The `detail` hint sent with images, None to leave it out."""
     http: Literal["auto", "aiohttp", "httpx", "openai"] = "auto"
-    """HTTP transport: aiohttp (least CPU per call, needs aiohttp), httpx, openai (the official
-    client's own transport, ~3x the CPU per call), or auto (aiohttp when installed, else httpx)."""
+    """HTTP transport: aiohttp (least CPU per call, needs aiohttp), httpx (~2.5x aiohttp's CPU),
+    openai (the official client's own transport, ~3-4x), or auto (aiohttp if installed, else
+    httpx). The loopback benchmark's ``--http`` compares them."""
 
 
 class OpenAIBackend:
