@@ -139,7 +139,9 @@ def main() -> None:
         chart_bytes = chart.stat().st_size
         proc, url = _start_server(args.delay, args.concurrency)
         try:
+            cpu0 = time.process_time()
             ceiling = _raw_server_ceiling(url, args.n, args.concurrency, data_url(chart))
+            bare_cpu_s = time.process_time() - cpu0
 
             t0 = time.perf_counter()
             requests = _requests(chart, args.n)
@@ -207,7 +209,8 @@ def main() -> None:
     client_ms = 1000 * cpu1_s / args.n
     server_ms = 1000 * server_cpu_s / (2 * args.n)  # the bare run and the first run
     print(
-        f"CPU per request: client {client_ms:.2f} ms, server {server_ms:.2f} ms -> at the ideal "
+        f"CPU per request: client {client_ms:.2f} ms (bare client "
+        f"{1000 * bare_cpu_s / args.n:.2f} ms), server {server_ms:.2f} ms -> at the ideal "
         f"rate the pair needs {ideal * (client_ms + server_ms) / 1000:.2f} CPU cores; "
         f"load average before the run {load_before:.1f} on {os.cpu_count()} cores"
     )
