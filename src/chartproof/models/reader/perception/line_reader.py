@@ -139,20 +139,21 @@ def _speck(tok: OcrToken, text_height: float) -> bool:
 
 
 def _stroke_extent(mask: np.ndarray) -> tuple[int, int] | None:
-    """First and last column of a line's stroke, ignoring specks of its colour elsewhere
-    (antialiased edges of text or of other lines)."""
-    import cv2
-
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
-    if n <= 1:
+    """First and last column of a line's stroke: the longest stretch of columns holding its
+    pixels with no gap wider than a crossing line or a label leaves, so that specks of its
+    colour elsewhere (a legend swatch, antialiased text edges) stay out."""
+    cols = np.nonzero(mask.sum(axis=0) >= 1)[0]
+    if len(cols) == 0:
         return None
-    widths = stats[1:, cv2.CC_STAT_WIDTH]
-    keep = [i + 1 for i, w in enumerate(widths) if w >= 6]
-    if not keep:
-        return None
-    left = min(int(stats[i, cv2.CC_STAT_LEFT]) for i in keep)
-    right = max(int(stats[i, cv2.CC_STAT_LEFT] + stats[i, cv2.CC_STAT_WIDTH]) - 1 for i in keep)
-    return left, right
+    gap = max(12, int(0.05 * mask.shape[1]))
+    runs: list[list[int]] = [[int(cols[0]), int(cols[0])]]
+    for c in cols[1:]:
+        if c - runs[-1][1] <= gap:
+            runs[-1][1] = int(c)
+        else:
+            runs.append([int(c), int(c)])
+    lo, hi = max(runs, key=lambda r: r[1] - r[0])
+    return (lo, hi) if hi - lo >= 6 else None
 
 
 def _centre_rows(mask: np.ndarray) -> dict[int, float]:
