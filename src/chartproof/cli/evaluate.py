@@ -50,7 +50,13 @@ def evaluate(
     metrics: Annotated[
         str | None, typer.Option(help="Explanation metrics to add: roscoe,ngram.")
     ] = None,
-    batch_size: Annotated[int, typer.Option(help="Samples per model batch.", min=1)] = 16,
+    batch_size: Annotated[
+        int | None,
+        typer.Option(
+            help="Samples per model batch (default: 4x the backend's concurrency, at least 16).",
+            min=1,
+        ),
+    ] = None,
     max_tokens: Annotated[int, typer.Option(help="Largest reply in tokens.", min=1)] = 256,
     with_table: Annotated[bool, typer.Option(help="Give the model the gold data table.")] = False,
     cache: Annotated[bool, typer.Option(help="Use the response cache.")] = True,

@@ -19,6 +19,7 @@ __all__ = [
     "answered",
     "backend_identity",
     "failed",
+    "in_flight",
     "output_kind",
 ]
 
@@ -107,3 +108,36 @@ def failed(
     return ModelResponse(
         request_id=request.id, model=model, error=error or "unknown error", latency_s=latency_s
     )
+
+
+def in_flight(backend: object) -> int:
+    """How many requests a backend works on at once, so callers can hand it batches large
+    enough to keep it busy: an API backend's ``settings.concurrency`` or a local model's
+    ``settings.batch_size``, looking through wrappers that keep the wrapped backend as
+    ``inner`` (the response cache); 1 when the backend does not say."""
+    current: object = backend
+    for _ in range(8):  # wrappers nest a few levels at most
+        settings = getattr(current, "settings", None)
+        for field in ("concurrency", "batch_size"):
+            value = getattr(settings, field, None)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                return value
+        current = getattr(current, "inner", None)
+        if current is None:
+            break
+    return 1
+
+
+def accepts_overlap(backend: object) -> bool:
+    """Whether two `generate` calls may run at once from two threads and share the backend's
+    request slots: true for API backends (a ``settings.concurrency`` somewhere inside the
+    wrappers), false for local models, which should see one batch at a time."""
+    current: object = backend
+    for _ in range(8):
+        settings = getattr(current, "settings", None)
+        if isinstance(getattr(settings, "concurrency", None), int):
+            return True
+        current = getattr(current, "inner", None)
+        if current is None:
+            break
+    return False

@@ -301,7 +301,7 @@ def load_prompts(path: str | os.PathLike[str]) -> PromptSet:
 
 def build_request(
     prompt: str,
-    image: str | os.PathLike[str] | None,
+    image: str | os.PathLike[str] | ImagePart | None,
     question: str = "",
     *,
     request_id: str,
@@ -313,7 +313,8 @@ def build_request(
 ) -> ModelRequest:
     """A `ModelRequest` for one prompt: the chart image then the rendered text, in one user turn.
 
-    `prompt` is a name ("short", newest version) or an id ("short@1"); `question` fills
+    `image` is a file (resolved and hashed here) or a ready `ImagePart`. `prompt` is a name
+    ("short", newest version) or an id ("short@1"); `question` fills
     ``{question}`` and ``{statement}``; `earlier` holds a chain step's (question, answer)
     pairs for its ``depends_on`` steps; `fields` fill any other placeholder. The request's
     metadata records the output kind, the question and the fields (never a gold answer), so
@@ -328,7 +329,9 @@ def build_request(
     }
     system, text = template.render(values)
     content: list[TextPart | ImagePart] = []
-    if image is not None:
+    if isinstance(image, ImagePart):
+        content.append(image)
+    elif image is not None:
         content.append(image_part(image))
     content.append(TextPart(text=text))
     messages: list[Message] = []

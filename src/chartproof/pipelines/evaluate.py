@@ -4,18 +4,28 @@ resumable run folder (config, append-only results, summary)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from chartproof.datasets import dataset_fingerprint, load_dataset
 from chartproof.models import load_backend, load_prompts
-from chartproof.models.base import Backend
+from chartproof.models.base import Backend, accepts_overlap, in_flight
 from chartproof.pipelines.explanations import EXPLANATION_METRICS, RoscoeStage, ngram_summary
 from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
 from chartproof.pipelines.summarize import summarize
 from chartproof.runs import RunFolder
-from chartproof.types import GenerationConfig, ModelRequest, ModelResponse, RunRecord, Sample
+from chartproof.types import (
+    GenerationConfig,
+    ModelRequest,
+    ModelResponse,
+    RunRecord,
+    Sample,
+    SampleResult,
+)
 
 __all__ = ["evaluate"]
 
@@ -37,7 +47,7 @@ def evaluate(
     where: dict[str, str] | None = None,
     metrics: Sequence[str] = (),
     roscoe_scorer: Any = None,
-    batch_size: int = 16,
+    batch_size: int | None = None,
     max_tokens: int = 256,
     with_table: bool = False,
     cache: bool | str | Path = True,
@@ -56,13 +66,14 @@ def evaluate(
     `metrics` adds explanation metrics to the accuracy family: "roscoe" (ChartQA-X's nine
     ROSCOE scores and AS per answered sample; `roscoe_scorer` overrides the offline default
     `RoscoeScorer()`) and "ngram" (BLEU-4, METEOR, ROUGE-L, CIDEr-D against the samples'
-    reference explanations). Pass
-    `backend` to use an already-built backend (its `name` is recorded as the model; it is
-    not closed).
+    reference explanations). `batch_size` samples go to the model at a time and are recorded
+    together (default: four times the backend's concurrency, at least 16, so an API
+    backend's request slots stay full). Pass `backend` to use an already-built backend (its
+    `name` is recorded as the model; it is not closed).
     """
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r}; choose one of {list(PROTOCOLS)}")
-    if batch_size < 1:
+    if batch_size is not None and batch_size < 1:
         raise ValueError("batch_size must be at least 1")
     unknown = sorted(set(metrics) - set(EXPLANATION_METRICS))
     if unknown:
@@ -105,7 +116,7 @@ def evaluate(
                 prompt=prompt_id,
                 config=gen,
                 with_table=with_table,
-                **({"prompts": prompts} if prompts is not None else {}),
+                prompts=prompts if prompts is not None else _default_prompts(),
             )
             done = len(todo_all) - len(todo)
             if progress:
@@ -114,8 +125,10 @@ def evaluate(
             roscoe = (
                 RoscoeStage(roscoe_scorer, with_table=with_table) if "roscoe" in metrics else None
             )
-            for batch in _batches(todo, batch_size):
-                results = run_protocol(protocol, batch, ctx)
+            # samples per batch: enough to keep every request slot of an API backend busy,
+            # small enough to record often
+            size = batch_size or max(16, 4 * in_flight(wrapped))
+            for batch, results in _answered(protocol, _batches(todo, size), ctx, wrapped):
                 if roscoe is not None:
                     results = roscoe(results, by_id)
                 run.append(results)
@@ -158,15 +171,15 @@ class _Borrowed:
     """A caller's backend: used, not closed (the caller may evaluate more with it)."""
 
     def __init__(self, backend: Backend) -> None:
-        self._inner = backend
+        self.inner = backend
         self.identity = getattr(backend, "identity", None)
 
     @property
     def name(self) -> str:
-        return self._inner.name
+        return self.inner.name
 
     def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
-        return self._inner.generate(requests)
+        return self.inner.generate(requests)
 
     def close(self) -> None:
         pass
@@ -191,6 +204,39 @@ def _with_cache(backend: Backend, cache: bool | str | Path) -> tuple[Backend, An
 
     store = ResponseCache(None if cache is True else Path(cache))
     return CachedBackend(backend, store), store
+
+
+def _answered(
+    protocol: str, batches: Sequence[Sequence[Sample]], ctx: RunContext, backend: Backend
+) -> Iterator[tuple[Sequence[Sample], list[SampleResult]]]:
+    """Each batch with its results, in batch order.
+
+    An API backend (one that takes concurrent calls, `accepts_overlap`) gets the next batch
+    while the current one finishes, so its request slots do not drain empty at every batch
+    boundary; other backends (local models) get one batch at a time. Results are recorded
+    in batch order either way.
+    """
+    if len(batches) < 2 or not accepts_overlap(backend):
+        for batch in batches:
+            yield batch, run_protocol(protocol, batch, ctx)
+        return
+    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="chartproof-eval")
+    pending: deque[tuple[Sequence[Sample], Future[list[SampleResult]]]] = deque()
+    queue = iter(batches)
+    try:
+        for batch in islice(queue, 2):
+            pending.append((batch, pool.submit(run_protocol, protocol, batch, ctx)))
+        while pending:
+            batch, future = pending.popleft()
+            results = future.result()
+            following = next(queue, None)
+            if following is not None:
+                pending.append((following, pool.submit(run_protocol, protocol, following, ctx)))
+            yield batch, results
+    finally:
+        # on an error or interrupt, the batch still running finishes (its replies reach the
+        # response cache) but no new batch starts
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _batches(samples: Sequence[Sample], size: int) -> list[Sequence[Sample]]:

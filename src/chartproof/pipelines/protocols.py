@@ -18,9 +18,11 @@ from chartproof.datasets import resolve_image
 from chartproof.metrics.accuracy import anls, exact_match, relaxed_accuracy, score_answer
 from chartproof.metrics.chains import ChainOutcome, chain_scores
 from chartproof.models import Backend, PromptSet, build_request, default_prompts
+from chartproof.models.images import image_part
 from chartproof.types import (
     Answer,
     GenerationConfig,
+    ImagePart,
     ModelRequest,
     ModelResponse,
     Sample,
@@ -59,6 +61,17 @@ class RunContext:
     """Decoding settings for every call."""
     with_table: bool = False
     """Give the model the gold data table (ChartQA-X's with-table setting)."""
+    images: dict[str, ImagePart] = field(default_factory=dict, compare=False, repr=False)
+    """Resolved and hashed image of each image path seen in this run (many questions share
+    a chart; resolving and hashing it once per run saves most of the request building)."""
+
+    def image(self, sample: Sample) -> ImagePart:
+        """The sample's image as a request part: checked to stay inside `root`, hashed."""
+        part = self.images.get(sample.image.path)
+        if part is None:
+            part = image_part(resolve_image(self.root, sample.image))
+            self.images[sample.image.path] = part
+        return part
 
 
 def answer_scores(prediction: str | None, gold: Answer) -> dict[str, float | None]:
@@ -99,10 +112,9 @@ def _request(
     suffix: str,
     earlier: Sequence[tuple[str, str]] = (),
 ) -> ModelRequest:
-    image = resolve_image(ctx.root, sample.image)
     return build_request(
         prompt,
-        image,
+        ctx.image(sample),
         _question_text(sample, question, ctx),
         request_id=f"{sample.id}/{suffix}",
         earlier=earlier,

@@ -1,0 +1,106 @@
+"""How `evaluate` feeds a backend: batch size from the backend's concurrency, and API
+backends given the next batch while the current one finishes (results still in order)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from PIL import Image
+
+from chartproof.datasets import save_samples
+from chartproof.models.base import accepts_overlap, answered, in_flight
+from chartproof.pipelines.evaluate import evaluate
+from chartproof.runs import load_run
+from chartproof.types import Answer, ImageRef, ModelRequest, ModelResponse, Sample
+
+
+class _Recorder:
+    """A backend that answers each question with its number after a short wait, and
+    records how many `generate` calls ran at once and how big they were."""
+
+    def __init__(self, concurrency: int | None) -> None:
+        self.settings = SimpleNamespace(concurrency=concurrency) if concurrency else None
+        self.name = "recorder"
+        self.sizes: list[int] = []
+        self.running = self.peak = 0
+        self._lock = threading.Lock()
+
+    def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
+        with self._lock:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+            self.sizes.append(len(requests))
+        time.sleep(0.05)
+        with self._lock:
+            self.running -= 1
+        return [
+            answered(r, self.name, f"The answer is: {r.id.split('/')[0][1:]}.") for r in requests
+        ]
+
+    def close(self) -> None:
+        pass
+
+
+class _Wrapper:
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+
+
+CASES: list[tuple[str, object, int, bool]] = [
+    ("API backend", SimpleNamespace(settings=SimpleNamespace(concurrency=64)), 64, True),
+    (
+        "wrapped API backend",
+        _Wrapper(SimpleNamespace(settings=SimpleNamespace(concurrency=8))),
+        8,
+        True,
+    ),
+    ("local model", SimpleNamespace(settings=SimpleNamespace(batch_size=4)), 4, False),
+    ("no settings", SimpleNamespace(), 1, False),
+    ("bool is not a size", SimpleNamespace(settings=SimpleNamespace(batch_size=True)), 1, False),
+]
+
+
+@pytest.mark.parametrize(
+    ("backend", "slots", "overlap"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_in_flight_and_overlap(backend: object, slots: int, overlap: bool) -> None:
+    assert in_flight(backend) == slots
+    assert accepts_overlap(backend) is overlap
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    folder = tmp_path / "data"
+    (folder / "images").mkdir(parents=True)
+    Image.new("RGB", (40, 30), (200, 200, 200)).save(folder / "images" / "c.png")
+    samples = [
+        Sample(
+            id=f"s{i}",
+            image=ImageRef(path="images/c.png"),
+            question=f"Question {i}?",
+            answer=Answer.number(float(i)),
+        )
+        for i in range(100)
+    ]
+    save_samples(samples, folder)
+    return folder
+
+
+@pytest.mark.parametrize(("concurrency", "peak", "size"), [(8, 2, 32), (None, 1, 16)])
+def test_batches_overlap_only_for_api_backends(
+    data: Path, tmp_path: Path, concurrency: int | None, peak: int, size: int
+) -> None:
+    backend = _Recorder(concurrency)
+    record = evaluate(data, out=tmp_path / "run", prompt="short", backend=backend, cache=False)  # type: ignore[arg-type]
+    assert backend.peak == peak
+    assert backend.sizes[0] == size and sum(backend.sizes) == 100
+    assert record.counts["answered"] == 100
+    metrics = {m["metric"]: m["value"] for m in record.summary["metrics"]}
+    assert metrics["accuracy"] == 1.0
+    _, results = load_run(tmp_path / "run")
+    assert [r.sample_id for r in results] == [f"s{i}" for i in range(100)]
