@@ -73,10 +73,15 @@ def test_pipeline_scores_resumes_and_grows_families(dataset: Path, tmp_path: Pat
     hostile = "```python\nimport socket\nsocket.create_connection(('example.com', 80))\n```"
     broken = {ids[1]: hostile, ids[2]: "raise"}
     out = tmp_path / "derendered"
+    # a limited run, then the rest: the limit is not part of the run's identity
+    part = derender_dataset(
+        dataset, _faithful_or_broken(specs, broken), out, config=FAST, cache=False, limit=1
+    )
+    assert part.charts == 1 and part.asked == 1
     first = derender_dataset(
         dataset, _faithful_or_broken(specs, broken), out, config=FAST, cache=False
     )
-    assert first.charts == 4 and first.asked == 4
+    assert first.charts == 4 and first.asked == 3
     overall = first.summary["overall"]
     assert overall["status"] == {"model_error": 1, "ok": 2, "sandbox_failed": 1}
     assert overall["faithful"] == 2 and overall["ssim"] == pytest.approx(1.0)

@@ -119,7 +119,8 @@ def derender_dataset(
 ) -> DerenderRun:
     """Ask `model` (a backend spec or a Backend) to redraw every chart of `data` as code.
 
-    `limit` keeps the first charts; `counterfactuals` > 0 grows that many seeded data edits
+    `limit` keeps the first charts (a rerun with a larger limit extends the run);
+    `counterfactuals` > 0 grows that many seeded data edits
     from every faithful redraw into ``out/families`` (questions re-derived by the programs),
     ready for `chartproof eval`. `cache` puts a spec-string model behind the response cache.
     """
@@ -131,6 +132,8 @@ def derender_dataset(
     if loaded.errors:
         log.warning("%s", loaded.summary())
     charts = charts_of(loaded.samples, loaded.root)
+    # the run's identity is the whole dataset, so a rerun with a larger limit extends it
+    fingerprint = dataset_fingerprint([c.sample for c in charts], loaded.root)
     if limit is not None:
         charts = charts[:limit]
     folder = Path(out)
@@ -149,7 +152,6 @@ def derender_dataset(
             "prompt": prompts.get("derender_code").id,
             "settings": cfg.model_dump(mode="json"),
         }
-        fingerprint = dataset_fingerprint([c.sample for c in charts], loaded.root)
         asked = 0
         with RunFolder.open(folder / "run", run_config, fingerprint) as run:
             todo = [c for c in charts if not run.is_done(c.id, PROTOCOL, backend.name)]
