@@ -4,6 +4,7 @@ path (real transformers code, meaningless values), link-grammar, and the offline
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -167,3 +168,38 @@ def test_embedder_one_pass_matches_sentence_transformers_encode() -> None:
     padded = embedder.embed_tokens_padded([texts])[0]
     assert np.abs(padded[1] - tokens[1]).max() < 1e-5  # the longest text has no padding
     assert np.abs(padded[0] - tokens[0]).max() > 1e-3  # padding without a mask moves it
+    both, padded_groups = embedder.embed_sentences_and_padded([*texts, "A chain. Of two."], [texts])
+    assert np.abs(both - embedder.embed_sentences([*texts, "A chain. Of two."])).max() < 1e-5
+    assert all(np.abs(a - b).max() < 1e-6 for a, b in zip(padded_groups[0], padded, strict=True))
+
+
+def _tiny_llama(**overrides: object) -> object:
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=97, hidden_size=32, intermediate_size=48, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64, **overrides,
+    )  # fmt: skip
+    return LlamaForCausalLM(config).eval()
+
+
+def test_lean_llama_matches_transformers_at_real_positions() -> None:
+    import torch
+
+    from chartproof.metrics.roscoe._llama import LeanLlama
+
+    model: Any = _tiny_llama()
+    assert LeanLlama.supports(model)
+    assert not LeanLlama.supports(_tiny_llama(attention_bias=True))
+    ids = torch.randint(3, 97, (3, 11))
+    mask = torch.ones_like(ids)
+    mask[1, 7:] = 0  # right padding, as CausalLMPerplexity batches rows
+    mask[2, 2:] = 0
+    with torch.inference_mode():
+        expected = model.model(input_ids=ids, attention_mask=mask).last_hidden_state
+        got = LeanLlama(model).hidden(ids)
+    real = mask.bool()
+    assert torch.abs(got[real] - expected[real]).max().item() < 1e-5
+    assert torch.abs(got[real]).max().item() > 0.1

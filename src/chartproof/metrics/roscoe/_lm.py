@@ -20,6 +20,7 @@ from chartproof.metrics.roscoe._common import (
     local_dir,
     token_batches,
 )
+from chartproof.metrics.roscoe._llama import LeanLlama
 
 
 def _cache_root() -> Path:
@@ -76,17 +77,21 @@ class CausalLMPerplexity:
     tokenizers without that option, like SmolLM2's, ignore it), a BOS token is prepended and
     every text token is scored from the tokens before it in the same text; texts longer than
     `max_length` are scored in windows that move by half of it.
+
+    Rows are sorted by length and batched up to `batch_size` rows and `max_batch_tokens`
+    padded tokens (on shared CPU cores each op pays a thread-sync cost, so few large batches
+    beat many small ones); a plain Llama checkpoint (SmolLM2) runs through `LeanLlama`.
     """
 
     def __init__(
         self,
         path: str | Path | None = None,
         device: str = "cpu",
-        batch_size: int = 16,
+        batch_size: int = 64,
         max_length: int = 1024,
         add_prefix_space: bool = True,
         cache_dir: str | Path | None = None,
-        max_batch_tokens: int = 2048,
+        max_batch_tokens: int = 8192,
         logit_chunk: int = 256,
     ) -> None:
         self.path = Path(path) if path is not None else None
@@ -102,6 +107,7 @@ class CausalLMPerplexity:
         )
         self._model: Any = None
         self._tokenizer: Any = None
+        self._lean: LeanLlama | None = None
 
     def _load(self) -> tuple[Any, Any]:
         if self._model is None:
@@ -118,6 +124,8 @@ class CausalLMPerplexity:
                 folder, dtype=torch.float32, local_files_only=True
             )
             self._model = model.eval().to(self.device)
+            if self.device == "cpu" and LeanLlama.supports(self._model):
+                self._lean = LeanLlama(self._model)
         return self._model, self._tokenizer
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
@@ -157,6 +165,8 @@ class CausalLMPerplexity:
         with torch.inference_mode():
             if split is None:
                 states, head = model(input_ids=input_ids, attention_mask=mask).logits, None
+            elif self._lean is not None:
+                states, head = self._lean.hidden(input_ids), split[1]
             else:
                 base, head = split
                 states = base(input_ids=input_ids, attention_mask=mask).last_hidden_state

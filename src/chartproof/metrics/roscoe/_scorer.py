@@ -179,9 +179,14 @@ class RoscoeScorer:
                 step_tokens[i] = [token_vectors[s] for s in steps[i]]
                 source_tokens[i] = [token_vectors[s] for s in sources[i]]
         else:
-            sentence_vectors = self.embedder.embed_sentences(sentences)
             groups = [g for i in valid for g in (steps[i], sources[i])]
-            padded = self.embedder.embed_tokens_padded(groups)
+            combined = getattr(self.embedder, "embed_sentences_and_padded", None)
+            if combined is not None:  # one padded pass also gives most sentence vectors
+                sentence_vectors, padded = combined(sentences + chain_texts, groups)
+                sentences, chain_texts = sentences + chain_texts, []
+            else:
+                sentence_vectors = self.embedder.embed_sentences(sentences)
+                padded = self.embedder.embed_tokens_padded(groups)
             for k, i in enumerate(valid):
                 step_tokens[i], source_tokens[i] = padded[2 * k], padded[2 * k + 1]
         texts = sentences + chain_texts
