@@ -256,3 +256,16 @@ def test_summary_without_nli_says_why() -> None:
     assert summary["roscoe_sfc"].value is None
     assert summary["roscoe_sfc"].note is not None and "NLI" in summary["roscoe_sfc"].note
     assert summary["roscoe_as"].value is None
+
+
+def test_token_batches_bound_rows_tokens_and_padding() -> None:
+    from chartproof.metrics.roscoe._common import token_batches
+
+    lengths = [400, 5, 31, 5, 6, 100, 7, 8, 30]
+    # short rows share a batch (their few pads are free); 100 and 400 would be mostly pads
+    assert list(token_batches(lengths, 64, 8192)) == [[1, 3, 4, 6, 7, 8, 2], [5], [0]]
+    assert list(token_batches(lengths, 64, 8192, free_padding=0)) == [
+        [1, 3], [4, 6], [7], [8, 2], [5], [0]
+    ]  # fmt: skip
+    assert list(token_batches([5] * 5, 2, 8192)) == [[0, 1], [2, 3], [4]]
+    assert list(token_batches([50] * 3, 8, 100)) == [[0, 1], [2]]

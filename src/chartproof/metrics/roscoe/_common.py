@@ -53,15 +53,31 @@ def length_batches(lengths: Sequence[int], batch_size: int) -> Iterator[list[int
         yield order[start : start + batch_size]
 
 
-def token_batches(lengths: Sequence[int], max_rows: int, max_tokens: int) -> Iterator[list[int]]:
-    """Indices sorted by length, in batches of at most `max_rows` rows and `max_tokens`
-    padded tokens (CPU inference is bound by work and memory, not by call overhead)."""
+def token_batches(
+    lengths: Sequence[int],
+    max_rows: int,
+    max_tokens: int,
+    max_padding: float = 0.1,
+    free_padding: int = 128,
+) -> Iterator[list[int]]:
+    """Indices sorted by length, in batches of at most `max_rows` rows, `max_tokens` padded
+    tokens and a `max_padding` share of padding beyond `free_padding` pad tokens (CPU
+    inference is bound by work: large batches of a long-tailed length mix would be mostly
+    pads, while a few pads among short rows cost less than another batch)."""
     order = sorted(range(len(lengths)), key=lambda i: lengths[i])
     batch: list[int] = []
+    real = 0
     for i in order:
-        if batch and (len(batch) + 1 > max_rows or (len(batch) + 1) * lengths[i] > max_tokens):
+        rows, padded = len(batch) + 1, (len(batch) + 1) * lengths[i]
+        waste = padded - real - lengths[i]
+        if batch and (
+            rows > max_rows
+            or padded > max_tokens
+            or waste > max(max_padding * padded, free_padding)
+        ):
             yield batch
-            batch = []
+            batch, real = [], 0
         batch.append(i)
+        real += lengths[i]
     if batch:
         yield batch
