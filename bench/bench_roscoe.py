@@ -19,15 +19,26 @@ The three runs (chartproof in the reference-equal mode, the reference, chartproo
 masked mode) alternate over `--chunks` slices of the data and their times are summed, so
 that load from other processes falls on all of them alike.
 
-Measured here (2026-11-30, 2 shared CPU cores, load ~4 from other jobs, OMP_NUM_THREADS=2,
-N=150, 5 chunks): reference 517 s (0.29 expl/s); chartproof reference-equal mode 322 s
-(1.61x), max |diff| 1.0e-6 over FS/FT/IS/IC/PS/PC; chartproof default (masked) 195 s (2.66x),
-equal except FT (the padding quirk, up to 0.028). Both sides are bound by the same LM forward
-FLOPs (SmolLM2 over every step and every chain), which batching cannot remove; chartproof's
-gains are less padding, the first step read from the chain pass, logits only at real
-positions, and one MiniLM pass for sentence and token vectors in the default mode.
-`--throughput-only --n 1000` (MiniLM + SmolLM2 + link-grammar, same conditions): 2009 s,
-0.50 explanations/s.
+Measured here (2026-11-30, 2 shared CPU cores, OMP_NUM_THREADS=2; ratios swing with the
+load from other jobs, because every op of either side pays a thread-sync cost when the
+cores are oversubscribed and the reference runs many more, smaller ops):
+- N=200, 5 chunks, load 0.2-2: reference 144.6 s (1.38 expl/s); chartproof reference-equal
+  mode 70.6 s (2.05x), max |diff| 9.2e-7 over FS/FT/IS/IC/PS/PC; default (masked) mode
+  67.6 s (2.14x), equal except FT (the padding quirk, up to 0.039).
+- N=40, 8 chunks, load 4-7 falling to 0.2 (before the padding cap below): 2.26x / 2.15x.
+- Same conditions before this round's changes (HEAD 82cf81c, N=40, 4 chunks, run beside
+  the newer code under load 4-7): 2.96x / 2.29x, and 2.18x / 2.48x for the newer code in
+  the same minutes; at N=150 under load ~4 it had measured 1.61x / 2.66x.
+The 3x target is not reached. chartproof's time is ~85% SmolLM2 and that is ~80% matrix
+products (torch.profiler): the forward FLOPs over every step and every chain are the floor
+for both sides, and chartproof's savings are fewer of them (little padding, the
+first step read from the chain pass, logits only at real positions) plus leaner ops around
+them (`LeanLlama`: fused Q/K/V and gate/up products, one complex product for rotary,
+causal-only attention on right-padded rows), length batches up to 64 rows / 8192 tokens
+with at most ~10% padding, and in the reference-equal mode sentence vectors taken from the
+group-padded token pass where a text got no group padding.
+`--throughput-only --n 200` (MiniLM + SmolLM2 + link-grammar, one call, load ~1.5): 76.0 s,
+2.63 explanations/s (earlier, N=1000 under load ~4: 0.50 explanations/s).
 
 Data: the first N OpenCQA val rows from ../shared/data (abstractive multi-sentence answers,
 used as explanations; source = title + question). Both sides get the same steps (chartproof's
