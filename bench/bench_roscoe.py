@@ -25,10 +25,9 @@ cores are oversubscribed and the reference runs many more, smaller ops):
 - N=200, 5 chunks, load 0.2-2: reference 144.6 s (1.38 expl/s); chartproof reference-equal
   mode 70.6 s (2.05x), max |diff| 9.2e-7 over FS/FT/IS/IC/PS/PC; default (masked) mode
   67.6 s (2.14x), equal except FT (the padding quirk, up to 0.039).
-- N=40, 8 chunks, load 4-7 falling to 0.2 (before the padding cap below): 2.26x / 2.15x.
-- Same conditions before this round's changes (HEAD 82cf81c, N=40, 4 chunks, run beside
-  the newer code under load 4-7): 2.96x / 2.29x, and 2.18x / 2.48x for the newer code in
-  the same minutes; at N=150 under load ~4 it had measured 1.61x / 2.66x.
+- The code before this round (82cf81c) in the next minutes, same N, chunks and load:
+  reference 142.0 s, chartproof 79.2 s (1.79x), masked 78.3 s (1.81x), max |diff| 9.8e-7.
+- Under load 4-7 (N=40) both versions measured 2.2x-3.0x, too noisy to compare.
 The 3x target is not reached. chartproof's time is ~85% SmolLM2 and that is ~80% matrix
 products (torch.profiler): the forward FLOPs over every step and every chain are the floor
 for both sides, and chartproof's savings are fewer of them (little padding, the
