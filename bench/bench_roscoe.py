@@ -28,7 +28,14 @@ cores are oversubscribed and the reference runs many more, smaller ops):
 - The code before this round (82cf81c) in the next minutes, same N, chunks and load:
   reference 142.0 s, chartproof 79.2 s (1.79x), masked 78.3 s (1.81x), max |diff| 9.8e-7.
 - Under load 4-7 (N=40) both versions measured 2.2x-3.0x, too noisy to compare.
-The 3x target is not reached. chartproof's time is ~85% SmolLM2 and that is ~80% matrix
+- SmolLM2 through onnxruntime (`--lm-backend auto`, now the default; 1759b51), N=200,
+  5 chunks, load 1.3-2.3, three runs one after another: onnxruntime: reference 156.2 s,
+  chartproof 70.6 s (2.21x), masked 54.5 s (2.87x); PyTorch (`--lm-backend torch`):
+  reference 166.7 s, chartproof 73.6 s (2.26x), masked 74.6 s (2.24x); onnxruntime again:
+  reference 152.0 s, chartproof 53.9 s (2.82x), masked 58.1 s (2.62x). Max |diff| 1.6e-6
+  (PS/PC; 9.2e-7 with PyTorch). The forward alone (32 rows x 60 tokens, 2 threads) is
+  1.35-1.5x faster in onnxruntime; the first onnxruntime run's 70.6 s is the outlier.
+The 3x target is not reached (2.6-2.9x with onnxruntime). chartproof's time is ~85% SmolLM2 and that is ~80% matrix
 products (torch.profiler): the forward FLOPs over every step and every chain are the floor
 for both sides, and chartproof's savings are fewer of them (little padding, the
 first step read from the chain pass, logits only at real positions) plus leaner ops around
