@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -31,3 +32,14 @@ def progress_bar(label: str, enabled: bool = True) -> Iterator[Callable[[int, in
             bar.update(task, completed=done, total=total)
 
         yield hook
+
+
+@contextmanager
+def exit_on_bad_input() -> Iterator[None]:
+    """Turn a pipeline's ValueError (bad dataset, mismatched run folder, ...) into one red
+    line and exit status 2, instead of a traceback."""
+    try:
+        yield
+    except ValueError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None

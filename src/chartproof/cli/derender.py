@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from chartproof.cli._app import app
-from chartproof.cli._progress import console, progress_bar
+from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
 
 
 @app.command("derender")
@@ -62,25 +62,21 @@ def derender(
         )
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
-    with progress_bar("derender", not quiet) as hook:
-        try:
-            result = derender_dataset(
-                data,
-                model,
-                out,
-                config=config,
-                limit=limit,
-                counterfactuals=counterfactuals,
-                seed=seed,
-                per_chart=per_chart,
-                prompts_file=prompts_file,
-                cache=cache,
-                strict=strict,
-                progress=hook,
-            )
-        except ValueError as exc:
-            console.print(f"[red]error:[/red] {exc}")
-            raise typer.Exit(2) from None
+    with progress_bar("derender", not quiet) as hook, exit_on_bad_input():
+        result = derender_dataset(
+            data,
+            model,
+            out,
+            config=config,
+            limit=limit,
+            counterfactuals=counterfactuals,
+            seed=seed,
+            per_chart=per_chart,
+            prompts_file=prompts_file,
+            cache=cache,
+            strict=strict,
+            progress=hook,
+        )
     overall = result.summary["overall"]
     status = ", ".join(f"{k} {v}" for k, v in overall["status"].items())
     console.print(

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from chartproof.cli._app import app
-from chartproof.cli._progress import console, progress_bar
+from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
 
 
 def _specs(text: str | None, option: str) -> list[str] | None:
@@ -129,30 +129,26 @@ def explain(
     if missing not in ("renormalise", "not_computed"):
         raise typer.BadParameter("use renormalise or not_computed", param_hint="--missing")
     model_specs = _specs(models, "--models") or []
-    with progress_bar("explain", not quiet) as hook:
-        try:
-            result = run(
-                data,
-                model_specs,
-                out,
-                verifiers=_specs(verifiers, "--verifiers"),
-                majority=majority,
-                max_rounds=rounds,
-                scorer=_scorer(embedder, lm, nli, grammar),
-                weights=weights,
-                missing="renormalise" if missing == "renormalise" else "not_computed",
-                regen_temperature=regen_temperature,
-                max_tokens=max_tokens,
-                batch_size=batch_size,
-                prompts_file=prompts_file,
-                cache=cache,
-                limit=limit,
-                strict=strict,
-                progress=hook,
-            )
-        except ValueError as exc:
-            console.print(f"[red]error:[/red] {exc}")
-            raise typer.Exit(2) from None
+    with progress_bar("explain", not quiet) as hook, exit_on_bad_input():
+        result = run(
+            data,
+            model_specs,
+            out,
+            verifiers=_specs(verifiers, "--verifiers"),
+            majority=majority,
+            max_rounds=rounds,
+            scorer=_scorer(embedder, lm, nli, grammar),
+            weights=weights,
+            missing="renormalise" if missing == "renormalise" else "not_computed",
+            regen_temperature=regen_temperature,
+            max_tokens=max_tokens,
+            batch_size=batch_size,
+            prompts_file=prompts_file,
+            cache=cache,
+            limit=limit,
+            strict=strict,
+            progress=hook,
+        )
     counts = result.summary["counts"]
     console.print(
         f"  accepted {counts['accepted']}, rejected {counts['rejected']}, "

@@ -6,7 +6,7 @@ counts failures honestly. `answered` and `failed` build those responses the same
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 from chartproof.models.parsing import parse_output
@@ -110,21 +110,26 @@ def failed(
     )
 
 
+def _settings_inside(backend: object) -> Iterator[object]:
+    """The ``settings`` of the backend and of every backend it wraps (wrappers such as the
+    response cache keep the wrapped backend as ``inner``), outermost first."""
+    current: object = backend
+    for _ in range(8):  # wrappers nest a few levels at most
+        yield getattr(current, "settings", None)
+        current = getattr(current, "inner", None)
+        if current is None:
+            return
+
+
 def in_flight(backend: object) -> int:
     """How many requests a backend works on at once, so callers can hand it batches large
     enough to keep it busy: an API backend's ``settings.concurrency`` or a local model's
-    ``settings.batch_size``, looking through wrappers that keep the wrapped backend as
-    ``inner`` (the response cache); 1 when the backend does not say."""
-    current: object = backend
-    for _ in range(8):  # wrappers nest a few levels at most
-        settings = getattr(current, "settings", None)
+    ``settings.batch_size``; 1 when the backend does not say."""
+    for settings in _settings_inside(backend):
         for field in ("concurrency", "batch_size"):
             value = getattr(settings, field, None)
             if isinstance(value, int) and not isinstance(value, bool) and value > 0:
                 return value
-        current = getattr(current, "inner", None)
-        if current is None:
-            break
     return 1
 
 
@@ -132,12 +137,7 @@ def accepts_overlap(backend: object) -> bool:
     """Whether two `generate` calls may run at once from two threads and share the backend's
     request slots: true for API backends (a ``settings.concurrency`` somewhere inside the
     wrappers), false for local models, which should see one batch at a time."""
-    current: object = backend
-    for _ in range(8):
-        settings = getattr(current, "settings", None)
-        if isinstance(getattr(settings, "concurrency", None), int):
-            return True
-        current = getattr(current, "inner", None)
-        if current is None:
-            break
-    return False
+    return any(
+        isinstance(getattr(settings, "concurrency", None), int)
+        for settings in _settings_inside(backend)
+    )

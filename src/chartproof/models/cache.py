@@ -32,6 +32,7 @@ __all__ = [
     "ResponseCache",
     "cache_key",
     "default_cache_path",
+    "with_cache",
 ]
 
 CACHE_ENV = "CHARTPROOF_CACHE"
@@ -453,3 +454,15 @@ class CachedBackend:
         self.inner.close()
         if self._owns_cache:
             self.cache.close()
+
+
+def with_cache(
+    backend: Backend, cache: bool | str | os.PathLike[str]
+) -> tuple[Backend, ResponseCache | None]:
+    """`backend` behind the response cache, and the cache for the caller to close (True: the
+    default file; a path: that file); `cache=False` gives the backend as it is and None.
+    Closing the wrapper closes `backend` too."""
+    if cache is False:
+        return backend, None
+    store = ResponseCache(None if cache is True else Path(cache))
+    return CachedBackend(backend, store), store

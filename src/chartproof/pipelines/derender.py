@@ -125,6 +125,7 @@ def derender_dataset(
     ready for `chartproof eval`. `cache` puts a spec-string model behind the response cache.
     """
     from chartproof.models import default_prompts, load_backend, load_prompts
+    from chartproof.models.cache import with_cache
 
     cfg = config or DerenderConfig()
     prompts = load_prompts(prompts_file) if prompts_file else default_prompts()
@@ -140,12 +141,10 @@ def derender_dataset(
     for sub in ("code", "redrawn", "specs"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     owned = isinstance(model, str)
-    backend = load_backend(model) if isinstance(model, str) else model
+    backend, store = (
+        with_cache(load_backend(model), cache) if isinstance(model, str) else (model, None)
+    )
     try:
-        if owned and cache is not False:
-            from chartproof.models.cache import CachedBackend, ResponseCache
-
-            backend = CachedBackend(backend, ResponseCache(None if cache is True else Path(cache)))
         run_config: dict[str, Any] = {
             "protocol": PROTOCOL,
             "model": backend.name,
@@ -181,6 +180,8 @@ def derender_dataset(
     finally:
         if owned:
             backend.close()
+        if store is not None:
+            store.close()
     families = None
     if counterfactuals > 0:
         specs = _faithful_specs(folder, results)

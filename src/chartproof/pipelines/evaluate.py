@@ -14,6 +14,7 @@ from typing import Any
 from chartproof.datasets import dataset_fingerprint, load_dataset
 from chartproof.models import load_backend, load_prompts
 from chartproof.models.base import Backend, accepts_overlap, in_flight
+from chartproof.models.cache import with_cache
 from chartproof.pipelines.explanations import EXPLANATION_METRICS, RoscoeStage, ngram_summary
 from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
 from chartproof.pipelines.summarize import summarize
@@ -105,7 +106,7 @@ def evaluate(
     fingerprint = dataset_fingerprint(samples, loaded.root)
     todo_all = [s for s in samples if applies(protocol, s)]
     inner = backend if backend is not None else load_backend(model)
-    wrapped, store = _with_cache(_Borrowed(inner) if backend is not None else inner, cache)
+    wrapped, store = with_cache(_Borrowed(inner) if backend is not None else inner, cache)
     try:
         with RunFolder.open(out, config, fingerprint) as run:
             todo = [s for s in todo_all if not run.is_done(s.id, protocol, model_name)]
@@ -194,16 +195,6 @@ def _default_prompts() -> Any:
 def _protocol_prompt(protocol: str, prompts: Any) -> str:
     name = {"chain": "chain_step", "premise": "premise"}[protocol]
     return str((prompts or _default_prompts()).get(name).id)
-
-
-def _with_cache(backend: Backend, cache: bool | str | Path) -> tuple[Backend, Any]:
-    """The backend behind the response cache (and the cache, to close), or as it is."""
-    if cache is False:
-        return backend, None
-    from chartproof.models.cache import CachedBackend, ResponseCache
-
-    store = ResponseCache(None if cache is True else Path(cache))
-    return CachedBackend(backend, store), store
 
 
 def _answered(

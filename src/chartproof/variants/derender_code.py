@@ -205,7 +205,7 @@ def derender(
     base = {"sample_id": sample_id, "model": backend.name}
     if not response.ok:
         return DerenderResult(**base, status="model_error", reason=response.error)
-    code = extract_code(response.text)
+    code = response.parsed.code if response.parsed is not None else extract_code(response.text)
     if code is None:
         return DerenderResult(**base, status="no_code", reason="no Python code in the reply")
     run = run_code(code, cfg.policy)

@@ -14,9 +14,11 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 
+from chartproof.metrics.accuracy import relaxed_accuracy
 from chartproof.models.reader._text import norm, numbers_in
 from chartproof.models.reader.solver import UNKNOWN, Solution
 from chartproof.questions.view import ChartView
+from chartproof.types import Answer
 
 __all__ = ["agrees", "explain_answer", "verify_explanation"]
 
@@ -32,12 +34,9 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+")
 
 
 def agrees(a: str, b: str) -> bool:
-    """Whether two short answers say the same: equal numbers within 5 %, else equal text
-    (case, spaces and a trailing period ignored)."""
-    na, nb = numbers_in(a), numbers_in(b)
-    if len(na) == 1 and len(nb) == 1:
-        return _close(na[0], nb[0])
-    return norm(a).rstrip(".") == norm(b).rstrip(".")
+    """Whether answer `a` says what answer `b` says, by relaxed accuracy with `b` as gold
+    (numbers within 5 %, else normalised text)."""
+    return relaxed_accuracy(a, Answer(kind="text", value=b)) == 1.0
 
 
 def _close(x: float, y: float, rel: float = _REL) -> bool:
