@@ -8,12 +8,14 @@ import bisect
 import hashlib
 import os
 import tempfile
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+from torch.jit._trace import TracerWarning
 
 from chartproof.metrics.roscoe._common import Matrix, token_batches
 
@@ -158,7 +160,12 @@ def _export(
     handle, staging = tempfile.mkstemp(prefix=".export-", suffix=".onnx", dir=target.parent)
     os.close(handle)
     try:
-        with torch.no_grad():
+        # the TorchScript exporter (pinned torch) warns that it is legacy, and the tracer that
+        # shape checks become constants: each graph is checked against PyTorch by the tests
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.simplefilter("ignore", TracerWarning)
+            warnings.filterwarnings("ignore", message="Exporting aten::index", category=UserWarning)
             torch.onnx.export(
                 module.eval(),
                 example,
