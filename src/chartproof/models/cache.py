@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from pydantic import Field
 
+from chartproof._cachedir import cache_home
 from chartproof.models.base import Backend, BackendIdentity, answered, backend_identity
 from chartproof.types import ImagePart, ModelRequest, ModelResponse, Record, Usage
 
@@ -72,8 +73,7 @@ def default_cache_path() -> Path:
     env = os.environ.get(CACHE_ENV)
     if env:
         return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "chartproof" / "responses.sqlite"
+    return cache_home() / "responses.sqlite"
 
 
 def cache_key(identity: BackendIdentity, request: ModelRequest) -> str:

@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from chartproof._cachedir import cache_home
 from chartproof.sandbox import _guest
 from chartproof.sandbox.records import SandboxPolicy, SandboxResult, SandboxStatus
 
@@ -141,8 +142,7 @@ def _interpreter_paths() -> list[str]:
 
 
 def _mpl_cache() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = os.path.join(base, "chartproof", "sandbox-mpl")
+    path = str(cache_home() / "sandbox-mpl")
     try:
         os.makedirs(path, exist_ok=True)
     except OSError:

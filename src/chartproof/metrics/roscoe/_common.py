@@ -13,15 +13,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from chartproof._cachedir import cache_home
+
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 Matrix = NDArray[np.float64]
 INSTALL_TEXT = "pip install 'chartproof[text]'"
 BACKENDS = ("auto", "onnx", "torch")
+MODEL_CACHE_ENV = "CHARTPROOF_MODEL_CACHE"
 
 log = logging.getLogger("chartproof.metrics.roscoe")
-
-
-MODEL_CACHE_ENV = "CHARTPROOF_MODEL_CACHE"
 
 
 def cache_root() -> Path:
@@ -29,10 +29,7 @@ def cache_root() -> Path:
     `onnx/`): `$CHARTPROOF_MODEL_CACHE`, else `$XDG_CACHE_HOME/chartproof`, else
     `~/.cache/chartproof`. (`$CHARTPROOF_CACHE` names the response-cache file, not this.)"""
     env = os.environ.get(MODEL_CACHE_ENV)
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "chartproof"
+    return Path(env).expanduser() if env else cache_home()
 
 
 def check_backend(backend: str) -> str:

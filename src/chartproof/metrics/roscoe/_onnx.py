@@ -18,6 +18,7 @@ import torch
 from torch.jit._trace import TracerWarning
 
 from chartproof.metrics.roscoe._common import Matrix, token_batches
+from chartproof.metrics.roscoe._llama import fused_layers, llama_dims
 
 GRAPH_VERSION = 2  # part of the cached file name: a changed graph is exported afresh
 ENCODER_VERSION = 1
@@ -43,11 +44,8 @@ class _LlamaNll(torch.nn.Module):
 
     def __init__(self, model: Any, max_length: int) -> None:
         super().__init__()
-        base, config = model.model, model.config
-        self.heads = int(config.num_attention_heads)
-        self.kv_heads = int(config.num_key_value_heads)
-        self.head_dim = int(getattr(config, "head_dim", None) or config.hidden_size // self.heads)
-        self.eps = float(config.rms_norm_eps)
+        base = model.model
+        self.heads, self.kv_heads, self.head_dim, self.eps = llama_dims(model.config)
         embed = base.embed_tokens.weight.detach()
         head = model.get_output_embeddings().weight.detach()
         self.tied = embed.data_ptr() == head.data_ptr()
@@ -59,24 +57,11 @@ class _LlamaNll(torch.nn.Module):
         probe = torch.zeros(1, max_length, self.head_dim)
         cos, sin = base.rotary_emb(probe, torch.arange(max_length).unsqueeze(0))
         self.cos, self.sin = cos[0].detach(), sin[0].detach()
-        self.blocks: list[tuple[torch.Tensor, ...]] = []
-        for layer in base.layers:
-            attn, mlp = layer.self_attn, layer.mlp
-            qkv = torch.cat([attn.q_proj.weight, attn.k_proj.weight, attn.v_proj.weight])
-            gate_up = torch.cat([mlp.gate_proj.weight, mlp.up_proj.weight])
-            self.blocks.append(
-                tuple(
-                    w.detach().contiguous()
-                    for w in (
-                        layer.input_layernorm.weight,
-                        qkv.t(),
-                        attn.o_proj.weight.t(),
-                        layer.post_attention_layernorm.weight,
-                        gate_up.t(),
-                        mlp.down_proj.weight.t(),
-                    )
-                )
-            )
+        # matrices as (in × out) for `x @ w`; the norm weights as they are
+        self.blocks = [
+            tuple(w if w.dim() == 1 else w.t().contiguous() for w in layer)
+            for layer in fused_layers(model)
+        ]
 
     def _norm(self, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * weight
