@@ -41,7 +41,7 @@ def _start_server(delay: float, concurrency: int) -> tuple[subprocess.Popen[str]
     cmd = [
         sys.executable,
         "-m",
-        "chartproof.models.loopback",
+        "chartproof.testing.loopback",
         "--delay",
         str(delay),
         "--max-concurrency",

@@ -39,11 +39,11 @@ import numpy as np
 from chartproof.charts import render
 from chartproof.charts.suites import generate_specs
 from chartproof.metrics.accuracy import relaxed_accuracy
-from chartproof.models.reader import solve, view_of, view_of_table
-from chartproof.models.reader._text import plain_math
-from chartproof.models.reader.perception import ReadingError, get_engine, read_chart
-from chartproof.models.reader.perception.image import load_image
 from chartproof.questions import chart_view, make_questions
+from chartproof.reader import solve, view_of, view_of_table
+from chartproof.reader._text import plain_math
+from chartproof.reader.perception import ReadingError, get_engine, read_chart
+from chartproof.reader.perception.image import load_image
 from chartproof.types import Answer, ChartSpec, DataTable
 
 REPO = Path(__file__).resolve().parents[1]

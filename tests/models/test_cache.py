@@ -11,7 +11,7 @@ import pytest
 from chartproof.models.base import BackendIdentity
 from chartproof.models.cache import CachedBackend, ResponseCache, cache_key, default_cache_path
 from chartproof.models.prompts import build_request
-from chartproof.models.testing import ScriptedBackend
+from chartproof.testing import ScriptedBackend
 from chartproof.types import GenerationConfig, ModelRequest
 
 IDENT = BackendIdentity(kind="openai", model="m", revision="r1")

@@ -11,7 +11,7 @@ import chartproof.cli.cache  # noqa: F401  (registers the sub-app, as cli/__init
 from chartproof.cli._app import app
 from chartproof.models.cache import CachedBackend, ResponseCache
 from chartproof.models.prompts import build_request
-from chartproof.models.testing import ScriptedBackend
+from chartproof.testing import ScriptedBackend
 
 
 def test_stats_and_clear(tmp_path: Path) -> None:

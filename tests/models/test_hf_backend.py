@@ -27,7 +27,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[Mod
     pytest.importorskip("transformers")
     from PIL import Image
 
-    from chartproof.models.tiny_vlm import build_tiny_idefics3, overfit_tiny_vlm
+    from chartproof.testing.tiny_vlm import build_tiny_idefics3, overfit_tiny_vlm
 
     root = tmp_path_factory.mktemp("tiny_vlm")
     red, blue = root / "red.png", root / "blue.png"

@@ -21,10 +21,10 @@ pytest.importorskip("aiohttp", reason="the loopback server needs aiohttp (dev ex
 from chartproof.models import load_backend
 from chartproof.models._aio import HttpStatusError, HttpxPoster
 from chartproof.models.images import data_url
-from chartproof.models.loopback import Fault, LoopbackServer
 from chartproof.models.openai_compat import OpenAIBackend, OpenAISettings
 from chartproof.models.prompts import build_request
 from chartproof.models.registry import MissingDependencyError, SpecError
+from chartproof.testing.loopback import Fault, LoopbackServer
 from chartproof.types import ModelRequest
 
 # request index % 8 -> faults on successive attempts (then a normal reply)
@@ -304,7 +304,7 @@ def test_encoded_body_is_the_body_with_images_spliced_in(chart: Path, question: 
 def test_temporary_redirect_is_followed_with_the_same_post(chart: Path, http: str) -> None:
     from aiohttp import web
 
-    from chartproof.models.loopback import _completion
+    from chartproof.testing.loopback import _completion
 
     hits: list[tuple[str, str, str]] = []
 

@@ -10,7 +10,6 @@ import pytest
 from chartproof.models import (
     BackendSpec,
     MissingDependencyError,
-    ScriptedBackend,
     SpecError,
     load_backend,
     parse_spec,
@@ -18,6 +17,7 @@ from chartproof.models import (
 )
 from chartproof.models.base import Backend, backend_identity
 from chartproof.models.registry import require
+from chartproof.testing import ScriptedBackend
 from chartproof.types import GenerationConfig, Message, ModelRequest, TextPart
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from chartproof.models import Backend, ScriptedBackend
+from chartproof.models import Backend
+from chartproof.testing import ScriptedBackend
 from chartproof.types import Message, ModelRequest, TextPart
 
 

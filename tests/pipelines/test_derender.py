@@ -11,14 +11,14 @@ from typer.testing import CliRunner
 
 from chartproof.charts import render, spec_to_script
 from chartproof.datasets import load_dataset
-from chartproof.models import ScriptedBackend
-from chartproof.models.reader._redraw import code_reply, spec_of_view
 from chartproof.pipelines.derender import derender_dataset
+from chartproof.pipelines.derender_code import DerenderConfig
 from chartproof.pipelines.generate import generate
 from chartproof.questions import ChartView
+from chartproof.reader._redraw import code_reply, spec_of_view
 from chartproof.sandbox import SandboxPolicy, run_code
+from chartproof.testing import ScriptedBackend
 from chartproof.types import ChartSpec, ModelRequest
-from chartproof.variants.derender_code import DerenderConfig
 
 FAST = DerenderConfig(policy=SandboxPolicy(timeout_s=60, cpu_s=60))
 

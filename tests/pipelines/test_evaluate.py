@@ -17,9 +17,9 @@ import pytest
 from PIL import Image
 
 from chartproof.datasets import save_samples
-from chartproof.models import ScriptedBackend
 from chartproof.pipelines.evaluate import evaluate
 from chartproof.runs import load_run
+from chartproof.testing import ScriptedBackend
 from chartproof.types import Answer, ImageRef, ModelRequest, Sample
 
 N = 12
@@ -110,7 +110,7 @@ def test_failures_are_counted_and_retried_on_resume(tmp_path: Path) -> None:
 _CHILD = textwrap.dedent(
     """
     import sys, time
-    from chartproof.models import ScriptedBackend
+    from chartproof.testing import ScriptedBackend
     from chartproof.pipelines.evaluate import evaluate
 
     def answer(request):

@@ -25,10 +25,10 @@ from typer.testing import CliRunner
 
 from chartproof.datasets import load_dataset, save_samples
 from chartproof.metrics.roscoe import RoscoeItem
-from chartproof.models import ScriptedBackend
 from chartproof.models.base import Backend
 from chartproof.pipelines.explain import SUMMARY_FILE, UNACCEPTED_FILE, explain
 from chartproof.runs import load_run
+from chartproof.testing import ScriptedBackend
 from chartproof.types import (
     Answer,
     DataTable,
@@ -717,7 +717,7 @@ def test_cli_runs_with_spec_strings(tmp_path: Path) -> None:
 _CHILD = textwrap.dedent(
     """
     import sys, time
-    from chartproof.models import ScriptedBackend
+    from chartproof.testing import ScriptedBackend
     from chartproof.pipelines.explain import explain
 
     NAMES = ["scripted:a", "scripted:b", "scripted:c"]

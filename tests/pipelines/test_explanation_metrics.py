@@ -10,10 +10,10 @@ import pytest
 
 from chartproof.datasets import load_samples
 from chartproof.metrics.roscoe import RoscoeItem, RoscoeScores
-from chartproof.models import ScriptedBackend
 from chartproof.pipelines.evaluate import evaluate
 from chartproof.pipelines.generate import generate
 from chartproof.reports import report
+from chartproof.testing import ScriptedBackend
 from chartproof.types import ModelRequest
 
 

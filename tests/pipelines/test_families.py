@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from chartproof.datasets import load_samples
-from chartproof.models import ScriptedBackend
 from chartproof.pipelines.evaluate import evaluate
 from chartproof.pipelines.generate import generate
 from chartproof.pipelines.pairs import export_pairs
+from chartproof.testing import ScriptedBackend
 from chartproof.types import ModelRequest, Sample
 
 

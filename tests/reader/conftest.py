@@ -92,7 +92,7 @@ def engine() -> object:
         "rapidocr", reason="the reader's OCR needs: pip install 'chartproof[reader]'"
     )
     pytest.importorskip("cv2", reason="the reader needs: pip install 'chartproof[reader]'")
-    from chartproof.models.reader.perception import get_engine
+    from chartproof.reader.perception import get_engine
 
     return get_engine()
 
@@ -111,8 +111,8 @@ def chart_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def read_png(engine: object) -> Callable[[Path], object]:
     """Read a chart image once per session (cached by path)."""
-    from chartproof.models.reader.perception import read_chart
-    from chartproof.models.reader.perception.image import load_image
+    from chartproof.reader.perception import read_chart
+    from chartproof.reader.perception.image import load_image
 
     cache: dict[Path, object] = {}
 

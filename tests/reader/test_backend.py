@@ -13,8 +13,8 @@ import pytest
 
 from chartproof.models import build_request, load_backend
 from chartproof.models.base import Backend
-from chartproof.models.reader import ReaderBackend, ReaderSettings
 from chartproof.models.registry import SpecError
+from chartproof.reader import ReaderBackend, ReaderSettings
 from chartproof.types import ModelRequest
 
 from .conftest import SPECS, png_bytes
@@ -105,7 +105,7 @@ def test_one_bad_request_does_not_stop_the_batch(
 def test_chartqax_reply_and_reading_cached_per_image(
     chart_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import chartproof.models.reader.backend as module
+    import chartproof.reader.backend as module
 
     calls: list[str] = []
     real = module._read_view

@@ -10,7 +10,7 @@ import pytest
 from pydantic import JsonValue
 
 from chartproof.models import build_request
-from chartproof.models.reader import ReaderBackend, ReaderSettings
+from chartproof.reader import ReaderBackend, ReaderSettings
 from chartproof.types import ModelRequest
 
 from .conftest import SPECS

@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from chartproof.models.reader.perception.labels import fill_skipped_labels
-from chartproof.models.reader.perception.line_reader import _marker_positions
+from chartproof.reader.perception.labels import fill_skipped_labels
+from chartproof.reader.perception.line_reader import _marker_positions
 from chartproof.types import ChartSpec, Column, DataTable, Encoding, Style
 
 
@@ -67,7 +67,7 @@ def readings(engine: object) -> dict[str, object]:
     from PIL import Image
 
     from chartproof.charts import render
-    from chartproof.models.reader.perception import read_chart
+    from chartproof.reader.perception import read_chart
 
     out: dict[str, object] = {}
     for spec in (DENSE, DECAY):

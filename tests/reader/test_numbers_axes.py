@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from chartproof.models.reader.perception.axes import fit_axis
-from chartproof.models.reader.perception.records import OcrToken
 from chartproof.ocr import (
     parse_label_number,
     split_token,
     tokens_from_lines,
 )
+from chartproof.reader.perception.axes import fit_axis
+from chartproof.reader.perception.records import OcrToken
 
 CASES = Path(__file__).parent / "cases"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from chartproof.models.reader import solve, view_of
+from chartproof.reader import solve, view_of
 
 from .conftest import SHARED_CHARTQA
 

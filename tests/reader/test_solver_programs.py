@@ -9,8 +9,8 @@ from itertools import islice
 import pytest
 
 from chartproof.charts.suites import generate_specs
-from chartproof.models.reader import UNKNOWN, solve, view_of_table
 from chartproof.questions import ChartView, chart_view, execute, list_programs
+from chartproof.reader import UNKNOWN, solve, view_of_table
 from chartproof.types import ChartSpec
 
 from .conftest import SPECS

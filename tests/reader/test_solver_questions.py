@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from chartproof.models.reader import UNKNOWN, judge, reply, solve, view_of_table
 from chartproof.questions import ChartView
+from chartproof.reader import UNKNOWN, judge, reply, solve, view_of_table
 from chartproof.types import DataTable
 
 COUNTRIES = DataTable.from_csv(

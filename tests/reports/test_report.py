@@ -11,9 +11,9 @@ import pytest
 from PIL import Image
 
 from chartproof.datasets import save_samples
-from chartproof.models import ScriptedBackend
 from chartproof.pipelines.evaluate import evaluate
 from chartproof.reports import report
+from chartproof.testing import ScriptedBackend
 from chartproof.types import Answer, ImageRef, ModelRequest, Sample
 
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'

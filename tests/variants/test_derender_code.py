@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 
 from chartproof.models.parsing import extract_code
-from chartproof.models.testing import ScriptedBackend
-from chartproof.sandbox import SandboxPolicy, run_code
-from chartproof.types import DataTable, ModelRequest
-from chartproof.variants.derender_code import (
+from chartproof.pipelines.derender_code import (
     DerenderConfig,
     data_agreement,
     derender,
     guess_chart_type,
 )
+from chartproof.sandbox import SandboxPolicy, run_code
+from chartproof.testing import ScriptedBackend
+from chartproof.types import DataTable, ModelRequest
 
 AGREEMENT: list[dict[str, Any]] = json.loads(
     (Path(__file__).parent / "cases" / "data_agreement.json").read_text(encoding="utf-8")

@@ -49,8 +49,8 @@ def derender(
     """Ask MODEL for matplotlib code that redraws each chart, run it in the sandbox, score the
     redraw (SSIM, data agreement) and keep faithful ones as chart specs."""
     from chartproof.pipelines.derender import derender_dataset
+    from chartproof.pipelines.derender_code import DerenderConfig
     from chartproof.sandbox import SandboxPolicy
-    from chartproof.variants.derender_code import DerenderConfig
 
     base = SandboxPolicy()
     try:

@@ -29,7 +29,6 @@ from chartproof.models.registry import (
     register_builtin,
     register_kind,
 )
-from chartproof.models.testing import ScriptedBackend
 
 __all__ = [
     "Backend",
@@ -42,7 +41,6 @@ __all__ = [
     "PromptSet",
     "PromptTemplate",
     "ResponseCache",
-    "ScriptedBackend",
     "SpecError",
     "add_builtin_home",
     "answered",

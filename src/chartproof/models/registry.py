@@ -89,7 +89,7 @@ _BUILTINS: dict[str, BackendFactory] = {}
 
 # modules that register built-ins when imported, tried when an unknown built-in is asked for;
 # third-party packages can add theirs through the "chartproof.builtins" entry-point group
-_BUILTIN_HOMES: dict[str, str] = {"reader": "chartproof.models.reader"}
+_BUILTIN_HOMES: dict[str, str] = {"reader": "chartproof.reader"}
 _ENTRY_POINT_GROUP = "chartproof.builtins"
 
 

@@ -2,7 +2,7 @@
 
 For every distinct chart image of a dataset (originals only: perturbed variants and
 counterfactual members are skipped), a model is asked for a matplotlib script that redraws
-it (`chartproof.variants.derender_code`); the script runs in the sandbox and the redraw is
+it (`chartproof.pipelines.derender_code`); the script runs in the sandbox and the redraw is
 scored for fidelity (SSIM to the image and, when the dataset has the chart's table, data
 agreement). Output folder::
 
@@ -34,10 +34,10 @@ from typing import Any, cast, get_args
 from pydantic import JsonValue
 
 from chartproof.datasets import dataset_fingerprint, load_dataset, resolve_image
+from chartproof.pipelines.derender_code import DerenderConfig, DerenderResult, derender
 from chartproof.pipelines.generate import GenerateResult, generate_from_specs
 from chartproof.runs import RunFolder
 from chartproof.types import ChartSpec, ChartType, Sample, SampleResult
-from chartproof.variants.derender_code import DerenderConfig, DerenderResult, derender
 
 __all__ = ["PROTOCOL", "Chart", "DerenderRun", "derender_dataset", "derender_summary"]
 

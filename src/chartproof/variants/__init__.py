@@ -1,9 +1,10 @@
 """Variants of charts: visual perturbations (ChartR), counterfactual data edits
-(Chartographer), chart similarity and preference pairs (ChartCF), and charts re-made as code.
+(Chartographer), chart similarity and preference pairs (ChartCF).
 
 Importing this package loads numpy and PIL only; rendering, OCR and the sandbox load on use.
 Counterfactual families live in `chartproof.variants.counterfactual` (they need the question
-programs) and the image → code pipeline in `chartproof.variants.derender_code`.
+programs); re-making a chart as code, which calls a model and the sandbox, is a pipeline
+(`chartproof.pipelines.derender_code`).
 """
 
 from __future__ import annotations

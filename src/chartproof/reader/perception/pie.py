@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from chartproof.models.reader.perception.palette import ColorLayer
+from chartproof.reader.perception.palette import ColorLayer
 
 __all__ = ["Disk", "Wedge", "find_disk", "read_wedges"]
 

@@ -15,9 +15,9 @@ import re
 from collections.abc import Iterable, Sequence
 
 from chartproof.metrics.accuracy import relaxed_accuracy
-from chartproof.models.reader._text import norm, numbers_in
-from chartproof.models.reader.solver import UNKNOWN, Solution
 from chartproof.questions.view import ChartView
+from chartproof.reader._text import norm, numbers_in
+from chartproof.reader.solver import UNKNOWN, Solution
 from chartproof.types import Answer
 
 __all__ = ["agrees", "explain_answer", "verify_explanation"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from chartproof.models.reader.perception.records import AxisFit, Box
+from chartproof.reader.perception.records import AxisFit, Box
 
 __all__ = ["Frame", "Span"]
 

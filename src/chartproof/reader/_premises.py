@@ -9,13 +9,13 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from chartproof.models.reader._templates import template_regex
-from chartproof.models.reader._text import best_label, norm, numbers_in
 from chartproof.numeric import parse_number
 from chartproof.questions import ChartView
 from chartproof.questions.describe import ordinal_value
 from chartproof.questions.ops.structure import CHART_TYPE_NAMES
 from chartproof.questions.premises.templates import PREMISE_TEMPLATES
+from chartproof.reader._templates import template_regex
+from chartproof.reader._text import best_label, norm, numbers_in
 
 __all__ = ["Verdict", "judge_premise"]
 

@@ -11,8 +11,8 @@ from typing import Literal
 
 import numpy as np
 
-from chartproof.models.reader.perception.records import AxisFit, OcrToken
 from chartproof.ocr import parse_label_number
+from chartproof.reader.perception.records import AxisFit, OcrToken
 
 __all__ = ["find_axes", "fit_axis", "line_fit", "power_of_ten", "raised_powers", "snap_ticks"]
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-from chartproof.models.reader.perception.geometry import Frame
-from chartproof.models.reader.perception.records import OcrToken
 from chartproof.ocr import parse_label_number
+from chartproof.reader.perception.geometry import Frame
+from chartproof.reader.perception.records import OcrToken
 
 __all__ = ["Anchor", "Reconciled", "match_labels", "reconcile"]
 

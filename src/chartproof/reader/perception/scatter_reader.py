@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from chartproof.models.reader.perception.line_reader import line_masks
-from chartproof.models.reader.perception.records import CellEvidence, ChartReading
-from chartproof.models.reader.perception.scene import Scene, series_names
+from chartproof.reader.perception.line_reader import line_masks
+from chartproof.reader.perception.records import CellEvidence, ChartReading
+from chartproof.reader.perception.scene import Scene, series_names
 from chartproof.types import Cell, Column, DataTable
 
 __all__ = ["read_scatter"]

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from chartproof.models.reader.perception.palette import ColorLayer
-from chartproof.models.reader.perception.records import Box, LegendEntry, OcrToken
 from chartproof.ocr import parse_label_number
+from chartproof.reader.perception.palette import ColorLayer
+from chartproof.reader.perception.records import Box, LegendEntry, OcrToken
 
 __all__ = ["find_legend", "legend_region"]
 

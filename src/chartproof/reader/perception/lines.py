@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from chartproof.models.reader.perception.axes import line_fit
+from chartproof.reader.perception.axes import line_fit
 
 __all__ = [
     "Vertex",

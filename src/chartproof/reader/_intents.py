@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from chartproof.models.reader._text import (
+from chartproof.questions import ArgValue, ChartView
+from chartproof.questions.describe import ordinal_value
+from chartproof.reader._text import (
     find_mentions,
     loose_mention,
     norm,
@@ -14,8 +16,6 @@ from chartproof.models.reader._text import (
     similarity,
     words_to_numbers,
 )
-from chartproof.questions import ArgValue, ChartView
-from chartproof.questions.describe import ordinal_value
 
 __all__ = ["CLOSEST", "Intent", "intents"]
 

@@ -229,7 +229,7 @@ def _completion(model: str, text: str, request_bytes: int) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Serve until stdin closes: ``python -m chartproof.models.loopback --delay 0.2``."""
+    """Serve until stdin closes: ``python -m chartproof.testing.loopback --delay 0.2``."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--delay", type=float, default=0.0, help="reply delay in seconds")
     parser.add_argument("--max-concurrency", type=int, default=None, help="requests in service")

@@ -7,15 +7,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from chartproof.models.reader.perception.geometry import Frame
-from chartproof.models.reader.perception.labels import (
+from chartproof.reader.perception.geometry import Frame
+from chartproof.reader.perception.labels import (
     assign_category_labels,
     fill_skipped_labels,
 )
-from chartproof.models.reader.perception.line_reader import line_masks
-from chartproof.models.reader.perception.palette import ColorLayer
-from chartproof.models.reader.perception.records import CellEvidence, ChartReading
-from chartproof.models.reader.perception.scene import CellValue, Scene, make_table, series_names
+from chartproof.reader.perception.line_reader import line_masks
+from chartproof.reader.perception.palette import ColorLayer
+from chartproof.reader.perception.records import CellEvidence, ChartReading
+from chartproof.reader.perception.scene import CellValue, Scene, make_table, series_names
 
 __all__ = ["area_layers", "read_area"]
 

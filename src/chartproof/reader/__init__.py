@@ -7,8 +7,9 @@ table the request carries, skipping perception).
 
 from __future__ import annotations
 
-from chartproof.models.reader.backend import ReaderBackend, ReaderSettings, settings_from_options
-from chartproof.models.reader.solver import (
+from chartproof.models.registry import BackendSpec, register_builtin
+from chartproof.reader.backend import ReaderBackend, ReaderSettings, settings_from_options
+from chartproof.reader.solver import (
     UNKNOWN,
     Solution,
     judge,
@@ -18,7 +19,6 @@ from chartproof.models.reader.solver import (
     view_of,
     view_of_table,
 )
-from chartproof.models.registry import BackendSpec, register_builtin
 
 __all__ = [
     "UNKNOWN",

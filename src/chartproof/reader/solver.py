@@ -9,10 +9,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from chartproof.charts.colors import color_name
-from chartproof.models.reader._intents import CLOSEST, intents
-from chartproof.models.reader._premises import judge_premise
-from chartproof.models.reader._templates import fuzzy_matches
-from chartproof.models.reader.perception.records import ChartReading
 from chartproof.numeric import format_number, parse_number
 from chartproof.questions import (
     ChartView,
@@ -24,6 +20,10 @@ from chartproof.questions import (
 )
 from chartproof.questions.matching import match_question
 from chartproof.questions.program import ArgValue
+from chartproof.reader._intents import CLOSEST, intents
+from chartproof.reader._premises import judge_premise
+from chartproof.reader._templates import fuzzy_matches
+from chartproof.reader.perception.records import ChartReading
 from chartproof.types import ChartType, DataTable
 
 __all__ = [
@@ -231,8 +231,8 @@ _BOX_STATS = ("minimum", "lower quartile", "median", "upper quartile", "maximum"
 def _direct(q: str, view: ChartView) -> Solution | None:
     """Sub-questions of chains that no single program asks: the k-th largest value, an
     ordering, one statistic of a box."""
-    from chartproof.models.reader._text import best_label
     from chartproof.questions.describe import ordinal, ordinal_value
+    from chartproof.reader._text import best_label
 
     m = _KTH.match(q)
     if m:

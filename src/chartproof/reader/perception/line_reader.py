@@ -9,22 +9,22 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from chartproof.models.reader.perception.geometry import Frame
-from chartproof.models.reader.perception.labels import (
+from chartproof.ocr import parse_label_number
+from chartproof.reader.perception.geometry import Frame
+from chartproof.reader.perception.labels import (
     assign_category_labels,
     fill_skipped_labels,
 )
-from chartproof.models.reader.perception.lines import (
+from chartproof.reader.perception.lines import (
     Vertex,
     line_extent,
     marker_centres,
     tick_marks,
     vertices,
 )
-from chartproof.models.reader.perception.records import Box, CellEvidence, ChartReading, OcrToken
-from chartproof.models.reader.perception.scene import CellValue, Scene, make_table, series_names
-from chartproof.models.reader.perception.values import Anchor, match_labels, reconcile
-from chartproof.ocr import parse_label_number
+from chartproof.reader.perception.records import Box, CellEvidence, ChartReading, OcrToken
+from chartproof.reader.perception.scene import CellValue, Scene, make_table, series_names
+from chartproof.reader.perception.values import Anchor, match_labels, reconcile
 
 __all__ = ["line_masks", "read_lines"]
 
@@ -76,7 +76,7 @@ def _lattice(xs: Sequence[float], pitch: float) -> tuple[float, float, list[int]
     idx = [round((x - xs[0]) / pitch) for x in xs]
     if len(set(idx)) < 2:
         return None
-    from chartproof.models.reader.perception.axes import line_fit
+    from chartproof.reader.perception.axes import line_fit
 
     step, origin = line_fit(np.array(idx, dtype=float), np.array(xs, dtype=float))
     if not step > 0:
@@ -340,7 +340,7 @@ def _vbox(v: Vertex, th: float) -> Box:
 def _cell(
     v: Vertex | None, axis: object, tok: OcrToken | None, axis_range: float, th: float
 ) -> CellValue:
-    from chartproof.models.reader.perception.records import AxisFit
+    from chartproof.reader.perception.records import AxisFit
 
     if v is None:
         return CellValue(None, 0.0, None)

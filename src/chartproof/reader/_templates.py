@@ -10,10 +10,10 @@ import string
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from chartproof.models.reader._text import best_label, norm, similarity
 from chartproof.numeric import parse_number
 from chartproof.questions import ArgValue, ChartView, Program, list_programs
 from chartproof.questions.describe import ordinal_value
+from chartproof.reader._text import best_label, norm, similarity
 
 __all__ = ["Candidate", "fuzzy_matches", "resolve_slot", "template_regex"]
 

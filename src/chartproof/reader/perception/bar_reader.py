@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from chartproof.models.reader.perception.bars import Bar, BarLayout, group_slots
-from chartproof.models.reader.perception.geometry import Frame
-from chartproof.models.reader.perception.labels import assign_category_labels
-from chartproof.models.reader.perception.records import (
+from chartproof.ocr import parse_label_number
+from chartproof.reader.perception.bars import Bar, BarLayout, group_slots
+from chartproof.reader.perception.geometry import Frame
+from chartproof.reader.perception.labels import assign_category_labels
+from chartproof.reader.perception.records import (
     AxisFit,
     Box,
     CellEvidence,
@@ -16,9 +17,8 @@ from chartproof.models.reader.perception.records import (
     EvidenceSource,
     OcrToken,
 )
-from chartproof.models.reader.perception.scene import CellValue, Scene, make_table, series_names
-from chartproof.models.reader.perception.values import Anchor, match_labels, reconcile
-from chartproof.ocr import parse_label_number
+from chartproof.reader.perception.scene import CellValue, Scene, make_table, series_names
+from chartproof.reader.perception.values import Anchor, match_labels, reconcile
 from chartproof.types import ChartType
 
 __all__ = ["read_bars"]

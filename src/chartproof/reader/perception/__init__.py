@@ -3,8 +3,9 @@ into a data table with per-cell confidence and the pixel evidence behind each ce
 
 from __future__ import annotations
 
-from chartproof.models.reader.perception.reader import read_chart
-from chartproof.models.reader.perception.records import (
+from chartproof.ocr import OcrEngine, get_engine, parse_label_number
+from chartproof.reader.perception.reader import read_chart
+from chartproof.reader.perception.records import (
     AxisFit,
     CellEvidence,
     ChartReading,
@@ -12,7 +13,6 @@ from chartproof.models.reader.perception.records import (
     OcrToken,
     ReadingError,
 )
-from chartproof.ocr import OcrEngine, get_engine, parse_label_number
 
 __all__ = [
     "AxisFit",

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from chartproof.models.reader.perception.palette import ColorLayer
-from chartproof.models.reader.perception.records import (
+from chartproof.reader.perception.palette import ColorLayer
+from chartproof.reader.perception.records import (
     AxisFit,
     Box,
     CellEvidence,

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import math
 
-from chartproof.models.reader.perception.pie import Disk, Wedge
-from chartproof.models.reader.perception.records import (
+from chartproof.ocr import parse_label_number
+from chartproof.reader.perception.pie import Disk, Wedge
+from chartproof.reader.perception.records import (
     Box,
     CellEvidence,
     ChartReading,
     EvidenceSource,
     OcrToken,
 )
-from chartproof.models.reader.perception.scene import CellValue, Scene, make_table
-from chartproof.ocr import parse_label_number
+from chartproof.reader.perception.scene import CellValue, Scene, make_table
 
 __all__ = ["read_pie"]
 

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from chartproof.models.reader.perception.axes import line_fit
-from chartproof.models.reader.perception.geometry import Frame, Span
-from chartproof.models.reader.perception.records import OcrToken
 from chartproof.ocr import parse_label_number, split_token
+from chartproof.reader.perception.axes import line_fit
+from chartproof.reader.perception.geometry import Frame, Span
+from chartproof.reader.perception.records import OcrToken
 
 __all__ = ["assign_category_labels", "fill_skipped_labels"]
 

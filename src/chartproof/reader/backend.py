@@ -16,10 +16,10 @@ from pydantic import Field, ValidationError
 
 from chartproof import __version__
 from chartproof.models.base import BackendIdentity, answered, failed, output_kind
-from chartproof.models.reader._explain import explain_answer, verify_explanation
-from chartproof.models.reader._redraw import code_reply
-from chartproof.models.reader.solver import judge, narrative, reply, solve, view_of, view_of_table
 from chartproof.questions import ChartView
+from chartproof.reader._explain import explain_answer, verify_explanation
+from chartproof.reader._redraw import code_reply
+from chartproof.reader.solver import judge, narrative, reply, solve, view_of, view_of_table
 from chartproof.types import (
     ChartType,
     DataTable,
@@ -176,8 +176,8 @@ def _code_hash() -> str:
 
 def _read_view(path: str) -> ChartView | str:
     """The chart's view, or the error text (failures are cached too: a bad image stays bad)."""
-    from chartproof.models.reader.perception import ReadingError, get_engine, read_chart
-    from chartproof.models.reader.perception.image import ImageError, load_image
+    from chartproof.reader.perception import ReadingError, get_engine, read_chart
+    from chartproof.reader.perception.image import ImageError, load_image
 
     try:
         image = load_image(path)
@@ -232,7 +232,7 @@ def _size(req: ModelRequest) -> tuple[int, int]:
     width, height = _field(req, "width"), _field(req, "height")
     if width and height and width.isdigit() and height.isdigit():
         return int(width), int(height)
-    from chartproof.models.reader.perception.image import load_image
+    from chartproof.reader.perception.image import load_image
 
     image = load_image(_image(req).path)
     return int(image.shape[1]), int(image.shape[0])

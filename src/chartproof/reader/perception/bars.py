@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from chartproof.models.reader.perception.geometry import Frame, Orientation, Span
-from chartproof.models.reader.perception.palette import ColorLayer
-from chartproof.models.reader.perception.records import Box
+from chartproof.reader.perception.geometry import Frame, Orientation, Span
+from chartproof.reader.perception.palette import ColorLayer
+from chartproof.reader.perception.records import Box
 
 __all__ = ["Bar", "BarLayout", "find_bars", "group_slots"]
 

@@ -8,30 +8,30 @@ from dataclasses import replace
 
 import numpy as np
 
-from chartproof.models.reader.perception.area_reader import area_layers, read_area
-from chartproof.models.reader.perception.axes import find_axes, raised_powers, snap_ticks
-from chartproof.models.reader.perception.bar_reader import read_bars
-from chartproof.models.reader.perception.bars import BarLayout, find_bars
-from chartproof.models.reader.perception.legend import find_legend, legend_region
-from chartproof.models.reader.perception.line_reader import line_masks, read_lines
-from chartproof.models.reader.perception.lines import inside_frame, stroke_score
-from chartproof.models.reader.perception.palette import (
+from chartproof.ocr import parse_label_number
+from chartproof.reader.perception.area_reader import area_layers, read_area
+from chartproof.reader.perception.axes import find_axes, raised_powers, snap_ticks
+from chartproof.reader.perception.bar_reader import read_bars
+from chartproof.reader.perception.bars import BarLayout, find_bars
+from chartproof.reader.perception.legend import find_legend, legend_region
+from chartproof.reader.perception.line_reader import line_masks, read_lines
+from chartproof.reader.perception.lines import inside_frame, stroke_score
+from chartproof.reader.perception.palette import (
     ColorLayer,
     background_color,
     color_layers,
     text_mask,
 )
-from chartproof.models.reader.perception.pie import find_disk, read_wedges
-from chartproof.models.reader.perception.pie_reader import read_pie
-from chartproof.models.reader.perception.records import (
+from chartproof.reader.perception.pie import find_disk, read_wedges
+from chartproof.reader.perception.pie_reader import read_pie
+from chartproof.reader.perception.records import (
     Box,
     ChartReading,
     OcrToken,
     ReadingError,
 )
-from chartproof.models.reader.perception.scatter_reader import read_scatter
-from chartproof.models.reader.perception.scene import Scene
-from chartproof.ocr import parse_label_number
+from chartproof.reader.perception.scatter_reader import read_scatter
+from chartproof.reader.perception.scene import Scene
 
 __all__ = ["read_chart"]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from chartproof.models.reader.perception.records import Box, OcrToken
+from chartproof.reader.perception.records import Box, OcrToken
 
 __all__ = ["ColorLayer", "background_color", "color_layers", "hex_color", "text_mask"]
 
