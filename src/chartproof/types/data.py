@@ -1,7 +1,9 @@
-"""Core records of chartproof: tables, chart specs, samples, model I/O, scores and runs.
+"""Dataset records: tables, chart specs and samples (with their answers, steps and premises).
 
-Every stage (charts, questions, variants, models, metrics, runs) exchanges these frozen
-pydantic records; nothing else crosses a module boundary.
+The records every stage exchanges are split by concern: this module (what a dataset holds),
+`chartproof.types.model_io` (what goes to and comes from a model) and
+`chartproof.types.results` (scores, per-sample results, runs). `chartproof.types`
+re-exports all of them.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from typing import Any, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
@@ -26,26 +28,15 @@ __all__ = [
     "ColumnKind",
     "DataTable",
     "Encoding",
-    "GenerationConfig",
-    "ImagePart",
     "ImageRef",
-    "Message",
-    "ModelRequest",
-    "ModelResponse",
-    "ParsedOutput",
     "Premise",
     "PremiseKind",
     "Record",
-    "RunRecord",
     "Sample",
-    "SampleResult",
-    "Score",
     "Step",
     "Style",
     "TaskType",
-    "TextPart",
     "Transform",
-    "Usage",
 ]
 
 ChartType: TypeAlias = Literal[
@@ -562,192 +553,3 @@ class Sample(Record):
             labels["split"] = self.split
         labels.update(self.groups)
         return labels
-
-
-# --------------------------------------------------------------------------- model I/O
-
-
-class TextPart(Record):
-    """Text inside a chat message."""
-
-    type: Literal["text"] = "text"
-    """Discriminator."""
-    text: str
-    """The text."""
-
-
-class ImagePart(Record):
-    """An image inside a chat message."""
-
-    type: Literal["image"] = "image"
-    """Discriminator."""
-    path: str
-    """Absolute path of the image file."""
-    sha256: str
-    """Hex SHA-256 of the image bytes (part of the cache key)."""
-
-
-class Message(Record):
-    """One chat message."""
-
-    role: Literal["system", "user", "assistant"]
-    """Who speaks."""
-    content: tuple[TextPart | ImagePart, ...]
-    """Text and image parts, in order."""
-
-
-class GenerationConfig(Record):
-    """Decoding settings."""
-
-    max_tokens: int = Field(default=256, ge=1)
-    """Largest number of new tokens."""
-    temperature: float = Field(default=0.0, ge=0)
-    """Sampling temperature; 0 means greedy."""
-    top_p: float = Field(default=1.0, gt=0, le=1)
-    """Nucleus sampling mass."""
-    seed: int | None = None
-    """Sampling seed, when the backend honours one."""
-    stop: tuple[str, ...] = ()
-    """Stop strings."""
-
-    @property
-    def deterministic(self) -> bool:
-        """Greedy decoding: the only requests the response cache may store."""
-        return self.temperature == 0.0
-
-
-class ModelRequest(Record):
-    """One call to a model."""
-
-    id: str
-    """Request id: the sample id plus the protocol step, unique within a run."""
-    messages: tuple[Message, ...]
-    """The conversation."""
-    config: GenerationConfig = GenerationConfig()
-    """Decoding settings."""
-    prompt: str
-    """Prompt template as name@version."""
-    metadata: dict[str, JsonValue] = Field(default_factory=dict)
-    """Extra context a built-in model may use (never the gold answer)."""
-
-
-class Usage(Record):
-    """Token counts of one call."""
-
-    input_tokens: int | None = None
-    """Prompt tokens."""
-    output_tokens: int | None = None
-    """Generated tokens."""
-
-
-class ParsedOutput(Record):
-    """What the parser found in a model's text."""
-
-    answer: str | None = None
-    """Extracted final answer, None when none could be found."""
-    explanation: str | None = None
-    """Extracted explanation."""
-    truth: bool | None = None
-    """Extracted true/false verdict (premise protocol)."""
-    items: tuple[str, ...] | None = None
-    """Extracted list items."""
-    code: str | None = None
-    """Extracted program (prompts whose output is code)."""
-
-
-class ModelResponse(Record):
-    """A model's reply to one request (or the error that replaced it)."""
-
-    request_id: str
-    """Id of the request answered."""
-    model: str
-    """Backend spec string of the model."""
-    text: str = ""
-    """Raw generated text."""
-    parsed: ParsedOutput | None = None
-    """Parsed fields."""
-    usage: Usage = Usage()
-    """Token counts."""
-    latency_s: float = 0.0
-    """Wall time of the call."""
-    cached: bool = False
-    """Served from the response cache."""
-    error: str | None = None
-    """Why the call failed after its last retry; None on success."""
-
-    @property
-    def ok(self) -> bool:
-        """True when the call succeeded."""
-        return self.error is None
-
-
-# --------------------------------------------------------------------------- scores, runs
-
-
-class Score(Record):
-    """One metric value, optionally for one group."""
-
-    metric: str
-    """Metric name, e.g. "relaxed_accuracy"."""
-    value: float | None
-    """The value; None when it could not be computed (see `note`)."""
-    n: int = 0
-    """Number of items behind the value."""
-    stderr: float | None = None
-    """Standard error of the mean, when defined."""
-    group: dict[str, str] = Field(default_factory=dict)
-    """Group labels this value is restricted to; empty for the whole set."""
-    note: str | None = None
-    """Why the value is missing or how it was computed."""
-
-
-class SampleResult(Record):
-    """One sample's outcome in a run: appended to the run's results file once finished."""
-
-    sample_id: str
-    """The sample scored."""
-    protocol: str
-    """Evaluation protocol: "direct", "chain" or "premise"."""
-    model: str
-    """Backend spec string."""
-    prediction: str | None = None
-    """Parsed final answer (None when missing or failed)."""
-    output: str = ""
-    """Raw model text of the final answer."""
-    explanation: str | None = None
-    """Parsed explanation."""
-    scores: dict[str, float | None] = Field(default_factory=dict)
-    """Per-sample metric values (None = not computed)."""
-    groups: dict[str, str] = Field(default_factory=dict)
-    """The sample's group labels."""
-    steps: tuple[dict[str, JsonValue], ...] = ()
-    """Per-step (chain) or per-premise records: prediction, correctness and raw output."""
-    error: str | None = None
-    """Why the sample failed, None when it was answered."""
-    cached: int = 0
-    """How many of its model calls came from the cache."""
-    calls: int = 0
-    """How many model calls it made."""
-    latency_s: float = 0.0
-    """Total model time."""
-
-
-class RunRecord(Record):
-    """A run's identity card, written to `run.json` in the run folder."""
-
-    id: str
-    """Run id (folder name by default)."""
-    created: str
-    """ISO-8601 creation time."""
-    config: dict[str, Any]
-    """Everything needed to reproduce the run: data, model, protocol, prompt, metrics."""
-    dataset_fingerprint: str
-    """Hash of the dataset's sample ids and image hashes."""
-    code_version: str
-    """chartproof version (and git commit when known)."""
-    status: Literal["running", "done", "failed"] = "running"
-    """Where the run stands."""
-    counts: dict[str, int] = Field(default_factory=dict)
-    """Samples total, done, failed, skipped."""
-    summary: dict[str, Any] = Field(default_factory=dict)
-    """Headline metrics once done."""
