@@ -28,7 +28,7 @@ def _imports(code: str) -> set[str]:
 
 def test_script_imports_only_matplotlib_and_stdlib(specs: dict[str, ChartSpec]) -> None:
     for spec in specs.values():
-        code = spec.to_code()
+        code = spec_to_code(spec)
         assert _imports(code) <= {"sys", "matplotlib"}, spec.id
         assert "chartproof" not in code.split("\n", 2)[2]
 
@@ -53,7 +53,7 @@ def test_script_runs_as_a_plain_program(
     specs: dict[str, ChartSpec], renders: dict[str, Rendered], tmp_path: Path
 ) -> None:
     script = tmp_path / "chart.py"
-    script.write_text(specs["grouped"].to_code(), encoding="utf-8")
+    script.write_text(spec_to_code(specs["grouped"]), encoding="utf-8")
     subprocess.run([sys.executable, str(script), "out.png"], check=True, timeout=120, cwd=tmp_path)
     assert (tmp_path / "out.png").read_bytes() == renders["grouped"].png
 

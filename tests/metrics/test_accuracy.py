@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
+from chartproof.answers import numbers_in
 from chartproof.datasets.answers import type_answer
 from chartproof.metrics.accuracy import (
     anls,
     exact_match,
     levenshtein,
-    numbers_in,
     relaxed_accuracy,
     score_answer,
 )

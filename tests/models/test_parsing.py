@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from chartproof.models.parsing import clean_answer, parse_output, split_items
+from chartproof.answers import split_items
+from chartproof.models.parsing import clean_answer, parse_output
 
 CASES = Path(__file__).parent / "cases"
 

@@ -32,144 +32,24 @@ chartproof fixes, each pinned in `tests/metrics/cases/accuracy_relaxed.json`:
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
-
+from chartproof.answers import (
+    list_right,
+    matches,
+    normalize_text,
+    number_right,
+    numbers_in,
+    split_items,
+)
 from chartproof.numeric import parse_number
 from chartproof.types import Answer
 
-__all__ = [
-    "anls",
-    "exact_match",
-    "levenshtein",
-    "normalize_text",
-    "numbers_in",
-    "parse_bool",
-    "relaxed_accuracy",
-    "score_answer",
-    "split_items",
-]
+__all__ = ["anls", "exact_match", "levenshtein", "relaxed_accuracy", "score_answer"]
 
 RELAXED_TOLERANCE = 0.05
 """ChartQA's relative tolerance for numeric answers."""
 
 ANLS_THRESHOLD = 0.5
 """ANLS threshold τ of Biten et al. (2019): a normalised distance ≥ τ scores 0."""
-
-_YEAR_RANGE = (1800, 2100)
-_FLOAT_SLACK = 1e-9
-_TRAILING = ".,;:!?"
-_QUOTES = "\"'`“”‘’«»"
-
-_NUMBER = re.compile(
-    r"(?<![\w.,])"  # not inside a word or another number
-    r"[-−+]?[$€£¥]?"  # U+2212 is the typographic minus
-    r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
-    r"(?:\s*%)?"
-    r"(?:\s*(?P<scale>thousand|million|billion|trillion|bn|k|m|b)\b)?"
-    r"|(?<![\w.,])[-−]?\.\d+",
-    re.IGNORECASE,
-)
-_SCALES = {
-    "thousand": 1e3,
-    "k": 1e3,
-    "million": 1e6,
-    "m": 1e6,
-    "billion": 1e9,
-    "bn": 1e9,
-    "b": 1e9,
-    "trillion": 1e12,
-}
-_ITEM_SEP = re.compile(r"\s*(?:;|\n|,(?!\d{3}(?!\d))|\band\b|&)\s*", re.IGNORECASE)
-_BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
-_YES = frozenset({"yes", "true", "y"})
-_NO = frozenset({"no", "false", "n"})
-
-
-# --------------------------------------------------------------------------- reading
-
-
-def normalize_text(text: str) -> str:
-    """Casefold, collapse whitespace, drop surrounding quotes and trailing punctuation."""
-    s = " ".join(text.split()).casefold()
-    prev = None
-    while s != prev:
-        prev = s
-        s = s.strip().strip(_QUOTES).rstrip(_TRAILING)
-    return s
-
-
-def numbers_in(text: str) -> tuple[float, ...]:
-    """The values a prediction can mean as a number; empty when it holds none or several.
-
-    The whole text is tried first with `parse_number` ("1,234", "12%", "$3.4", "1e5");
-    otherwise exactly one distinct number must appear among words ("about 12 kg"). A scale
-    word after it adds the scaled reading: "12 million" → (12.0, 12000000.0).
-    """
-    s = text.strip().strip(_QUOTES).rstrip(_TRAILING).strip()
-    whole = parse_number(s)
-    if whole is not None:
-        return (whole,)
-    readings: dict[float, tuple[float, ...]] = {}
-    for m in _NUMBER.finditer(s):
-        token = m.group(0)
-        scale = m.group("scale")
-        if scale:
-            token = token[: m.start("scale") - m.start()]
-        value = parse_number(token.replace(" ", ""))
-        if value is None:
-            continue
-        scaled = value * _SCALES[scale.casefold()] if scale else None
-        readings[value] = (value,) if scaled is None else (value, scaled)
-    if len(readings) != 1:
-        return ()
-    return next(iter(readings.values()))
-
-
-def parse_bool(text: str) -> bool | None:
-    """Read yes/no/true/false (also as the first word: "Yes, it is"); None otherwise."""
-    s = normalize_text(text)
-    if s in _YES:
-        return True
-    if s in _NO:
-        return False
-    first = re.split(r"[\s,.;:!]+", s, maxsplit=1)[0]
-    if first in {"yes", "true"}:
-        return True
-    if first in {"no", "false"}:
-        return False
-    return None
-
-
-def split_items(text: str) -> tuple[str, ...]:
-    """Split a predicted list on commas (not thousands separators), semicolons, newlines
-    and "and"; surrounding brackets, bullets and quotes are dropped."""
-    s = text.strip()
-    # drop one pair of brackets around the whole list, never an item's own parenthesis
-    for opening, closing in ("[]", "()", "{}"):
-        if s.startswith(opening) and s.endswith(closing):
-            s = s[1:-1].strip()
-            break
-    items = [_BULLET.sub("", p.strip()).strip().strip(_QUOTES) for p in _ITEM_SEP.split(s)]
-    return tuple(i for i in items if i)
-
-
-# --------------------------------------------------------------------------- comparing
-
-
-def _is_year(target: float, unit: str | None) -> bool:
-    return unit is None and target.is_integer() and _YEAR_RANGE[0] <= target <= _YEAR_RANGE[1]
-
-
-def _number_close(pred: float, target: float, tolerance: float, *, year: bool) -> bool:
-    if year:
-        return pred == target
-    return abs(pred - target) <= tolerance * abs(target) * (1 + _FLOAT_SLACK)
-
-
-def _number_right(prediction: str, target: float, tolerance: float, unit: str | None) -> bool:
-    year = _is_year(target, unit)
-    return any(_number_close(p, target, tolerance, year=year) for p in numbers_in(prediction))
 
 
 def relaxed_accuracy(
@@ -185,9 +65,9 @@ def relaxed_accuracy(
     """
     target = _gold_number(gold)
     if target is not None:
-        return float(_number_right(prediction, target, tolerance, gold.unit))
+        return float(number_right(prediction, target, tolerance, gold.unit))
     if gold.kind in ("list", "ranked_list"):
-        return float(_list_right(prediction, gold, tolerance))
+        return float(list_right(split_items(prediction), gold, tolerance))
     return float(normalize_text(prediction) == normalize_text(gold.text()))
 
 
@@ -282,54 +162,8 @@ def _best_assignment(sim: list[list[float]]) -> float:
 def score_answer(prediction: str, gold: Answer) -> float:
     """Score one prediction against a typed gold answer, by `gold.kind`: 1.0 or 0.0.
 
-    number: within `gold.tolerance` of |target| (years exact, see the module docstring);
-    text: equal after `normalize_text`; bool: yes/no/true/false (or a leading yes/no);
-    list: the same items in any order (a one-to-one pairing); ranked_list: the same items
-    in the same order. List items that are numbers use the number rule.
+    The rules are `chartproof.answers.matches`: number within `gold.tolerance` of |target|
+    (years exact), text equal after `normalize_text`, bool yes/no/true/false (or a leading
+    yes/no), list the same items in any order, ranked_list in the same order.
     """
-    if gold.kind == "number":
-        assert isinstance(gold.value, float)
-        return float(_number_right(prediction, gold.value, gold.tolerance, gold.unit))
-    if gold.kind == "text":
-        return float(normalize_text(prediction) == normalize_text(gold.text()))
-    if gold.kind == "bool":
-        return float(parse_bool(prediction) is gold.value)
-    return float(_list_right(prediction, gold, gold.tolerance))
-
-
-def _list_right(prediction: str, gold: Answer, tolerance: float) -> bool:
-    assert isinstance(gold.value, tuple)
-    items = split_items(prediction)
-    if len(items) != len(gold.value):
-        return False
-
-    def match(item: str, target: str | float) -> bool:
-        if isinstance(target, str):
-            return normalize_text(item) == normalize_text(target)
-        return _number_right(item, target, tolerance, gold.unit)
-
-    if gold.kind == "ranked_list":
-        return all(match(i, t) for i, t in zip(items, gold.value, strict=True))
-    return _perfect_matching(items, gold.value, match)
-
-
-def _perfect_matching(
-    items: Sequence[str],
-    targets: Sequence[str | float],
-    match: Callable[[str, str | float], bool],
-) -> bool:
-    # Kuhn's augmenting paths: tolerant number matches can overlap, so greedy pairing
-    # could miss a valid one-to-one assignment.
-    owner: dict[int, int] = {}
-
-    def place(i: int, seen: set[int]) -> bool:
-        for j, target in enumerate(targets):
-            if j in seen or not match(items[i], target):
-                continue
-            seen.add(j)
-            if j not in owner or place(owner[j], seen):
-                owner[j] = i
-                return True
-        return False
-
-    return all(place(i, set()) for i in range(len(items)))
+    return float(matches(prediction, gold))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 
+from chartproof.answers import split_items
 from chartproof.types import ParsedOutput
 
 __all__ = [
@@ -21,7 +22,6 @@ __all__ = [
     "extract_truth",
     "extract_verdict",
     "parse_output",
-    "split_items",
     "strip_markup",
 ]
 
@@ -301,7 +301,7 @@ def _sentence_value(sentence: str) -> str | None:
 
 def _short_value(value: str) -> bool:
     """A value short enough to be an answer: a few words, or a list of few-word items."""
-    return all(len(item.split()) <= _MAX_TAIL_WORDS for item in split_items(value))
+    return all(len(item.split()) <= _MAX_TAIL_WORDS for item in _list_items(value))
 
 
 def extract_answer(text: str, *, prefer_last: bool = False) -> str | None:
@@ -374,22 +374,17 @@ def _explanation(t: str, where: tuple[int, int] | dict[str, object] | None) -> s
     return rest + "." if rest and not rest.endswith((".", "!", "?")) else rest or None
 
 
-def split_items(answer: str) -> tuple[str, ...]:
-    """Items of a list answer: "A, B and C" → ("A", "B", "C"); "1,234" stays one item."""
-    parts = re.split(r"\s*;\s*|,(?!\d{3}(?!\d))\s*|\s+(?:and|&)\s+|\n+", answer)
-    items: list[str] = []
-    for p in parts:
-        p = re.sub(r"^(?:and|or|&)\s+", "", p.strip(), flags=re.I)
-        p = clean_answer(p)
-        if p:
-            items.append(p)
-    return tuple(items)
+def _list_items(answer: str) -> tuple[str, ...]:
+    """Items of a list answer (`chartproof.answers.split_items`), each cleaned of its
+    wrapping: "A, B and C" → ("A", "B", "C"); "1,234" stays one item."""
+    cleaned = (clean_answer(p) for p in split_items(answer))
+    return tuple(p for p in cleaned if p)
 
 
 def extract_items(text: str) -> tuple[str, ...] | None:
     """The answer as list items; None when there is no answer."""
     answer = extract_answer(text)
-    return None if answer is None else split_items(answer)
+    return None if answer is None else _list_items(answer)
 
 
 # ------------------------------------------------------------------ true / false
@@ -515,7 +510,7 @@ def parse_output(text: str, output: str = "answer") -> ParsedOutput:
     t = strip_markup(text)
     answer, where = _answer(t, prefer_last=output == "cot")
     explanation = _explanation(t, where)
-    items = split_items(answer) if answer is not None else None
+    items = _list_items(answer) if answer is not None else None
     truth = extract_truth(t) if output == "truth" else None
     if output == "verdict":
         truth = extract_verdict(t)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from chartproof.metrics.accuracy import relaxed_accuracy
 from chartproof.questions.view import ChartView
-from chartproof.reader._text import norm, numbers_in
+from chartproof.reader._text import norm, numbers_written
 from chartproof.reader.solver import UNKNOWN, Solution
 from chartproof.types import Answer
 
@@ -59,7 +59,7 @@ def _chart_numbers(view: ChartView) -> list[float]:
     values += [v for pts in view.points.values() for p in pts for v in p]
     values += [v for box in view.boxes.values() for v in box]
     for label in view.x_labels:
-        values += numbers_in(label)
+        values += numbers_written(label)
     return values
 
 
@@ -104,17 +104,17 @@ def verify_explanation(
     base = _chart_numbers(view)
     shown = {
         *base,
-        *numbers_in(question),
-        *numbers_in(answer),
-        *numbers_in(solution.explanation),
+        *numbers_written(question),
+        *numbers_written(answer),
+        *numbers_written(solution.explanation),
     }
     derived = _derived(base)
-    for x in numbers_in(text):
+    for x in numbers_written(text):
         if not _supported(x, shown, derived):
             return False, f"{x:g} is not a value the chart shows or one step from them"
-    target = numbers_in(answer)
+    target = numbers_written(answer)
     if len(target) == 1:
-        if not any(_close(x, target[0]) for x in numbers_in(text)):
+        if not any(_close(x, target[0]) for x in numbers_written(text)):
             return False, f"the explanation never reaches {answer}"
     elif norm(answer) not in {"yes", "no", "true", "false", UNKNOWN}:
         words = set(_WORD.findall(norm(text)))

@@ -12,7 +12,7 @@ from chartproof.reader._text import (
     find_mentions,
     loose_mention,
     norm,
-    numbers_in,
+    numbers_written,
     similarity,
     words_to_numbers,
 )
@@ -88,7 +88,7 @@ def _overlap(q: str, label: str) -> float:
 
 def _threshold(question: str, xs: list[str]) -> float | None:
     named = {norm(x) for x in xs}
-    for x in numbers_in(question):
+    for x in numbers_written(question):
         if norm(f"{x:g}") not in named and not (1900 <= x <= 2100 and float(x).is_integer()):
             return x
     return None

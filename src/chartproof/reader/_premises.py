@@ -15,7 +15,7 @@ from chartproof.questions.describe import ordinal_value
 from chartproof.questions.ops.structure import CHART_TYPE_NAMES
 from chartproof.questions.premises.templates import PREMISE_TEMPLATES
 from chartproof.reader._templates import template_regex
-from chartproof.reader._text import best_label, norm, numbers_in
+from chartproof.reader._text import best_label, norm, numbers_written
 
 __all__ = ["Verdict", "judge_premise"]
 
@@ -234,7 +234,7 @@ def _aggregate(fn: Callable[[list[float]], float], word: str) -> Judge:
         # The items must be a plain list of numbers ("42, 33 and 9"), nothing else.
         if re.sub(r"[\d.,%$\s-]|\band\b", "", s["items"]):
             return None
-        xs, v = numbers_in(s["items"]), _num(s["value"])
+        xs, v = numbers_written(s["items"]), _num(s["value"])
         if not xs or v is None:
             return None
         r = fn(xs)

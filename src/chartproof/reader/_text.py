@@ -15,7 +15,7 @@ __all__ = [
     "find_mentions",
     "loose_mention",
     "norm",
-    "numbers_in",
+    "numbers_written",
     "plain_math",
     "similarity",
     "words_to_numbers",
@@ -164,7 +164,7 @@ def find_mentions(text: str, options: Sequence[str], threshold: float = 0.86) ->
     return [f[2] for f in kept]
 
 
-def numbers_in(text: str) -> list[float]:
+def numbers_written(text: str) -> list[float]:
     """Numbers written in the text, in order ("1,234", "12.5%", "$3")."""
     out = []
     for m in _NUMBER.finditer(text):

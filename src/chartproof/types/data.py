@@ -353,12 +353,6 @@ class ChartSpec(Record):
             return tuple(seen)
         return self.encoding.y
 
-    def to_code(self) -> str:
-        """A standalone matplotlib script that draws this chart (`chartproof.charts.code`)."""
-        from chartproof.charts.code import spec_to_code  # charts sit above types
-
-        return spec_to_code(self)
-
 
 # --------------------------------------------------------------------------- samples
 

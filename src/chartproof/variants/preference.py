@@ -9,12 +9,12 @@ Rows follow TRL's preference format with an `images` column: `prompt`, `chosen`,
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from pydantic import JsonValue
 
+from chartproof.answers import same_answer
 from chartproof.types import Answer, Record, Sample
 
 __all__ = ["PreferencePair", "distinct_answers", "preference_pairs", "trl_row", "write_pairs"]
@@ -44,21 +44,10 @@ class PreferencePair(Record):
 
 
 def distinct_answers(a: Answer, b: Answer) -> bool:
-    """Whether `a` would be marked wrong against gold `b`: numbers outside b's relative
-    tolerance, text differing after trimming and case folding, lists differing as sets (or
-    in order, for ranked lists), booleans differing. Only distinct pairs teach anything."""
-    if a.kind == "number" and b.kind == "number":
-        x, y = float(a.value), float(b.value)  # type: ignore[arg-type]
-        return not math.isclose(x, y, rel_tol=b.tolerance, abs_tol=0.0) if y else x != 0.0
-    va, vb = a.value, b.value
-    if isinstance(va, tuple) and isinstance(vb, tuple):
-        na, nb = [_norm(v) for v in va], [_norm(v) for v in vb]
-        return na != nb if b.kind == "ranked_list" else set(na) != set(nb)
-    return _norm(va) != _norm(vb)
-
-
-def _norm(v: object) -> str:
-    return str(v).strip().casefold()
+    """Whether `a` would be marked wrong against gold `b` (`chartproof.answers.same_answer`:
+    the scoring rules, years exact, trailing punctuation ignored). Only distinct pairs teach
+    anything."""
+    return not same_answer(a, b)
 
 
 def preference_pairs(
