@@ -10,12 +10,11 @@ import pytest
 
 from chartproof.metrics.chains import (
     ChainOutcome,
-    arm,
-    arm_score,
     chain_metrics,
     chain_scores,
     error_analysis,
 )
+from chartproof.metrics.robustness import arm, arm_score
 from chartproof.types import Answer, Step
 
 CASES: dict[str, Any] = json.loads(

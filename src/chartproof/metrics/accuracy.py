@@ -40,10 +40,18 @@ from chartproof.answers import (
     numbers_in,
     split_items,
 )
+from chartproof.metrics.registry import Metric, scorer
 from chartproof.numeric import parse_number
 from chartproof.types import Answer
 
-__all__ = ["anls", "exact_match", "levenshtein", "relaxed_accuracy", "score_answer"]
+__all__ = [
+    "anls",
+    "answer_scores",
+    "exact_match",
+    "levenshtein",
+    "relaxed_accuracy",
+    "score_answer",
+]
 
 RELAXED_TOLERANCE = 0.05
 """ChartQA's relative tolerance for numeric answers."""
@@ -167,3 +175,44 @@ def score_answer(prediction: str, gold: Answer) -> float:
     yes/no), list the same items in any order, ranked_list in the same order.
     """
     return float(matches(prediction, gold))
+
+
+# --------------------------------------------------------------------------- registry
+
+
+@scorer(
+    kind="sample",
+    name="answer",
+    protocols=("direct", "chain"),
+    metrics=[
+        Metric(
+            "accuracy",
+            means_correct=True,
+            headline={"direct": 0, "chain": 4},
+            description="typed answer accuracy (`score_answer`, by the gold's kind)",
+        ),
+        Metric(
+            "relaxed_accuracy",
+            headline={"direct": 1},
+            description="ChartQA relaxed accuracy (5 % numeric tolerance)",
+        ),
+        Metric("exact_match", headline={"direct": 2}, description="exact match up to case"),
+        Metric(
+            "anls",
+            "ANLS",
+            headline={"direct": 3},
+            description="average normalised Levenshtein similarity (ANLS* for lists)",
+        ),
+    ],
+)
+def answer_scores(prediction: str, gold: Answer) -> dict[str, float | None]:
+    """The accuracy family for one answer: typed accuracy, relaxed accuracy, exact match, ANLS.
+
+    A missing prediction (the empty string) scores 0 everywhere: no answer is wrong.
+    """
+    return {
+        "accuracy": score_answer(prediction, gold),
+        "relaxed_accuracy": relaxed_accuracy(prediction, gold),
+        "exact_match": exact_match(prediction, gold),
+        "anls": anls(prediction, gold),
+    }

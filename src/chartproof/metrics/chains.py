@@ -1,5 +1,6 @@
 """Reasoning-chain metrics of ChartR: ISA, CSA, FAA, CFA per chain and over a set, step error
-rate and first-error ratio per task type, and the average robustness metric ARM.
+rate and first-error ratio per task type (the robustness metric ARM is in
+`chartproof.metrics.robustness`).
 
 Pure functions of per-step correctness, dependencies and final correctness: no model, no
 answer parsing (the evaluation protocol decides what "correct" means).
@@ -9,19 +10,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
-from pydantic import model_validator
+from pydantic import JsonValue, model_validator
 
-from chartproof.types import Record, Score, Step
+from chartproof.metrics.registry import Metric, RunInput, scorer
+from chartproof.types import Record, Sample, Score, Step
 
 __all__ = [
     "ChainOutcome",
-    "arm",
-    "arm_score",
     "chain_metrics",
     "chain_scores",
+    "chain_step_scores",
     "error_analysis",
     "first_error_ratio",
+    "outcome_from_steps",
     "step_error_rate",
 ]
 
@@ -185,28 +188,49 @@ def error_analysis(outcomes: Sequence[ChainOutcome]) -> dict[str, object]:
     }
 
 
-def arm(original: float, variants: Sequence[float] | Mapping[str, float]) -> float | None:
-    """ChartR's average robustness metric (M_original − mean_v M_v) / M_original.
+# --------------------------------------------------------------------------- registry
 
-    None when M_original is 0 (the ratio is undefined). Negative values mean the variants
-    scored higher than the original, which ChartR reads as a weak baseline, not robustness.
-    """
-    vals = list(variants.values()) if isinstance(variants, Mapping) else list(variants)
-    if not vals:
-        raise ValueError("ARM needs at least one variant score")
-    if original == 0:
+
+def outcome_from_steps(
+    steps: Sequence[Mapping[str, JsonValue]], final_correct: bool
+) -> ChainOutcome:
+    """A chain's outcome from the step records a chain result stores."""
+
+    def ints(value: JsonValue) -> tuple[int, ...]:
+        if not isinstance(value, list):
+            raise ValueError(f"depends_on must be a list of step ids, got {value!r}")
+        return tuple(int(d) for d in value if isinstance(d, int | str))
+
+    return ChainOutcome(
+        correct=tuple(bool(st["correct"]) for st in steps),
+        depends_on=tuple(ints(st["depends_on"]) for st in steps),
+        task_types=tuple(str(st["task_type"]) for st in steps),
+        final_correct=final_correct,
+    )
+
+
+@scorer(
+    kind="step",
+    name="chain",
+    protocols=("chain",),
+    metrics=[
+        Metric("isa", "ISA", headline={"chain": 0}, description="intermediate step accuracy"),
+        Metric("csa", "CSA", headline={"chain": 1}, description="chained step accuracy"),
+        Metric("faa", "FAA", headline={"chain": 2}, description="final answer accuracy"),
+        Metric("cfa", "CFA", headline={"chain": 3}, description="chain-faithful accuracy"),
+    ],
+)
+def chain_step_scores(
+    sample: Sample, steps: Sequence[Mapping[str, JsonValue]], scores: Mapping[str, float | None]
+) -> dict[str, float | None]:
+    """Per-chain ISA/CSA/FAA/CFA (ChartR): the run's values are their means over chains."""
+    return dict(chain_scores(outcome_from_steps(steps, scores.get("accuracy") == 1.0)))
+
+
+@scorer(kind="run", name="chain_diagnostics", protocols=("chain",), section="chain")
+def chain_diagnostics(run: RunInput) -> dict[str, Any] | None:
+    """Step error rate and first-error ratio per task type over the answered chains."""
+    if run.protocol != "chain":
         return None
-    return (original - sum(vals) / len(vals)) / original
-
-
-def arm_score(
-    metric: str, original: float, variants: Sequence[float] | Mapping[str, float]
-) -> Score:
-    """ARM of one metric as a `Score` named "arm_<metric>" (value None, with the reason, when
-    the original score is 0)."""
-    value = arm(original, variants)
-    n = len(variants)
-    note = None
-    if value is None:
-        note = f"ARM undefined: the original {metric} is 0"
-    return Score(metric=f"arm_{metric}", value=value, n=n, note=note, group={})
+    outcomes = [outcome_from_steps(r.steps, r.scores.get("faa") == 1.0) for r in run.answered]
+    return dict(error_analysis(outcomes))

@@ -10,11 +10,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from typing import Literal
+from typing import Any, Literal
 
+from chartproof.metrics.registry import RunInput, correct_value, scorer
 from chartproof.types import Record, Sample, Score
 
-__all__ = ["FamilyOutcome", "edit_breakage", "family_scores", "outcomes_from_samples"]
+__all__ = [
+    "FamilyOutcome",
+    "edit_breakage",
+    "families",
+    "family_scores",
+    "outcomes_from_samples",
+]
 
 Role = Literal["original", "reconstruction", "counterfactual"]
 
@@ -139,3 +146,25 @@ def edit_breakage(outcomes: Iterable[FamilyOutcome]) -> list[Score]:
         _share("edit_break_rate", flags, edit=edit, task_type=task)
         for (edit, task), flags in sorted(cells.items())
     ]
+
+
+@scorer(kind="run", name="families", section="families")
+def families(run: RunInput) -> dict[str, Any] | None:
+    """Family metrics over the unperturbed members of the run's counterfactual families:
+    accuracy on originals and on edits, consistency, and edit × task-type break rates."""
+    members = [
+        s
+        for s in run.samples
+        if s.family_id is not None and not any(t.kind == "perturbation" for t in s.transforms)
+    ]
+    if not members:
+        return None
+    right: dict[str, bool | None] = {}
+    for r in run.results:
+        value = correct_value(r.scores)
+        right[r.sample_id] = None if value is None else value == 1.0
+    outcomes = outcomes_from_samples(members, right)
+    return {
+        "scores": [s.model_dump(exclude_defaults=False) for s in family_scores(outcomes)],
+        "edit_break_rate": [s.model_dump(exclude_defaults=False) for s in edit_breakage(outcomes)],
+    }

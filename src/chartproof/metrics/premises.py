@@ -7,9 +7,13 @@ question each.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from chartproof.types import PremiseKind, Record, Score
+from pydantic import JsonValue
+
+from chartproof.metrics.registry import Metric, RunInput, scorer
+from chartproof.types import PremiseKind, Record, Sample, Score
 
 __all__ = [
     "KIND_CODES",
@@ -18,8 +22,10 @@ __all__ = [
     "acc_vpp",
     "dcp",
     "premise_accuracy",
+    "premise_diagnostics",
     "premise_metrics",
     "premise_scores",
+    "premise_step_scores",
 ]
 
 KIND_ORDER: tuple[PremiseKind, ...] = ("structural", "data", "reasoning", "math")
@@ -147,3 +153,45 @@ def premise_scores(sequences: Sequence[Sequence[PremiseOutcome]]) -> list[Score]
             )
         )
     return out
+
+
+# --------------------------------------------------------------------------- registry
+
+
+@scorer(
+    kind="step",
+    name="premise",
+    protocols=("premise",),
+    metrics=[
+        Metric(
+            "premise_accuracy",
+            means_correct=True,
+            headline={"premise": 0},
+            description="share of a sample's premises judged right",
+        ),
+        Metric(
+            "acc_vpp",
+            "Acc_VPP",
+            headline={"premise": 1},
+            description="1 when every premise of the sample is judged right",
+        ),
+    ],
+)
+def premise_step_scores(
+    sample: Sample, steps: Sequence[Mapping[str, JsonValue]], scores: Mapping[str, float | None]
+) -> dict[str, float | None]:
+    """Premise accuracy and Acc_VPP of one sample's premise sequence."""
+    right = [[bool(st["correct"]) for st in steps]]
+    return {"premise_accuracy": premise_accuracy(right), "acc_vpp": acc_vpp(right)}
+
+
+@scorer(kind="run", name="premise_diagnostics", protocols=("premise",), section="premise")
+def premise_diagnostics(run: RunInput) -> dict[str, Any] | None:
+    """Accuracy, Acc_VPP and DCP overall and per premise kind over the answered samples."""
+    if run.protocol != "premise":
+        return None
+    sequences = [
+        [PremiseOutcome(kind=str(st["kind"]), correct=bool(st["correct"])) for st in r.steps]
+        for r in run.answered
+    ]
+    return dict(premise_metrics(sequences))

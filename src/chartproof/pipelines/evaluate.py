@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from chartproof.datasets import dataset_fingerprint, load_dataset
+from chartproof.metrics.registry import explanation_scorers
 from chartproof.models import load_backend, load_prompts
 from chartproof.models.base import Backend, accepts_overlap, in_flight
 from chartproof.models.cache import with_cache
-from chartproof.pipelines.explanations import EXPLANATION_METRICS, RoscoeStage, ngram_summary
 from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
 from chartproof.pipelines.summarize import summarize
 from chartproof.runs import RunFolder
@@ -76,9 +76,10 @@ def evaluate(
         raise ValueError(f"unknown protocol {protocol!r}; choose one of {list(PROTOCOLS)}")
     if batch_size is not None and batch_size < 1:
         raise ValueError("batch_size must be at least 1")
-    unknown = sorted(set(metrics) - set(EXPLANATION_METRICS))
+    explainers = explanation_scorers()
+    unknown = sorted(set(metrics) - set(explainers))
     if unknown:
-        raise ValueError(f"unknown metrics {unknown}; choose from {list(EXPLANATION_METRICS)}")
+        raise ValueError(f"unknown metrics {unknown}; choose from {list(explainers)}")
     loaded = load_dataset(data, strict=strict)
     if loaded.errors:
         log.warning("%s", loaded.summary())
@@ -123,23 +124,29 @@ def evaluate(
             if progress:
                 progress(done, len(todo_all))
             by_id = {s.id: s for s in samples}
-            roscoe = (
-                RoscoeStage(roscoe_scorer, with_table=with_table) if "roscoe" in metrics else None
-            )
+            # explanation scorers without a summary section score each batch as it finishes
+            # (stored with the results, so a resumed run never rescores)
+            models = {"roscoe": roscoe_scorer}
+            stages = [
+                explainers[m].fn(scorer=models.get(m), with_table=with_table)
+                for m in explainers
+                if m in metrics and explainers[m].section is None
+            ]
             # samples per batch: enough to keep every request slot of an API backend busy,
             # small enough to record often
             size = batch_size or max(16, 4 * in_flight(wrapped))
             for batch, results in _answered(protocol, _batches(todo, size), ctx, wrapped):
-                if roscoe is not None:
-                    results = roscoe(results, by_id)
+                for stage in stages:
+                    results = stage(results, by_id)
                 run.append(results)
                 done += len(batch)
                 if progress:
                     progress(done, len(todo_all))
             results = [r for r in run.results() if r.protocol == protocol]
             summary = summarize(results, protocol=protocol, samples=samples)
-            if "ngram" in metrics:
-                summary["ngram"] = ngram_summary(results, by_id)
+            for m, entry in explainers.items():
+                if m in metrics and entry.section is not None:
+                    summary[entry.section] = entry.fn(results, by_id)
             summary["model"] = model_name
             summary["prompt"] = config["prompt"]
             summary["dataset"] = {

@@ -14,9 +14,9 @@ from typing import Literal, TypeAlias
 
 from pydantic import JsonValue
 
+from chartproof.answers import matches
 from chartproof.datasets import resolve_image
-from chartproof.metrics.accuracy import anls, exact_match, relaxed_accuracy, score_answer
-from chartproof.metrics.chains import ChainOutcome, chain_scores
+from chartproof.metrics.registry import scorers
 from chartproof.models import Backend, PromptSet, build_request, default_prompts
 from chartproof.models.images import image_part
 from chartproof.types import (
@@ -35,8 +35,8 @@ __all__ = [
     "RunContext",
     "answer_scores",
     "applies",
-    "chain_outcome",
     "run_protocol",
+    "step_scores",
 ]
 
 ProtocolName: TypeAlias = Literal["direct", "chain", "premise"]
@@ -74,18 +74,32 @@ class RunContext:
         return part
 
 
-def answer_scores(prediction: str | None, gold: Answer) -> dict[str, float | None]:
-    """The accuracy family for one answer: typed accuracy, relaxed accuracy, exact match, ANLS.
+def answer_scores(
+    prediction: str | None, gold: Answer, protocol: str = "direct"
+) -> dict[str, float | None]:
+    """Every registered per-sample metric of one final answer under `protocol` (the accuracy
+    family: typed accuracy, relaxed accuracy, exact match, ANLS, and any added scorer).
 
     A missing prediction scores 0 everywhere: a model that gives no answer is wrong.
     """
     text = prediction or ""
-    return {
-        "accuracy": score_answer(text, gold),
-        "relaxed_accuracy": relaxed_accuracy(text, gold),
-        "exact_match": exact_match(text, gold),
-        "anls": anls(text, gold),
-    }
+    out: dict[str, float | None] = {}
+    for entry in scorers("sample", protocol):
+        out.update(entry.fn(text, gold))
+    return out
+
+
+def step_scores(
+    sample: Sample,
+    steps: Sequence[Mapping[str, JsonValue]],
+    scores: Mapping[str, float | None],
+    protocol: str,
+) -> dict[str, float | None]:
+    """Every registered per-step metric of one sample's step records under `protocol`."""
+    out: dict[str, float | None] = {}
+    for entry in scorers("step", protocol):
+        out.update(entry.fn(sample, steps, {**scores, **out}))
+    return out
 
 
 def _metadata(sample: Sample, ctx: RunContext) -> dict[str, JsonValue]:
@@ -173,7 +187,7 @@ def _run_direct(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult
                 prediction=prediction,
                 output=resp.text,
                 explanation=resp.parsed.explanation if resp.parsed else None,
-                scores=answer_scores(prediction, s.answer),
+                scores=answer_scores(prediction, s.answer, "direct"),
                 groups=s.group_labels(),
                 cached=cached,
                 calls=calls,
@@ -281,12 +295,12 @@ def _run_chain(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]
                     "gold": st.answer.text(),
                     "prediction": pred,
                     "output": records[(s.id, st.id)].text,
-                    "correct": score_answer(pred or "", st.answer) == 1.0,
+                    "correct": matches(pred or "", st.answer),
                 }
             )
         prediction = _answer_of(final)
-        scores = answer_scores(prediction, s.answer)
-        scores.update(_chain_scores(steps, scores["accuracy"] == 1.0))
+        scores = answer_scores(prediction, s.answer, "chain")
+        scores.update(step_scores(s, steps, scores, "chain"))
         out.append(
             SampleResult(
                 sample_id=s.id,
@@ -303,29 +317,6 @@ def _run_chain(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]
             )
         )
     return out
-
-
-def chain_outcome(steps: Sequence[Mapping[str, JsonValue]], final_correct: bool) -> ChainOutcome:
-    """A chain's outcome from the step records a chain result stores."""
-
-    def ints(value: JsonValue) -> tuple[int, ...]:
-        if not isinstance(value, list):
-            raise ValueError(f"depends_on must be a list of step ids, got {value!r}")
-        return tuple(int(d) for d in value if isinstance(d, int | str))
-
-    return ChainOutcome(
-        correct=tuple(bool(st["correct"]) for st in steps),
-        depends_on=tuple(ints(st["depends_on"]) for st in steps),
-        task_types=tuple(str(st["task_type"]) for st in steps),
-        final_correct=final_correct,
-    )
-
-
-def _chain_scores(
-    steps: Sequence[Mapping[str, JsonValue]], final_right: bool
-) -> dict[str, float | None]:
-    """Per-chain ISA/CSA/FAA/CFA (ChartR): the run's values are their means over chains."""
-    return dict(chain_scores(chain_outcome(steps, final_right)))
 
 
 # ------------------------------------------------------------------------------ premise
@@ -376,11 +367,7 @@ def _run_premise(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResul
                     "correct": verdict is not None and verdict == p.truth,
                 }
             )
-        right = [bool(st["correct"]) for st in steps]
-        scores: dict[str, float | None] = {
-            "premise_accuracy": sum(right) / len(right),
-            "acc_vpp": 1.0 if all(right) else 0.0,
-        }
+        scores = step_scores(s, steps, {}, "premise")
         out.append(
             SampleResult(
                 sample_id=s.id,

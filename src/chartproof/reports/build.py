@@ -12,16 +12,11 @@ from chartproof.reports.gallery import gallery
 from chartproof.reports.html import Html, el, page
 from chartproof.reports.sections import (
     breakdowns,
-    chain_section,
     comparison,
     failures,
-    family_section,
     header,
     headline,
-    ngram_section,
-    premise_section,
-    robustness_section,
-    roscoe_section,
+    report_sections,
     run_names,
     table3,
 )
@@ -66,18 +61,7 @@ def _run_sections(record: RunRecord, results: Sequence[SampleResult]) -> list[Ht
         table3([(record.summary.get("model", record.id), record.summary)]),
         breakdowns(record.summary),
     ]
-    if "chain" in record.summary:
-        parts.append(chain_section(record.summary))
-    if "premise" in record.summary:
-        parts.append(premise_section(record.summary))
-    if "robustness" in record.summary:
-        parts.append(robustness_section(record.summary))
-    if "families" in record.summary:
-        parts.append(family_section(record.summary))
-    if any(m["metric"].startswith("roscoe_") for m in record.summary.get("metrics", [])):
-        parts.append(roscoe_section(record.summary))
-    if "ngram" in record.summary:
-        parts.append(ngram_section(record.summary))
+    parts.extend(section.render(record.summary) for section in report_sections(record.summary))
     parts.append(failures(record.summary))
     parts.append(gallery(results, _samples_of(record)))
     return parts

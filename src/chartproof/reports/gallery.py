@@ -7,6 +7,7 @@ import io
 from collections.abc import Sequence
 from pathlib import Path
 
+from chartproof.metrics.registry import correct_value
 from chartproof.reports.html import Html, el, img_png, join, table
 from chartproof.types import Sample, SampleResult
 
@@ -34,9 +35,7 @@ def thumbnail(path: Path) -> bytes | None:
 def pick(results: Sequence[SampleResult]) -> list[SampleResult]:
     """A fixed, varied selection: wrong and right answers interleaved, failures included."""
     main = [r for r in results if r.error is None]
-    wrong = [
-        r for r in main if (r.scores.get("accuracy") or r.scores.get("premise_accuracy") or 0) < 1
-    ]
+    wrong = [r for r in main if (correct_value(r.scores) or 0) < 1]
     right = [r for r in main if r not in wrong]
     failed = [r for r in results if r.error is not None]
     picked: list[SampleResult] = []
@@ -79,11 +78,7 @@ def gallery(
         if r.error is not None:
             parts.append(el("div", el("span", "failed", cls="bad"), ": ", r.error))
         else:
-            ok = (
-                r.scores.get("accuracy")
-                if "accuracy" in r.scores
-                else r.scores.get("premise_accuracy")
-            ) == 1.0
+            ok = correct_value(r.scores) == 1.0
             verdict = el("span", "right" if ok else "wrong", cls="ok" if ok else "bad")
             gold = s.answer.text() if s else "?"
             parts.append(

@@ -1,18 +1,27 @@
 """Report sections: headline cards, the ChartQA-X Table-3 grid, breakdowns, and the chain,
-premise, robustness, family and explanation-quality sections, each from a run's summary."""
+premise, robustness, family and explanation-quality sections, each from a run's summary.
+
+Sections about one summary part are registered with `@report_section(name, order=...)`: the
+report shows each, in order, whenever its `when(summary)` holds (by default: the summary has
+the key `name`, which a run scorer of `chartproof.metrics.registry` writes). A new section is
+one decorated function, in this module or any module imported before the report is built.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from chartproof.metrics import registry
 from chartproof.reports import plots
 from chartproof.reports.html import Html, el, img_png, join, table
 from chartproof.types import RunRecord
 
 __all__ = [
+    "ReportSection",
     "breakdowns",
     "card",
     "chain_section",
@@ -27,11 +36,14 @@ __all__ = [
     "ngram_section",
     "pct",
     "premise_section",
+    "report_section",
+    "report_sections",
     "robustness_section",
     "roscoe_section",
     "run_name",
     "run_names",
     "table3",
+    "unregister_section",
 ]
 
 _CHART_ORDER = (
@@ -45,15 +57,52 @@ _CHART_ORDER = (
     "scatter",
     "box",
 )
-_LABELS = {
-    "isa": "ISA",
-    "csa": "CSA",
-    "faa": "FAA",
-    "cfa": "CFA",
-    "acc_vpp": "Acc_VPP",
-    "dcp": "DCP",
-    "anls": "ANLS",
-}
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    """A registered report section: how to render it and when it applies."""
+
+    name: str
+    """Section name (by default also the summary key it needs)."""
+    render: Callable[[Mapping[str, Any]], Html]
+    """Renders the section from a run's summary."""
+    order: int
+    """Place among the registered sections (smaller first)."""
+    when: Callable[[Mapping[str, Any]], bool]
+    """Whether a summary gets this section."""
+
+
+_SECTIONS: dict[str, ReportSection] = {}
+
+SectionFn = Callable[[Mapping[str, Any]], Html]
+
+
+def report_section(
+    name: str, *, order: int, when: Callable[[Mapping[str, Any]], bool] | None = None
+) -> Callable[[SectionFn], SectionFn]:
+    """Register the decorated function as the report section `name`, shown (at `order`)
+    when `when(summary)` holds, by default when the summary has the key `name`."""
+
+    def register(fn: SectionFn) -> SectionFn:
+        if name in _SECTIONS:
+            raise ValueError(f"a report section named {name!r} is registered already")
+        _SECTIONS[name] = ReportSection(
+            name=name, render=fn, order=order, when=when or (lambda s: name in s)
+        )
+        return fn
+
+    return register
+
+
+def report_sections(summary: Mapping[str, Any]) -> list[ReportSection]:
+    """The registered sections a summary gets, in order."""
+    return sorted((s for s in _SECTIONS.values() if s.when(summary)), key=lambda s: s.order)
+
+
+def unregister_section(name: str) -> None:
+    """Remove a registered section (tests that add their own)."""
+    _SECTIONS.pop(name, None)
 
 
 def fmt(value: object, digits: int = 3) -> str:
@@ -69,7 +118,7 @@ def pct(value: object) -> str:
 
 
 def metric_label(name: str) -> str:
-    return _LABELS.get(name, name.replace("_", " "))
+    return registry.metric_label(name)
 
 
 def headline_metric(summary: Mapping[str, Any]) -> str:
@@ -254,6 +303,7 @@ def breakdowns(summary: Mapping[str, Any]) -> Html:
     return join(parts) if len(parts) > 1 else Html("")
 
 
+@report_section("chain", order=10)
 def chain_section(summary: Mapping[str, Any]) -> Html:
     chain = summary["chain"]
     metrics = {m["metric"]: m for m in summary.get("metrics", [])}
@@ -308,6 +358,7 @@ def chain_section(summary: Mapping[str, Any]) -> Html:
     return join(parts)
 
 
+@report_section("premise", order=20)
 def premise_section(summary: Mapping[str, Any]) -> Html:
     prem = summary["premise"]
     parts: list[Html] = [el("h2", "Visual premise proving (VPP)")]
@@ -342,6 +393,7 @@ def premise_section(summary: Mapping[str, Any]) -> Html:
     return join(parts)
 
 
+@report_section("robustness", order=30)
 def robustness_section(summary: Mapping[str, Any]) -> Html:
     rob = summary["robustness"]
     parts: list[Html] = [el("h2", "Robustness under visual perturbations")]
@@ -381,6 +433,7 @@ def robustness_section(summary: Mapping[str, Any]) -> Html:
     return join(parts)
 
 
+@report_section("families", order=40)
 def family_section(summary: Mapping[str, Any]) -> Html:
     fam = summary["families"]
     names = {
@@ -431,6 +484,13 @@ def family_section(summary: Mapping[str, Any]) -> Html:
 _ROSCOE_ORDER = ("FS", "FT", "IS", "IC", "SRC", "SFC", "PS", "PC", "GS", "AS")
 
 
+def _has_roscoe(summary: Mapping[str, Any]) -> bool:
+    roscoe = registry.explanation_scorers().get("roscoe")
+    names = {m.name for m in roscoe.metrics} if roscoe is not None else set()
+    return any(m["metric"] in names for m in summary.get("metrics", []))
+
+
+@report_section("roscoe", order=50, when=_has_roscoe)
 def roscoe_section(summary: Mapping[str, Any]) -> Html:
     """ROSCOE means in the layout of ChartQA-X Table 5 (PS/PC on its 1 − 1/PPL scale)."""
     by = {m["metric"]: m for m in summary.get("metrics", [])}
@@ -450,6 +510,7 @@ def roscoe_section(summary: Mapping[str, Any]) -> Html:
     return join(parts)
 
 
+@report_section("ngram", order=60)
 def ngram_section(summary: Mapping[str, Any]) -> Html:
     """BLEU-4, METEOR, ROUGE-L and CIDEr-D against reference explanations (Table 6 layout)."""
     ng = summary["ngram"]

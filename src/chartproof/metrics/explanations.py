@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from chartproof.metrics.registry import Metric, scorer
 from chartproof.types import Sample, SampleResult
 
-__all__ = ["EXPLANATION_METRICS", "RoscoeStage", "ngram_summary"]
+__all__ = ["RoscoeStage", "ngram_summary", "roscoe_stage"]
 
-EXPLANATION_METRICS = ("roscoe", "ngram")
-"""Names `evaluate(metrics=...)` accepts besides the accuracy family, always computed."""
+_ROSCOE_CODES = ("FS", "FT", "IS", "IC", "SRC", "SFC", "PS", "PC", "GS", "AS")
 
 
 class RoscoeStage:
@@ -73,6 +73,21 @@ class RoscoeStage:
         return out
 
 
+@scorer(
+    kind="explanation",
+    name="roscoe",
+    metrics=[
+        *(Metric(f"roscoe_{c.lower()}", f"ROSCOE {c}") for c in _ROSCOE_CODES),
+        Metric("roscoe_as_renormalised", "ROSCOE AS (renormalised)"),
+    ],
+)
+def roscoe_stage(*, scorer: Any = None, with_table: bool = False) -> RoscoeStage:
+    """The stage that adds ROSCOE scores to each batch of results (`scorer` overrides the
+    offline default `RoscoeScorer()`)."""
+    return RoscoeStage(scorer, with_table=with_table)
+
+
+@scorer(kind="explanation", name="ngram", section="ngram")
 def ngram_summary(results: Sequence[SampleResult], samples: Mapping[str, Sample]) -> dict[str, Any]:
     """BLEU-4, METEOR, ROUGE-L and CIDEr-D (COCO definitions) of the models' explanations
     against the samples' reference explanations; a missing explanation counts as empty."""

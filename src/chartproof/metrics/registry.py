@@ -1,0 +1,236 @@
+"""The metric registry: every metric chartproof reports is declared once, with the scorer that
+computes it, and summaries, headline tables, breakdowns and report labels are built from here.
+
+A scorer is one decorated function (modelled on inspect_ai's ``@scorer(metrics=[...])``):
+
+```python
+from chartproof.metrics.registry import Metric, scorer
+
+@scorer(kind="sample", protocols=("direct",), metrics=[Metric("answer_chars", "answer length")])
+def answer_chars(prediction: str, gold: Answer) -> dict[str, float | None]:
+    return {"answer_chars": float(len(prediction))}
+```
+
+Kinds and the call each gets:
+
+* ``sample`` — ``fn(prediction, gold) -> {metric: value}`` on a sample's final answer (a
+  missing prediction is the empty string), under each protocol in `protocols`.
+* ``step`` — ``fn(sample, steps, scores) -> {metric: value}`` on a sample's step records
+  (chain steps or premise verdicts) and the sample-level scores computed before it.
+* ``run`` — ``fn(RunInput) -> dict | None`` over a whole run's results; the dict becomes the
+  summary's `section` (left out when None or empty).
+* ``explanation`` — opt-in scorers of explanation quality, chosen by name with
+  ``evaluate(metrics=[...])``; their fn is given to the evaluation as a stage (see
+  `chartproof.metrics.explanations`).
+
+Per-sample and per-step values are stored on each result; a run's value of each is the mean
+over its results (failures count as 0). A metric's `headline` gives its place among the
+metrics shown first for a protocol; `means_correct` marks the metric whose value 1.0 means
+the sample was answered right (the first present in a result's scores decides).
+The scorers shipped with chartproof live in the modules of `_HOMES`, imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias, TypeVar
+
+from chartproof.types import Sample, SampleResult
+
+__all__ = [
+    "Metric",
+    "MetricKind",
+    "RunInput",
+    "Scorer",
+    "correct_value",
+    "explanation_scorers",
+    "headline_metrics",
+    "metric",
+    "metric_label",
+    "metrics",
+    "scorer",
+    "scorers",
+    "unregister",
+]
+
+MetricKind: TypeAlias = Literal["sample", "step", "run", "explanation"]
+"""What a scorer looks at: one final answer, one sample's steps, a whole run, explanations."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One reported number: its name in scores and summaries, and how to show it."""
+
+    name: str
+    """Key in `SampleResult.scores` and in the summary's metrics."""
+    label: str | None = None
+    """Display label in reports (default: the name with spaces for underscores)."""
+    direction: Literal["higher", "lower"] = "higher"
+    """Which way is better."""
+    means_correct: bool = False
+    """A value of 1.0 means the sample was answered right (families, the gallery)."""
+    headline: Mapping[str, int] = field(default_factory=dict)
+    """Protocol → position among the metrics shown first for that protocol."""
+    description: str = ""
+    """One line on what the number means."""
+
+    @property
+    def display(self) -> str:
+        """The label shown in reports."""
+        return self.label or self.name.replace("_", " ")
+
+
+@dataclass(frozen=True)
+class RunInput:
+    """What a run scorer sees: the run's results (failures zero-scored) and its dataset."""
+
+    protocol: str
+    """The run's protocol."""
+    results: Sequence[SampleResult]
+    """Every result, failures with every metric set to 0."""
+    answered: Sequence[SampleResult]
+    """Only the results that were answered (diagnostics of steps need real records)."""
+    samples: Sequence[Sample]
+    """The run's dataset (may be empty)."""
+    metrics: Sequence[str]
+    """Names of the per-sample metrics present, headline first."""
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """A registered scorer: the function and the metrics (or summary section) it produces."""
+
+    name: str
+    """Scorer name (for explanation scorers: the name `evaluate(metrics=...)` takes)."""
+    kind: MetricKind
+    """What it looks at."""
+    fn: Callable[..., Any]
+    """The function (its call depends on `kind`, see the module docstring)."""
+    metrics: tuple[Metric, ...] = ()
+    """The metrics it produces."""
+    protocols: tuple[str, ...] = ()
+    """Protocols it runs under (sample and step kinds); empty = every protocol."""
+    section: str | None = None
+    """Summary key a run scorer writes."""
+
+    def applies(self, protocol: str) -> bool:
+        """Whether it runs under this protocol."""
+        return not self.protocols or protocol in self.protocols
+
+
+_SCORERS: dict[str, Scorer] = {}
+_METRICS: dict[str, Metric] = {}
+
+# modules whose import registers chartproof's own scorers, in registration order
+_HOMES = (
+    "chartproof.metrics.accuracy",
+    "chartproof.metrics.robustness",
+    "chartproof.metrics.chains",
+    "chartproof.metrics.premises",
+    "chartproof.metrics.families",
+    "chartproof.metrics.explanations",
+)
+_loaded = False
+
+
+def _load() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for home in _HOMES:
+            importlib.import_module(home)
+
+
+def scorer(
+    *,
+    kind: MetricKind,
+    metrics: Iterable[Metric] = (),
+    protocols: Sequence[str] = (),
+    section: str | None = None,
+    name: str | None = None,
+) -> Callable[[F], F]:
+    """Register the decorated function as a scorer of `kind` producing `metrics` (or, for a
+    run scorer, the summary `section`). Raises ValueError on a name already taken."""
+
+    def register(fn: F) -> F:
+        entry = Scorer(
+            name=name or fn.__name__,
+            kind=kind,
+            fn=fn,
+            metrics=tuple(metrics),
+            protocols=tuple(protocols),
+            section=section,
+        )
+        if entry.name in _SCORERS:
+            raise ValueError(f"a scorer named {entry.name!r} is registered already")
+        taken = [m.name for m in entry.metrics if m.name in _METRICS]
+        if taken:
+            raise ValueError(f"scorer {entry.name!r}: metrics {taken} are registered already")
+        if kind == "run" and not section:
+            raise ValueError(f"run scorer {entry.name!r} needs the summary section it writes")
+        _SCORERS[entry.name] = entry
+        for m in entry.metrics:
+            _METRICS[m.name] = m
+        return fn
+
+    return register
+
+
+def unregister(name: str) -> None:
+    """Remove a scorer and its metrics (tests that register their own)."""
+    entry = _SCORERS.pop(name, None)
+    if entry is not None:
+        for m in entry.metrics:
+            _METRICS.pop(m.name, None)
+
+
+def scorers(kind: MetricKind, protocol: str | None = None) -> list[Scorer]:
+    """Registered scorers of a kind (that apply under `protocol`), in registration order."""
+    _load()
+    return [
+        s for s in _SCORERS.values() if s.kind == kind and (protocol is None or s.applies(protocol))
+    ]
+
+
+def explanation_scorers() -> dict[str, Scorer]:
+    """The opt-in explanation scorers by name."""
+    return {s.name: s for s in scorers("explanation")}
+
+
+def metrics() -> dict[str, Metric]:
+    """Every registered metric by name."""
+    _load()
+    return dict(_METRICS)
+
+
+def metric(name: str) -> Metric | None:
+    """A metric's definition, None when no scorer declares it."""
+    _load()
+    return _METRICS.get(name)
+
+
+def metric_label(name: str) -> str:
+    """How reports name a metric (its label, or the name with spaces)."""
+    m = metric(name)
+    return m.display if m is not None else name.replace("_", " ")
+
+
+def headline_metrics(protocol: str) -> tuple[str, ...]:
+    """The metrics shown first for a protocol, in order."""
+    _load()
+    ranked = [(m.headline[protocol], m.name) for m in _METRICS.values() if protocol in m.headline]
+    return tuple(name for _, name in sorted(ranked))
+
+
+def correct_value(scores: Mapping[str, float | None]) -> float | None:
+    """The value of the first `means_correct` metric in `scores` (1.0 = right), None when
+    none is there or it was not computed."""
+    _load()
+    for m in _METRICS.values():
+        if m.means_correct and m.name in scores:
+            return scores[m.name]
+    return None
