@@ -101,7 +101,7 @@ def test_no_import_cycle() -> None:
         stack.append(node)
         for dep in sorted(graph.get(node, ())):
             if state.get(dep) == 1:
-                cycle = stack[stack.index(dep) :] + [dep]
+                cycle = [*stack[stack.index(dep) :], dep]
                 raise AssertionError("import cycle: " + " -> ".join(cycle))
             if dep not in state:
                 visit(dep)
