@@ -12,10 +12,10 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import JsonValue, model_validator
+from pydantic import model_validator
 
 from chartproof.metrics.registry import Metric, RunInput, scorer
-from chartproof.types import Record, Sample, Score, Step
+from chartproof.types import ChainStepRecord, Record, Sample, Score, Step, StepRecord
 
 __all__ = [
     "ChainOutcome",
@@ -191,20 +191,18 @@ def error_analysis(outcomes: Sequence[ChainOutcome]) -> dict[str, object]:
 # --------------------------------------------------------------------------- registry
 
 
-def outcome_from_steps(
-    steps: Sequence[Mapping[str, JsonValue]], final_correct: bool
-) -> ChainOutcome:
-    """A chain's outcome from the step records a chain result stores."""
-
-    def ints(value: JsonValue) -> tuple[int, ...]:
-        if not isinstance(value, list):
-            raise ValueError(f"depends_on must be a list of step ids, got {value!r}")
-        return tuple(int(d) for d in value if isinstance(d, int | str))
-
+def outcome_from_steps(steps: Sequence[StepRecord], final_correct: bool) -> ChainOutcome:
+    """A chain's outcome from the step records a chain result stores (raises ValueError
+    naming a step that is not a chain step)."""
+    chain = [st for st in steps if isinstance(st, ChainStepRecord)]
+    if len(chain) != len(steps):
+        raise ValueError(
+            f"not a chain step record: {next(st for st in steps if st not in chain)!r}"
+        )
     return ChainOutcome(
-        correct=tuple(bool(st["correct"]) for st in steps),
-        depends_on=tuple(ints(st["depends_on"]) for st in steps),
-        task_types=tuple(str(st["task_type"]) for st in steps),
+        correct=tuple(st.correct for st in chain),
+        depends_on=tuple(st.depends_on for st in chain),
+        task_types=tuple(st.task_type for st in chain),
         final_correct=final_correct,
     )
 
@@ -221,7 +219,7 @@ def outcome_from_steps(
     ],
 )
 def chain_step_scores(
-    sample: Sample, steps: Sequence[Mapping[str, JsonValue]], scores: Mapping[str, float | None]
+    sample: Sample, steps: Sequence[StepRecord], scores: Mapping[str, float | None]
 ) -> dict[str, float | None]:
     """Per-chain ISA/CSA/FAA/CFA (ChartR): the run's values are their means over chains."""
     return dict(chain_scores(outcome_from_steps(steps, scores.get("accuracy") == 1.0)))

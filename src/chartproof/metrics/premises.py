@@ -10,10 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import JsonValue
-
 from chartproof.metrics.registry import Metric, RunInput, scorer
-from chartproof.types import PremiseKind, Record, Sample, Score
+from chartproof.types import PremiseKind, PremiseStepRecord, Record, Sample, Score, StepRecord
 
 __all__ = [
     "KIND_CODES",
@@ -158,6 +156,13 @@ def premise_scores(sequences: Sequence[Sequence[PremiseOutcome]]) -> list[Score]
 # --------------------------------------------------------------------------- registry
 
 
+def _premise_steps(steps: Sequence[StepRecord]) -> list[PremiseStepRecord]:
+    out = [st for st in steps if isinstance(st, PremiseStepRecord)]
+    if len(out) != len(steps):
+        raise ValueError(f"not a premise step record: {next(s for s in steps if s not in out)!r}")
+    return out
+
+
 @scorer(
     kind="step",
     name="premise",
@@ -178,10 +183,10 @@ def premise_scores(sequences: Sequence[Sequence[PremiseOutcome]]) -> list[Score]
     ],
 )
 def premise_step_scores(
-    sample: Sample, steps: Sequence[Mapping[str, JsonValue]], scores: Mapping[str, float | None]
+    sample: Sample, steps: Sequence[StepRecord], scores: Mapping[str, float | None]
 ) -> dict[str, float | None]:
     """Premise accuracy and Acc_VPP of one sample's premise sequence."""
-    right = [[bool(st["correct"]) for st in steps]]
+    right = [[st.correct for st in _premise_steps(steps)]]
     return {"premise_accuracy": premise_accuracy(right), "acc_vpp": acc_vpp(right)}
 
 
@@ -191,7 +196,7 @@ def premise_diagnostics(run: RunInput) -> dict[str, Any] | None:
     if run.protocol != "premise":
         return None
     sequences = [
-        [PremiseOutcome(kind=str(st["kind"]), correct=bool(st["correct"])) for st in r.steps]
+        [PremiseOutcome(kind=st.kind, correct=st.correct) for st in _premise_steps(r.steps)]
         for r in run.answered
     ]
     return dict(premise_metrics(sequences))

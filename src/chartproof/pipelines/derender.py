@@ -248,7 +248,7 @@ def _chart_type(name: str | None) -> ChartType | None:
 def _faithful_specs(folder: Path, results: Sequence[SampleResult]) -> list[ChartSpec]:
     specs = []
     for r in results:
-        ref = r.steps[0].get("spec") if r.steps else None
+        ref = r.steps[0].get("spec") if r.steps and isinstance(r.steps[0], dict) else None
         if r.scores.get("faithful") == 1.0 and isinstance(ref, str):
             spec = ChartSpec.model_validate_json((folder / ref).read_text(encoding="utf-8"))
             # a family's original is the redraw itself; its provenance stays in `transforms`

@@ -7,10 +7,10 @@ question with every sub-answer; premise — a true/false verdict for each VPP pr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TypeAlias
+from typing import ClassVar, Literal, TypeAlias
 
 from pydantic import JsonValue
 
@@ -21,20 +21,30 @@ from chartproof.models import Backend, PromptSet, build_request, default_prompts
 from chartproof.models.images import image_part
 from chartproof.types import (
     Answer,
+    ChainStepRecord,
     GenerationConfig,
     ImagePart,
     ModelRequest,
     ModelResponse,
+    PremiseStepRecord,
     Sample,
     SampleResult,
+    StepRecord,
 )
 
 __all__ = [
     "PROTOCOLS",
+    "PROTOCOL_CLASSES",
+    "ChainProtocol",
+    "DirectProtocol",
+    "PremiseProtocol",
+    "Protocol",
     "ProtocolName",
     "RunContext",
+    "Scored",
     "answer_scores",
     "applies",
+    "build_result",
     "run_protocol",
     "step_scores",
 ]
@@ -91,7 +101,7 @@ def answer_scores(
 
 def step_scores(
     sample: Sample,
-    steps: Sequence[Mapping[str, JsonValue]],
+    steps: Sequence[StepRecord],
     scores: Mapping[str, float | None],
     protocol: str,
 ) -> dict[str, float | None]:
@@ -152,236 +162,252 @@ def _answer_of(response: ModelResponse) -> str | None:
     return response.parsed.answer
 
 
-# ------------------------------------------------------------------------------ direct
-
-
-def _run_direct(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]:
-    requests: list[ModelRequest] = []
-    for s in samples:
-        requests.append(_request(s, ctx, prompt=ctx.prompt, question=s.question, suffix="direct"))
+def _generate(ctx: RunContext, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
     responses = ctx.backend.generate(requests)
     _check_responses(requests, responses)
-    out = []
-    for s, resp in zip(samples, responses, strict=True):
-        cached, calls, latency = _usage([resp])
-        if not resp.ok:
-            out.append(
-                SampleResult(
-                    sample_id=s.id,
-                    protocol="direct",
-                    model=ctx.model,
-                    groups=s.group_labels(),
-                    error=resp.error,
-                    cached=cached,
-                    calls=calls,
-                    latency_s=latency,
-                )
-            )
-            continue
-        prediction = _answer_of(resp)
-        out.append(
-            SampleResult(
-                sample_id=s.id,
-                protocol="direct",
-                model=ctx.model,
-                prediction=prediction,
-                output=resp.text,
-                explanation=resp.parsed.explanation if resp.parsed else None,
-                scores=answer_scores(prediction, s.answer, "direct"),
-                groups=s.group_labels(),
-                cached=cached,
-                calls=calls,
-                latency_s=latency,
-            )
+    return responses
+
+
+# ------------------------------------------------------------------------------ protocols
+
+
+@dataclass(frozen=True)
+class Scored:
+    """What a protocol's `score` makes of one answered sample's replies."""
+
+    scores: dict[str, float | None]
+    """Per-sample metric values."""
+    prediction: str | None = None
+    """Parsed final answer."""
+    output: str = ""
+    """Raw model text of the final answer."""
+    explanation: str | None = None
+    """Parsed explanation."""
+    steps: tuple[StepRecord, ...] = ()
+    """Step or premise records."""
+
+
+class Protocol:
+    """How a sample becomes model requests and its replies a scored result.
+
+    A single-round protocol defines `requests(sample, ctx)` and `score(sample, replies, ctx)`;
+    `run` asks every sample's requests in one batch and builds each result with
+    `build_result`. A protocol whose later requests depend on earlier replies (chain)
+    overrides `run` and still scores through `score` and `build_result`.
+    """
+
+    name: ClassVar[str]
+    """Protocol name, as `evaluate(protocol=...)` takes it."""
+
+    def applies(self, sample: Sample) -> bool:
+        """Whether the sample can be asked under this protocol."""
+        return True
+
+    def requests(self, sample: Sample, ctx: RunContext) -> list[ModelRequest]:
+        """Every request of one sample."""
+        raise NotImplementedError
+
+    def score(self, sample: Sample, replies: Sequence[ModelResponse], ctx: RunContext) -> Scored:
+        """Scores (and steps) of one sample from its replies, all of them successful."""
+        raise NotImplementedError
+
+    def error(self, replies: Sequence[ModelResponse]) -> str | None:
+        """Why the sample failed: the first failed reply's error, None when all succeeded."""
+        return next((r.error for r in replies if not r.ok), None)
+
+    def run(self, samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]:
+        """Ask and score a batch of samples; one result per sample, in order."""
+        per_sample = [self.requests(s, ctx) for s in samples]
+        responses = iter(_generate(ctx, [q for qs in per_sample for q in qs]))
+        return [
+            build_result(self, s, [next(responses) for _ in qs], ctx)
+            for s, qs in zip(samples, per_sample, strict=True)
+        ]
+
+
+def build_result(
+    protocol: Protocol,
+    sample: Sample,
+    replies: Sequence[ModelResponse],
+    ctx: RunContext,
+    *,
+    error: str | None = None,
+) -> SampleResult:
+    """One sample's result: usage from its replies, then either the failure (`error`, or
+    the protocol's reading of the replies) or the protocol's scores."""
+    cached, calls, latency = _usage(replies)
+    common = {
+        "sample_id": sample.id,
+        "protocol": protocol.name,
+        "model": ctx.model,
+        "groups": sample.group_labels(),
+        "cached": cached,
+        "calls": calls,
+        "latency_s": latency,
+    }
+    failed = error if error is not None else protocol.error(replies)
+    if failed is not None:
+        return SampleResult(error=failed, **common)
+    scored = protocol.score(sample, replies, ctx)
+    return SampleResult(
+        prediction=scored.prediction,
+        output=scored.output,
+        explanation=scored.explanation,
+        scores=scored.scores,
+        steps=scored.steps,
+        **common,
+    )
+
+
+class DirectProtocol(Protocol):
+    """One question, one answer, scored by every registered per-sample metric."""
+
+    name = "direct"
+
+    def requests(self, sample: Sample, ctx: RunContext) -> list[ModelRequest]:
+        return [_request(sample, ctx, prompt=ctx.prompt, question=sample.question, suffix="direct")]
+
+    def score(self, sample: Sample, replies: Sequence[ModelResponse], ctx: RunContext) -> Scored:
+        (reply,) = replies
+        prediction = _answer_of(reply)
+        return Scored(
+            prediction=prediction,
+            output=reply.text,
+            explanation=reply.parsed.explanation if reply.parsed else None,
+            scores=answer_scores(prediction, sample.answer, self.name),
         )
-    return out
 
 
-# ------------------------------------------------------------------------------ chain
+class ChainProtocol(Protocol):
+    """ChartR chains: the sub-questions in dependency order, each prompt carrying the
+    model's own earlier answers to its `depends_on` steps, then the final question with
+    every sub-answer; scored on the final answer and per step."""
 
+    name = "chain"
 
-def _run_chain(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]:
-    """Ask every sample's steps in waves: a step is asked once all its parents are answered,
-    so one batch holds the ready steps of many samples."""
-    answers: dict[tuple[str, int], str] = {}
-    records: dict[tuple[str, int], ModelResponse] = {}
-    pending = {s.id: list(s.chain) for s in samples}
-    by_id = {s.id: s for s in samples}
-    failed: dict[str, str] = {}
-    while True:
-        batch: list[tuple[Sample, int, ModelRequest]] = []
-        for sid, chain in pending.items():
-            if sid in failed:
-                continue
-            s = by_id[sid]
-            for step in chain:
-                if (sid, step.id) in records:
+    def applies(self, sample: Sample) -> bool:
+        return bool(sample.chain)
+
+    def error(self, replies: Sequence[ModelResponse]) -> str | None:
+        # a chain stops at its first failing wave; within it the last failure is reported
+        failures = [r.error or "failed" for r in replies if not r.ok]
+        return failures[-1] if failures else None
+
+    def run(self, samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]:
+        """Ask every sample's steps in waves: a step is asked once all its parents are
+        answered, so one batch holds the ready steps of many samples."""
+        answers: dict[tuple[str, int], str] = {}
+        records: dict[tuple[str, int], ModelResponse] = {}
+        failed: set[str] = set()
+        while True:
+            batch: list[tuple[Sample, int, ModelRequest]] = []
+            for s in samples:
+                if s.id in failed:
                     continue
-                if all((sid, d) in records for d in step.depends_on):
-                    earlier = [
-                        (s.chain[d].question, answers.get((sid, d), "")) for d in step.depends_on
-                    ]
-                    req = _request(
-                        s,
-                        ctx,
-                        prompt="chain_step",
-                        question=step.question,
-                        suffix=f"chain/{step.id}",
-                        earlier=earlier,
-                    )
-                    batch.append((s, step.id, req))
-        if not batch:
-            break
-        responses = ctx.backend.generate([b[2] for b in batch])
-        _check_responses([b[2] for b in batch], responses)
-        for (s, step_id, _), resp in zip(batch, responses, strict=True):
-            records[(s.id, step_id)] = resp
-            if not resp.ok:
-                failed[s.id] = resp.error or "failed"
-            answers[(s.id, step_id)] = _answer_of(resp) or ""
-    finals: list[tuple[Sample, ModelRequest]] = []
-    for s in samples:
-        if s.id in failed:
-            continue
-        earlier = [(st.question, answers.get((s.id, st.id), "")) for st in s.chain]
-        finals.append(
-            (
-                s,
-                _request(
-                    s,
-                    ctx,
-                    prompt="chain_step",
-                    question=s.question,
-                    suffix="chain/final",
-                    earlier=earlier,
-                ),
-            )
+                for step in s.chain:
+                    if (s.id, step.id) in records:
+                        continue
+                    if all((s.id, d) in records for d in step.depends_on):
+                        earlier = [
+                            (s.chain[d].question, answers.get((s.id, d), ""))
+                            for d in step.depends_on
+                        ]
+                        req = _request(
+                            s,
+                            ctx,
+                            prompt="chain_step",
+                            question=step.question,
+                            suffix=f"chain/{step.id}",
+                            earlier=earlier,
+                        )
+                        batch.append((s, step.id, req))
+            if not batch:
+                break
+            responses = _generate(ctx, [b[2] for b in batch])
+            for (s, step_id, _), resp in zip(batch, responses, strict=True):
+                records[(s.id, step_id)] = resp
+                if not resp.ok:
+                    failed.add(s.id)
+                answers[(s.id, step_id)] = _answer_of(resp) or ""
+        finals = [(s, self._final_request(s, ctx, answers)) for s in samples if s.id not in failed]
+        final_responses = _generate(ctx, [f[1] for f in finals])
+        final_by_id = {s.id: r for (s, _), r in zip(finals, final_responses, strict=True)}
+        out = []
+        for s in samples:
+            replies = [records[(s.id, st.id)] for st in s.chain if (s.id, st.id) in records]
+            final = final_by_id.get(s.id)
+            if final is not None:
+                replies.append(final)
+            out.append(build_result(self, s, replies, ctx))
+        return out
+
+    def _final_request(
+        self, sample: Sample, ctx: RunContext, answers: Mapping[tuple[str, int], str]
+    ) -> ModelRequest:
+        earlier = [(st.question, answers.get((sample.id, st.id), "")) for st in sample.chain]
+        return _request(
+            sample,
+            ctx,
+            prompt="chain_step",
+            question=sample.question,
+            suffix="chain/final",
+            earlier=earlier,
         )
-    final_responses = ctx.backend.generate([f[1] for f in finals])
-    _check_responses([f[1] for f in finals], final_responses)
-    final_by_id = {s.id: r for (s, _), r in zip(finals, final_responses, strict=True)}
-    out = []
-    for s in samples:
-        responses = [records[(s.id, st.id)] for st in s.chain if (s.id, st.id) in records]
-        final = final_by_id.get(s.id)
-        if final is not None:
-            responses.append(final)
-        cached, calls, latency = _usage(responses)
-        error = failed.get(s.id) or (final.error if final is not None else None)
-        if error is not None:
-            out.append(
-                SampleResult(
-                    sample_id=s.id,
-                    protocol="chain",
-                    model=ctx.model,
-                    groups=s.group_labels(),
-                    error=error,
-                    cached=cached,
-                    calls=calls,
-                    latency_s=latency,
-                )
-            )
-            continue
-        assert final is not None
-        steps: list[dict[str, JsonValue]] = []
-        for st in s.chain:
-            pred = answers.get((s.id, st.id))
+
+    def score(self, sample: Sample, replies: Sequence[ModelResponse], ctx: RunContext) -> Scored:
+        *step_replies, final = replies
+        steps: list[StepRecord] = []
+        for st, resp in zip(sample.chain, step_replies, strict=True):
+            pred = _answer_of(resp) or ""
             steps.append(
-                {
-                    "id": st.id,
-                    "task_type": st.task_type,
-                    "depends_on": list(st.depends_on),
-                    "question": st.question,
-                    "gold": st.answer.text(),
-                    "prediction": pred,
-                    "output": records[(s.id, st.id)].text,
-                    "correct": matches(pred or "", st.answer),
-                }
+                ChainStepRecord(
+                    id=st.id,
+                    task_type=st.task_type,
+                    depends_on=st.depends_on,
+                    question=st.question,
+                    gold=st.answer.text(),
+                    prediction=pred,
+                    output=resp.text,
+                    correct=matches(pred, st.answer),
+                )
             )
         prediction = _answer_of(final)
-        scores = answer_scores(prediction, s.answer, "chain")
-        scores.update(step_scores(s, steps, scores, "chain"))
-        out.append(
-            SampleResult(
-                sample_id=s.id,
-                protocol="chain",
-                model=ctx.model,
-                prediction=prediction,
-                output=final.text,
-                scores=scores,
-                groups=s.group_labels(),
-                steps=tuple(steps),
-                cached=cached,
-                calls=calls,
-                latency_s=latency,
-            )
-        )
-    return out
+        scores = answer_scores(prediction, sample.answer, self.name)
+        scores.update(step_scores(sample, steps, scores, self.name))
+        return Scored(prediction=prediction, output=final.text, scores=scores, steps=tuple(steps))
 
 
-# ------------------------------------------------------------------------------ premise
+class PremiseProtocol(Protocol):
+    """VPP: a true/false verdict for each premise, scored per premise and per sequence."""
 
+    name = "premise"
 
-def _run_premise(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]:
-    batch: list[tuple[Sample, int, ModelRequest]] = []
-    for s in samples:
-        for i, p in enumerate(s.premises):
-            req = _request(s, ctx, prompt="premise", question=p.text, suffix=f"premise/{p.id}")
-            batch.append((s, i, req))
-    responses = ctx.backend.generate([b[2] for b in batch])
-    _check_responses([b[2] for b in batch], responses)
-    per_sample: dict[str, list[ModelResponse]] = {s.id: [] for s in samples}
-    for (s, _, _), resp in zip(batch, responses, strict=True):
-        per_sample[s.id].append(resp)
-    out = []
-    for s in samples:
-        resps = per_sample[s.id]
-        cached, calls, latency = _usage(resps)
-        error = next((r.error for r in resps if not r.ok), None)
-        if error is not None:
-            out.append(
-                SampleResult(
-                    sample_id=s.id,
-                    protocol="premise",
-                    model=ctx.model,
-                    groups=s.group_labels(),
-                    error=error,
-                    cached=cached,
-                    calls=calls,
-                    latency_s=latency,
-                )
-            )
-            continue
-        steps: list[dict[str, JsonValue]] = []
-        for p, resp in zip(s.premises, resps, strict=True):
+    def applies(self, sample: Sample) -> bool:
+        return bool(sample.premises)
+
+    def requests(self, sample: Sample, ctx: RunContext) -> list[ModelRequest]:
+        return [
+            _request(sample, ctx, prompt="premise", question=p.text, suffix=f"premise/{p.id}")
+            for p in sample.premises
+        ]
+
+    def score(self, sample: Sample, replies: Sequence[ModelResponse], ctx: RunContext) -> Scored:
+        steps: list[StepRecord] = []
+        for p, resp in zip(sample.premises, replies, strict=True):
             verdict = resp.parsed.truth if resp.parsed else None
             steps.append(
-                {
-                    "id": p.id,
-                    "kind": p.kind,
-                    "slot": p.slot,
-                    "statement": p.text,
-                    "truth": p.truth,
-                    "prediction": verdict,
-                    "output": resp.text,
-                    "correct": verdict is not None and verdict == p.truth,
-                }
+                PremiseStepRecord(
+                    id=p.id,
+                    kind=p.kind,
+                    slot=p.slot,
+                    statement=p.text,
+                    truth=p.truth,
+                    prediction=verdict,
+                    output=resp.text,
+                    correct=verdict is not None and verdict == p.truth,
+                )
             )
-        scores = step_scores(s, steps, {}, "premise")
-        out.append(
-            SampleResult(
-                sample_id=s.id,
-                protocol="premise",
-                model=ctx.model,
-                scores=scores,
-                groups=s.group_labels(),
-                steps=tuple(steps),
-                cached=cached,
-                calls=calls,
-                latency_s=latency,
-            )
-        )
-    return out
+        return Scored(scores=step_scores(sample, steps, {}, self.name), steps=tuple(steps))
 
 
 # ------------------------------------------------------------------------------ dispatch
@@ -398,27 +424,23 @@ def _check_responses(requests: Sequence[ModelRequest], responses: Sequence[Model
         )
 
 
-_RUNNERS: dict[str, Callable[[Sequence[Sample], RunContext], list[SampleResult]]] = {
-    "direct": _run_direct,
-    "chain": _run_chain,
-    "premise": _run_premise,
+PROTOCOL_CLASSES: dict[str, Protocol] = {
+    p.name: p for p in (DirectProtocol(), ChainProtocol(), PremiseProtocol())
 }
+"""Every protocol by name; a new protocol is one `Protocol` subclass added here."""
 
 
 def applies(protocol: str, sample: Sample) -> bool:
     """Whether a sample can be asked under a protocol (chains need steps, VPP premises)."""
-    if protocol == "chain":
-        return bool(sample.chain)
-    if protocol == "premise":
-        return bool(sample.premises)
-    return True
+    entry = PROTOCOL_CLASSES.get(protocol)
+    return entry.applies(sample) if entry is not None else True
 
 
 def run_protocol(protocol: str, samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]:
     """Ask and score one batch of samples under a protocol; one result per sample, in order."""
-    runner = _RUNNERS.get(protocol)
-    if runner is None:
+    entry = PROTOCOL_CLASSES.get(protocol)
+    if entry is None:
         raise ValueError(f"unknown protocol {protocol!r}; choose one of {list(PROTOCOLS)}")
     if not samples:
         return []
-    return runner(samples, ctx)
+    return entry.run(samples, ctx)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from chartproof.metrics.registry import correct_value
 from chartproof.reports.html import Html, el, img_png, join, table
-from chartproof.types import Sample, SampleResult
+from chartproof.types import ChainStepRecord, PremiseStepRecord, Sample, SampleResult
 
 __all__ = ["GALLERY_SIZE", "THUMB_WIDTH", "gallery"]
 
@@ -113,18 +113,12 @@ def gallery(
 
 
 def steps_table(r: SampleResult) -> Html:
-    rows = []
+    rows: list[list[object]] = []
     for st in r.steps[:12]:
-        if "statement" in st:
-            rows.append(
-                [
-                    st.get("kind"),
-                    st.get("statement"),
-                    st.get("truth"),
-                    st.get("prediction"),
-                    "✓" if st.get("correct") else "✗",
-                ]
-            )
+        if isinstance(st, PremiseStepRecord):
+            rows.append([st.kind, st.statement, st.truth, st.prediction, _tick(st.correct)])
+        elif isinstance(st, ChainStepRecord):
+            rows.append([st.task_type, st.question, st.gold, st.prediction, _tick(st.correct)])
         else:
             rows.append(
                 [
@@ -132,12 +126,16 @@ def steps_table(r: SampleResult) -> Html:
                     st.get("question"),
                     st.get("gold"),
                     st.get("prediction"),
-                    "✓" if st.get("correct") else "✗",
+                    _tick(bool(st.get("correct"))),
                 ]
             )
     head = (
         ["kind", "premise", "truth", "said", ""]
-        if r.steps and "statement" in r.steps[0]
+        if r.steps and isinstance(r.steps[0], PremiseStepRecord)
         else ["task", "sub-question", "gold", "said", ""]
     )
     return table(head, rows, cls="grid")
+
+
+def _tick(correct: bool) -> str:
+    return "✓" if correct else "✗"

@@ -38,13 +38,21 @@ from chartproof.types.model_io import (
     TextPart,
     Usage,
 )
-from chartproof.types.results import RunRecord, SampleResult, Score
+from chartproof.types.results import (
+    ChainStepRecord,
+    PremiseStepRecord,
+    RunRecord,
+    SampleResult,
+    Score,
+    StepRecord,
+)
 
 __all__ = [
     "Answer",
     "AnswerKind",
     "AnswerValue",
     "Cell",
+    "ChainStepRecord",
     "ChartSpec",
     "ChartType",
     "Column",
@@ -60,12 +68,14 @@ __all__ = [
     "ParsedOutput",
     "Premise",
     "PremiseKind",
+    "PremiseStepRecord",
     "Record",
     "RunRecord",
     "Sample",
     "SampleResult",
     "Score",
     "Step",
+    "StepRecord",
     "Style",
     "TaskType",
     "TextPart",
