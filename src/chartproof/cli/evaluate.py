@@ -65,26 +65,26 @@ def evaluate(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Ask MODEL every sample of DATA under a protocol and score the answers."""
-    from chartproof.pipelines.evaluate import evaluate as run
+    from chartproof.pipelines.evaluate import EvalSettings, run_evaluation
 
+    settings = EvalSettings(
+        data=data,
+        model=model,
+        out=out,
+        protocol=protocol,
+        prompt=prompt,
+        prompts_file=prompts_file,
+        limit=limit,
+        where=_pairs(where or []),
+        metrics=tuple(m.strip() for m in (metrics or "").split(",") if m.strip()),
+        batch_size=batch_size,
+        max_tokens=max_tokens,
+        with_table=with_table,
+        cache=cache,
+        strict=strict,
+    )
     with progress_bar(f"eval {protocol}", not quiet) as hook:
-        record = run(
-            data,
-            model,
-            out,
-            protocol=protocol,
-            prompt=prompt,
-            prompts_file=prompts_file,
-            limit=limit,
-            where=_pairs(where or []),
-            metrics=[m.strip() for m in (metrics or "").split(",") if m.strip()],
-            batch_size=batch_size,
-            max_tokens=max_tokens,
-            with_table=with_table,
-            cache=cache,
-            strict=strict,
-            progress=hook,
-        )
+        record = run_evaluation(settings, progress=hook)
     for m in record.summary.get("metrics", [])[:6]:
         value = m["value"]
         shown = "n/a" if value is None else f"{100 * value:.2f} %"

@@ -11,6 +11,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from pydantic import field_validator
+
 from chartproof.datasets import dataset_fingerprint, load_dataset
 from chartproof.metrics.registry import explanation_scorers
 from chartproof.models import load_backend, load_prompts
@@ -23,17 +25,75 @@ from chartproof.types import (
     GenerationConfig,
     ModelRequest,
     ModelResponse,
+    Record,
     RunRecord,
     Sample,
     SampleResult,
 )
 
-__all__ = ["evaluate"]
+__all__ = ["EvalSettings", "evaluate", "run_evaluation"]
 
 log = logging.getLogger(__name__)
 
 ProgressHook = Callable[[int, int], None]
 """Called with (samples finished so far, samples to do) after every batch."""
+
+
+class EvalSettings(Record):
+    """What an evaluation is asked to do: the typed run configuration `evaluate` and
+    `chartproof eval` share (unknown fields are errors)."""
+
+    data: str
+    """Dataset folder or spec ("chartqa:/path", a JSONL file, ...)."""
+    model: str = "builtin:reader"
+    """Backend spec (recorded as the model unless a backend object is given)."""
+    out: Path = Path("runs/latest")
+    """Run folder (rerun to resume)."""
+    protocol: str = "direct"
+    """Evaluation protocol (`PROTOCOLS`)."""
+    prompt: str = "chartqax"
+    """Prompt of the direct protocol (name or name@version)."""
+    prompts_file: Path | None = None
+    """Extra prompt templates (TOML/JSON)."""
+    limit: int | None = None
+    """Only the first `limit` samples."""
+    where: dict[str, str] | None = None
+    """Keep samples whose group labels match."""
+    metrics: tuple[str, ...] = ()
+    """Opt-in explanation scorers (`metrics.registry.explanation_scorers`)."""
+    batch_size: int | None = None
+    """Samples per model batch (default: 4x the backend's concurrency, at least 16)."""
+    max_tokens: int = 256
+    """Largest reply in tokens."""
+    with_table: bool = False
+    """Give the model the gold data table."""
+    cache: bool | Path = True
+    """Response cache: True for the default file, a path for that file, False for none."""
+    strict: bool = False
+    """Stop at the first bad dataset row."""
+
+    @field_validator("protocol")
+    @classmethod
+    def _known_protocol(cls, value: str) -> str:
+        if value not in PROTOCOLS:
+            raise ValueError(f"unknown protocol {value!r}; choose one of {list(PROTOCOLS)}")
+        return value
+
+    @field_validator("batch_size")
+    @classmethod
+    def _positive_batch(cls, value: int | None) -> int | None:
+        if value is not None and value < 1:
+            raise ValueError("batch_size must be at least 1")
+        return value
+
+    @field_validator("metrics")
+    @classmethod
+    def _known_metrics(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        explainers = explanation_scorers()
+        unknown = sorted(set(value) - set(explainers))
+        if unknown:
+            raise ValueError(f"unknown metrics {unknown}; choose from {list(explainers)}")
+        return value
 
 
 def evaluate(
@@ -72,15 +132,40 @@ def evaluate(
     backend's request slots stay full). Pass `backend` to use an already-built backend (its
     `name` is recorded as the model; it is not closed).
     """
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {protocol!r}; choose one of {list(PROTOCOLS)}")
-    if batch_size is not None and batch_size < 1:
-        raise ValueError("batch_size must be at least 1")
+    settings = EvalSettings(
+        data=str(data),
+        model=model,
+        out=Path(out),
+        protocol=protocol,
+        prompt=prompt,
+        prompts_file=Path(prompts_file) if prompts_file is not None else None,
+        limit=limit,
+        where=where,
+        metrics=tuple(metrics),
+        batch_size=batch_size,
+        max_tokens=max_tokens,
+        with_table=with_table,
+        cache=cache if isinstance(cache, bool) else Path(cache),
+        strict=strict,
+    )
+    return run_evaluation(settings, backend=backend, progress=progress, roscoe_scorer=roscoe_scorer)
+
+
+def run_evaluation(
+    settings: EvalSettings,
+    *,
+    backend: Backend | None = None,
+    progress: ProgressHook | None = None,
+    roscoe_scorer: Any = None,
+) -> RunRecord:
+    """Run the evaluation `settings` describe (see `evaluate`)."""
+    cfg = settings
+    data, model, out, protocol, prompt = cfg.data, cfg.model, cfg.out, cfg.protocol, cfg.prompt
+    prompts_file, limit, where, metrics = cfg.prompts_file, cfg.limit, cfg.where, cfg.metrics
+    batch_size, max_tokens, with_table = cfg.batch_size, cfg.max_tokens, cfg.with_table
+    cache = cfg.cache
     explainers = explanation_scorers()
-    unknown = sorted(set(metrics) - set(explainers))
-    if unknown:
-        raise ValueError(f"unknown metrics {unknown}; choose from {list(explainers)}")
-    loaded = load_dataset(data, strict=strict)
+    loaded = load_dataset(data, strict=cfg.strict)
     if loaded.errors:
         log.warning("%s", loaded.summary())
     samples = loaded.samples

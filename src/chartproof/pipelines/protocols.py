@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 ProtocolName: TypeAlias = Literal["direct", "chain", "premise"]
-PROTOCOLS: tuple[ProtocolName, ...] = ("direct", "chain", "premise")
+"""The built-in protocols' names."""
 
 
 @dataclass(frozen=True)
@@ -428,6 +428,9 @@ PROTOCOL_CLASSES: dict[str, Protocol] = {
     p.name: p for p in (DirectProtocol(), ChainProtocol(), PremiseProtocol())
 }
 """Every protocol by name; a new protocol is one `Protocol` subclass added here."""
+
+PROTOCOLS: tuple[str, ...] = tuple(PROTOCOL_CLASSES)
+"""Names `evaluate(protocol=...)` accepts."""
 
 
 def applies(protocol: str, sample: Sample) -> bool:
