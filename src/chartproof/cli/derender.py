@@ -8,14 +8,13 @@ from typing import Annotated
 import typer
 
 from chartproof.cli._app import app
+from chartproof.cli._options import DataSpec, PromptsFile, Quiet, Strict, UseCache
 from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
 
 
 @app.command("derender")
 def derender(
-    data: Annotated[
-        str, typer.Option("--data", "-d", help="Dataset folder or spec (e.g. chartqa:/path).")
-    ],
+    data: DataSpec,
     model: Annotated[str, typer.Option("--model", "-m", help="Backend spec that writes the code.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (rerun to resume).")],
     limit: Annotated[int | None, typer.Option(help="Only the first LIMIT charts.", min=0)] = None,
@@ -39,12 +38,10 @@ def derender(
         float, typer.Option(help="Seconds the model's code may run in the sandbox.", min=1)
     ] = 20.0,
     max_tokens: Annotated[int, typer.Option(help="Largest reply in tokens.", min=64)] = 2048,
-    prompts_file: Annotated[
-        Path | None, typer.Option(help="Extra prompt templates (TOML/JSON).")
-    ] = None,
-    cache: Annotated[bool, typer.Option(help="Use the response cache.")] = True,
-    strict: Annotated[bool, typer.Option(help="Stop at the first bad dataset row.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    prompts_file: PromptsFile = None,
+    cache: UseCache = True,
+    strict: Strict = False,
+    quiet: Quiet = False,
 ) -> None:
     """Ask MODEL for matplotlib code that redraws each chart, run it in the sandbox, score the
     redraw (SSIM, data agreement) and keep faithful ones as chart specs."""

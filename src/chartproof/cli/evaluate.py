@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from chartproof.cli._app import app
+from chartproof.cli._options import DataSpec, PromptsFile, Quiet, Strict, UseCache
 from chartproof.cli._progress import console, progress_bar
 
 
@@ -23,9 +24,7 @@ def _pairs(items: list[str]) -> dict[str, str] | None:
 
 @app.command("eval")
 def evaluate(
-    data: Annotated[
-        str, typer.Option("--data", "-d", help="Dataset folder or spec (e.g. chartqa:/path).")
-    ],
+    data: DataSpec,
     out: Annotated[Path, typer.Option("--out", "-o", help="Run folder (rerun to resume).")],
     model: Annotated[
         str,
@@ -37,9 +36,7 @@ def evaluate(
     prompt: Annotated[
         str, typer.Option(help="Prompt of the direct protocol (name or name@version).")
     ] = "chartqax",
-    prompts_file: Annotated[
-        Path | None, typer.Option(help="Extra prompt templates (TOML/JSON).")
-    ] = None,
+    prompts_file: PromptsFile = None,
     limit: Annotated[int | None, typer.Option(help="Only the first LIMIT samples.")] = None,
     where: Annotated[
         list[str] | None,
@@ -59,10 +56,10 @@ def evaluate(
     ] = None,
     max_tokens: Annotated[int, typer.Option(help="Largest reply in tokens.", min=1)] = 256,
     with_table: Annotated[bool, typer.Option(help="Give the model the gold data table.")] = False,
-    cache: Annotated[bool, typer.Option(help="Use the response cache.")] = True,
-    strict: Annotated[bool, typer.Option(help="Stop at the first bad dataset row.")] = False,
+    cache: UseCache = True,
+    strict: Strict = False,
     report: Annotated[bool, typer.Option(help="Write RUN/report.html at the end.")] = True,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Ask MODEL every sample of DATA under a protocol and score the answers."""
     from chartproof.pipelines.evaluate import EvalSettings, run_evaluation

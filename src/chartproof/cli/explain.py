@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from chartproof.cli._app import app
+from chartproof.cli._options import DataSpec, PromptsFile, Quiet, Strict, UseCache
 from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
 
 
@@ -56,9 +57,7 @@ def _scorer(embedder: str | None, lm: str | None, nli: Path | None, grammar: str
 
 @app.command("explain")
 def explain(
-    data: Annotated[
-        str, typer.Option("--data", "-d", help="Dataset folder or spec (e.g. chartqa:/path).")
-    ],
+    data: DataSpec,
     models: Annotated[
         str,
         typer.Option(
@@ -115,12 +114,10 @@ def explain(
     ] = 0.7,
     max_tokens: Annotated[int, typer.Option(help="Largest reply in tokens.", min=1)] = 256,
     batch_size: Annotated[int, typer.Option(help="Samples per step.", min=1)] = 16,
-    prompts_file: Annotated[
-        Path | None, typer.Option(help="Extra prompt templates (TOML/JSON).")
-    ] = None,
-    cache: Annotated[bool, typer.Option(help="Use the response cache.")] = True,
-    strict: Annotated[bool, typer.Option(help="Stop at the first bad dataset row.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    prompts_file: PromptsFile = None,
+    cache: UseCache = True,
+    strict: Strict = False,
+    quiet: Quiet = False,
 ) -> None:
     """Candidates from MODELS → ROSCOE AS ranking → leave-one-out majority verification →
     next best → regeneration; writes an explanation dataset with full provenance to OUT."""

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from chartproof.cli._app import app
+from chartproof.cli._options import Quiet
 from chartproof.cli._progress import console, progress_bar
 
 
@@ -37,7 +38,7 @@ def generate(
         int, typer.Option(help="Counterfactual data edits per chart (0 = no families).", min=0)
     ] = 0,
     workers: Annotated[int | None, typer.Option(help="Worker processes (default 2).")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Render a seeded suite of charts with questions, chains, premises and explanations."""
     from chartproof.pipelines.generate import generate as run
