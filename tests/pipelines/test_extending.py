@@ -31,6 +31,18 @@ def answer_words() -> Iterator[None]:
     def answer_words(prediction: str, gold: Answer) -> dict[str, float | None]:
         return {"answer_words": float(len(prediction.split()))}
 
+    @scorer(
+        kind="sample",
+        protocols=("direct",),
+        metrics=[Metric("right_and_short", headline={"direct": 0.5})],
+    )
+    def right_and_short(
+        prediction: str, gold: Answer, *, sample: Sample, scores: Mapping[str, float | None]
+    ) -> dict[str, float | None]:
+        # sees the sample and the scores of the scorers registered before it
+        short = len(prediction.split()) <= len(sample.answer.text().split())
+        return {"right_and_short": float(scores["accuracy"] == 1.0 and short)}
+
     @report_section("word_count", order=45, when=lambda s: "metrics" in s)
     def word_count(summary: Mapping[str, Any]) -> Html:
         mean = next(m["value"] for m in summary["metrics"] if m["metric"] == "answer_words")
@@ -38,6 +50,7 @@ def answer_words() -> Iterator[None]:
 
     yield
     unregister("answer_words")
+    unregister("right_and_short")
     unregister_section("word_count")
 
 
@@ -70,12 +83,15 @@ def test_a_metric_and_a_section_added_in_one_file(tmp_path: Path, answer_words: 
     # (2 + 1 + 4) / 3 words; the accuracy family is unchanged beside it
     assert metrics["answer_words"]["value"] == pytest.approx(7 / 3)
     assert metrics["accuracy"]["value"] == pytest.approx(1 / 3)
-    # headline metrics stay first, the new one follows
-    assert [m["metric"] for m in record.summary["metrics"]][:4] == [
+    assert metrics["right_and_short"]["value"] == pytest.approx(1 / 3)
+    # headline metrics first (the new one slotted in at 0.5), the others by name
+    assert [m["metric"] for m in record.summary["metrics"]] == [
         "accuracy",
+        "right_and_short",
         "relaxed_accuracy",
         "exact_match",
         "anls",
+        "answer_words",
     ]
     # and it is broken down by group label like every metric
     (by_pert,) = [

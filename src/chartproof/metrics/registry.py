@@ -14,7 +14,9 @@ def answer_chars(prediction: str, gold: Answer) -> dict[str, float | None]:
 Kinds and the call each gets:
 
 * ``sample`` — ``fn(prediction, gold) -> {metric: value}`` on a sample's final answer (a
-  missing prediction is the empty string), under each protocol in `protocols`.
+  missing prediction is the empty string), under each protocol in `protocols`; a scorer
+  that also declares a `sample` or `scores` keyword parameter gets the sample (its choices,
+  labels, ...) and the values the scorers registered before it gave.
 * ``step`` — ``fn(sample, steps, scores) -> {metric: value}`` on a sample's step records
   (chain steps or premise verdicts) and the sample-level scores computed before it.
 * ``run`` — ``fn(RunInput) -> dict | None`` over a whole run's results; the dict becomes the
@@ -33,6 +35,7 @@ The scorers shipped with chartproof live in the modules of `_HOMES`, imported on
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypeVar
@@ -73,8 +76,9 @@ class Metric:
     """Which way is better."""
     means_correct: bool = False
     """A value of 1.0 means the sample was answered right (families, the gallery)."""
-    headline: Mapping[str, int] = field(default_factory=dict)
-    """Protocol → position among the metrics shown first for that protocol."""
+    headline: Mapping[str, float] = field(default_factory=dict)
+    """Protocol → position among the metrics shown first for that protocol (a new metric
+    can slot in between with a fractional position, e.g. 0.5)."""
     description: str = ""
     """One line on what the number means."""
 
@@ -121,6 +125,26 @@ class Scorer:
         """Whether it runs under this protocol."""
         return not self.protocols or protocol in self.protocols
 
+    def score_answer(
+        self, prediction: str, sample: Sample, scores: Mapping[str, float | None]
+    ) -> dict[str, float | None]:
+        """Call a sample scorer on one final answer, with the extras it declares."""
+        extras: dict[str, Any] = {}
+        wanted = _keywords(self.fn)
+        if "sample" in wanted:
+            extras["sample"] = sample
+        if "scores" in wanted:
+            extras["scores"] = scores
+        out: dict[str, float | None] = self.fn(prediction, sample.answer, **extras)
+        return out
+
+
+def _keywords(fn: Callable[..., Any]) -> frozenset[str]:
+    try:
+        return frozenset(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return frozenset()
+
 
 _SCORERS: dict[str, Scorer] = {}
 _METRICS: dict[str, Metric] = {}
@@ -157,6 +181,9 @@ def scorer(
     run scorer, the summary `section`). Raises ValueError on a name already taken."""
 
     def register(fn: F) -> F:
+        # chartproof's own scorers register first, so a scorer added later can read their
+        # values (and the headline keeps its order) whatever was imported first
+        _load()
         entry = Scorer(
             name=name or fn.__name__,
             kind=kind,

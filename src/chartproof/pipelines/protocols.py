@@ -20,7 +20,6 @@ from chartproof.metrics.registry import scorers
 from chartproof.models import Backend, PromptSet, build_request, default_prompts
 from chartproof.models.images import image_part
 from chartproof.types import (
-    Answer,
     ChainStepRecord,
     GenerationConfig,
     ImagePart,
@@ -85,17 +84,18 @@ class RunContext:
 
 
 def answer_scores(
-    prediction: str | None, gold: Answer, protocol: str = "direct"
+    prediction: str | None, sample: Sample, protocol: str = "direct"
 ) -> dict[str, float | None]:
-    """Every registered per-sample metric of one final answer under `protocol` (the accuracy
-    family: typed accuracy, relaxed accuracy, exact match, ANLS, and any added scorer).
+    """Every registered per-sample metric of a sample's final answer under `protocol` (the
+    accuracy family: typed accuracy, relaxed accuracy, exact match, ANLS, and any added
+    scorer), against `sample.answer`.
 
     A missing prediction scores 0 everywhere: a model that gives no answer is wrong.
     """
     text = prediction or ""
     out: dict[str, float | None] = {}
     for entry in scorers("sample", protocol):
-        out.update(entry.fn(text, gold))
+        out.update(entry.score_answer(text, sample, out))
     return out
 
 
@@ -274,7 +274,7 @@ class DirectProtocol(Protocol):
             prediction=prediction,
             output=reply.text,
             explanation=reply.parsed.explanation if reply.parsed else None,
-            scores=answer_scores(prediction, sample.answer, self.name),
+            scores=answer_scores(prediction, sample, self.name),
         )
 
 
@@ -372,7 +372,7 @@ class ChainProtocol(Protocol):
                 )
             )
         prediction = _answer_of(final)
-        scores = answer_scores(prediction, sample.answer, self.name)
+        scores = answer_scores(prediction, sample, self.name)
         scores.update(step_scores(sample, steps, scores, self.name))
         return Scored(prediction=prediction, output=final.text, scores=scores, steps=tuple(steps))
 
