@@ -27,6 +27,7 @@ from chartproof.types import (
     ModelResponse,
     Record,
     RunRecord,
+    RunSummary,
     Sample,
     SampleResult,
 )
@@ -248,6 +249,9 @@ def run_evaluation(
                 "failed": summary["counts"]["failed"],
                 "bad_rows": loaded.n_bad,
             }
+            # the typed summary is the format's definition: a malformed section is a bug here,
+            # not a report that fails later
+            RunSummary.model_validate(summary)
             return run.finish(summary, counts)
     finally:
         wrapped.close()

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Discriminator, Field, JsonValue, Tag
+from pydantic import ConfigDict, Discriminator, Field, JsonValue, Tag
 
 from chartproof.types.data import Record
 
 __all__ = [
     "ChainStepRecord",
+    "DatasetInfo",
+    "FailureNote",
     "PremiseStepRecord",
+    "RunCounts",
     "RunRecord",
+    "RunSummary",
     "SampleResult",
     "Score",
     "StepRecord",
@@ -139,6 +143,90 @@ class SampleResult(Record):
     """Total model time."""
 
 
+class RunCounts(Record):
+    """How many results a run summary covers and what they cost."""
+
+    results: int
+    """Results summarised."""
+    answered: int
+    """Results with an answer."""
+    failed: int
+    """Results whose model call failed (scored as wrong)."""
+    calls: int
+    """Model calls made."""
+    cached_calls: int
+    """Model calls answered by the response cache."""
+    model_seconds: float
+    """Total model time."""
+
+
+class FailureNote(Record):
+    """One failed sample (the first 50 are listed)."""
+
+    sample_id: str
+    """The sample."""
+    error: str | None
+    """Why it failed."""
+
+
+class DatasetInfo(Record):
+    """The dataset an evaluation read."""
+
+    spec: str
+    """Dataset spec as given."""
+    root: str
+    """Folder the image paths are relative to."""
+    samples: int
+    """Samples after `where` and `limit`."""
+    bad_rows: int
+    """Rows that could not be read."""
+    not_applicable: int
+    """Samples the protocol cannot ask (no chain, no premises)."""
+
+
+class RunSummary(Record):
+    """An evaluation's `summary.json`: counts, metric means, breakdowns and the optional
+    sections the registered run scorers write (chain, premise, robustness, families, ngram,
+    and any scorer added later, kept as extra fields)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    protocol: str
+    """The run's protocol."""
+    counts: RunCounts
+    """Result counts and cost."""
+    metrics: tuple[Score, ...] = ()
+    """Mean of every metric, headline metrics first."""
+    breakdowns: dict[str, tuple[Score, ...]] = Field(default_factory=dict)
+    """Every metric per value of each group label."""
+    grid: tuple[Score, ...] = ()
+    """The headline metric per chart type × question type."""
+    failures: tuple[FailureNote, ...] = ()
+    """The first failed samples."""
+    model: str | None = None
+    """Backend spec (or backend name)."""
+    prompt: str | None = None
+    """Prompt id."""
+    dataset: DatasetInfo | None = None
+    """What was read."""
+    robustness: dict[str, Any] | None = None
+    """Metrics per perturbation and ARM (with perturbed samples)."""
+    chain: dict[str, Any] | None = None
+    """Step error rate and first-error ratio (chain protocol)."""
+    premise: dict[str, Any] | None = None
+    """Accuracy, Acc_VPP and DCP per premise kind (premise protocol)."""
+    families: dict[str, Any] | None = None
+    """Counterfactual-family metrics (with family members)."""
+    ngram: dict[str, Any] | None = None
+    """BLEU-4, METEOR, ROUGE-L, CIDEr-D of the explanations (opt-in)."""
+
+    def section(self, name: str) -> Any:
+        """A section by its summary key (declared or added by a later scorer), None if absent."""
+        if name in type(self).model_fields:
+            return getattr(self, name)
+        return (self.model_extra or {}).get(name)
+
+
 class RunRecord(Record):
     """A run's identity card, written to `run.json` in the run folder."""
 
@@ -158,3 +246,8 @@ class RunRecord(Record):
     """Samples total, done, failed, skipped."""
     summary: dict[str, Any] = Field(default_factory=dict)
     """Headline metrics once done."""
+
+    def run_summary(self) -> RunSummary:
+        """The summary as a typed `RunSummary` (evaluation runs; raises ValidationError for
+        other pipelines' summaries)."""
+        return RunSummary.model_validate(self.summary)
