@@ -215,6 +215,12 @@ class Protocol:
         """Why the sample failed: the first failed reply's error, None when all succeeded."""
         return next((r.error for r in replies if not r.ok), None)
 
+    def failure_steps(
+        self, sample: Sample, replies: Sequence[ModelResponse], ctx: RunContext
+    ) -> tuple[StepRecord, ...]:
+        """Step records kept on a failed sample's result (none by default)."""
+        return ()
+
     def run(self, samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]:
         """Ask and score a batch of samples; one result per sample, in order."""
         per_sample = [self.requests(s, ctx) for s in samples]
@@ -247,7 +253,8 @@ def build_result(
     }
     failed = error if error is not None else protocol.error(replies)
     if failed is not None:
-        return SampleResult(error=failed, **common)
+        steps = protocol.failure_steps(sample, replies, ctx)
+        return SampleResult(error=failed, steps=steps, **common)
     scored = protocol.score(sample, replies, ctx)
     return SampleResult(
         prediction=scored.prediction,

@@ -44,6 +44,8 @@ class ChainStepRecord(Record):
     """The model's raw reply."""
     correct: bool
     """Whether the prediction matches the gold answer."""
+    error: str | None = None
+    """Why the step's model call failed (then it counts as wrong)."""
 
 
 class PremiseStepRecord(Record):
@@ -67,6 +69,8 @@ class PremiseStepRecord(Record):
     """The model's raw reply."""
     correct: bool
     """Whether the verdict equals the truth."""
+    error: str | None = None
+    """Why the premise's model call failed (then it counts as wrong)."""
 
 
 def _step_kind(value: Any) -> str:
