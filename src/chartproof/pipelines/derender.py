@@ -212,6 +212,7 @@ def _record(folder: Path, chart: Chart, result: DerenderResult) -> SampleResult:
             "status": result.sandbox.status,
             "reason": result.sandbox.reason,
             "duration_s": result.sandbox.duration_s,
+            "isolation": list(result.sandbox.isolation),
         }
     if result.spec is not None:
         spec_file = folder / "specs" / f"{stem}.json"
