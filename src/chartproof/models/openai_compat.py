@@ -315,10 +315,6 @@ class OpenAIBackend:
                 # and reading this one can wait while the server works on theirs
                 await asyncio.sleep(0)
                 text, usage = _read_completion(raw)
-            except _NoChoicesError as e:
-                self._count("failed")
-                self._count("failed:no_choices")
-                return failed(request, self._name, str(e), latency_s=_since(started))
             except Exception as e:
                 reason, retry, wait = _classify(e)
                 last_error = f"{reason}: {_describe(e)}"
@@ -347,8 +343,9 @@ class OpenAIBackend:
         return delay
 
 
-class _NoChoicesError(Exception):
-    """A well-formed reply without any choice: the server answered, with nothing."""
+class _EmptyReplyError(ValueError):
+    """A well-formed reply with nothing in it (`choices: []`, null or empty content): a
+    failure to retry, never an answer."""
 
 
 class _MalformedReplyError(ValueError):
@@ -370,7 +367,7 @@ def _read_completion(raw: bytes) -> tuple[str, Usage]:
         raise _MalformedReplyError(f"reply is JSON {type(data).__name__}, not an object")
     choices = data.get("choices")
     if not choices:
-        raise _NoChoicesError("server returned no choices")
+        raise _EmptyReplyError("server returned no choices")
     try:
         content = choices[0]["message"].get("content")
     except (KeyError, TypeError, AttributeError, IndexError):
@@ -384,7 +381,11 @@ def _read_completion(raw: bytes) -> tuple[str, Usage]:
         input_tokens=n_in if isinstance(n_in, int) else None,
         output_tokens=n_out if isinstance(n_out, int) else None,
     )
-    return (content if isinstance(content, str) else ""), usage
+    if not isinstance(content, str) or not content.strip():
+        raise _EmptyReplyError(
+            "reply content is " + ("null" if content is None else repr(content)[:40])
+        )
+    return content, usage
 
 
 def _classify(error: BaseException) -> tuple[str, bool, float | None]:
@@ -398,6 +399,8 @@ def _classify(error: BaseException) -> tuple[str, bool, float | None]:
         if status in _RETRY_STATUS or status >= 500:
             return f"http_{status}", True, error.retry_after
         return f"http_{status}", False, None
+    if isinstance(error, _EmptyReplyError):
+        return "empty_reply", True, None
     if isinstance(error, ValueError):
         return "malformed_response", True, None
     return type(error).__name__, False, None
