@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import random
 import threading
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, TypeAlias
 
 from pydantic import Field, ValidationError
 
@@ -47,6 +48,11 @@ __all__ = ["REQUEST_ID_HEADER", "OpenAIBackend", "OpenAISettings"]
 REQUEST_ID_HEADER = "X-Chartproof-Request"
 """Header carrying the request id, so server logs (and the loopback test server) can tell
 retries of one request from new requests."""
+
+ResponseSink: TypeAlias = Callable[[int, ModelResponse], None]
+"""Called with (position in the batch, final response) as each request finishes."""
+
+log = logging.getLogger(__name__)
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429})
 _OPENAI_URL = "https://api.openai.com/v1"
@@ -139,17 +145,29 @@ class OpenAIBackend:
         with self._stats_lock:
             return dict(self._stats)
 
-    def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
-        """Answer a batch concurrently (at most `concurrency` in flight); never raises per call."""
+    streams_responses = True
+    """`generate` takes `on_response`: wrappers (the response cache) can keep each reply as
+    it arrives instead of when the whole batch returns."""
+
+    def generate(
+        self, requests: Sequence[ModelRequest], *, on_response: ResponseSink | None = None
+    ) -> list[ModelResponse]:
+        """Answer a batch concurrently (at most `concurrency` in flight); never raises per call.
+
+        `on_response(i, response)` is called (on the backend's own thread) as soon as request
+        `i` has its final response, so a crash mid-batch loses no reply already paid for."""
         if not requests:
             return []
-        return self._loop.run(self._batch(list(requests)))
+        return self._loop.run(self._batch(list(requests), on_response))
 
-    async def agenerate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
+    async def agenerate(
+        self, requests: Sequence[ModelRequest], *, on_response: ResponseSink | None = None
+    ) -> list[ModelResponse]:
         """`generate` for async callers: awaits the batch without blocking their loop."""
         if not requests:
             return []
-        return await asyncio.wrap_future(self._loop.submit(self._batch(list(requests))))
+        batch = self._batch(list(requests), on_response)
+        return await asyncio.wrap_future(self._loop.submit(batch))
 
     def close(self) -> None:
         """Close the HTTP connections and stop the private loop."""
@@ -208,10 +226,22 @@ class OpenAIBackend:
             self._ahead = asyncio.Semaphore(2 * n)
         return self._poster
 
-    async def _batch(self, requests: list[ModelRequest]) -> list[ModelResponse]:
+    async def _batch(
+        self, requests: list[ModelRequest], on_response: ResponseSink | None = None
+    ) -> list[ModelResponse]:
         self._ensure_poster()
         self._count("requests", len(requests))
-        return list(await asyncio.gather(*(self._one(r) for r in requests)))
+
+        async def one(i: int, request: ModelRequest) -> ModelResponse:
+            response = await self._one(request)
+            if on_response is not None:
+                try:
+                    on_response(i, response)
+                except Exception:  # a failing sink must not lose the batch's other replies
+                    log.exception("response sink failed for request %s", request.id)
+            return response
+
+        return list(await asyncio.gather(*(one(i, r) for i, r in enumerate(requests))))
 
     def _image_json(self, part: ImagePart) -> bytes:
         """The image's data URL as a JSON string literal, made once per image content."""
