@@ -128,6 +128,10 @@ def derender_dataset(
     from chartproof.models.cache import with_cache
 
     cfg = config or DerenderConfig()
+    # refuse before any paid call when model code could not run isolated here
+    from chartproof.sandbox import require_isolation
+
+    require_isolation(cfg.policy)
     prompts = load_prompts(prompts_file) if prompts_file else default_prompts()
     loaded = load_dataset(data, strict=strict)
     if loaded.errors:

@@ -17,6 +17,7 @@ from chartproof.sandbox.runner import (
     IsolationUnavailable,
     isolation_available,
     isolation_backend,
+    require_isolation,
     run_batch,
     run_code,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "SandboxStatus",
     "isolation_available",
     "isolation_backend",
+    "require_isolation",
     "run_batch",
     "run_code",
 ]

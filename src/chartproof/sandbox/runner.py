@@ -53,6 +53,7 @@ __all__ = [
     "IsolationUnavailable",
     "isolation_available",
     "isolation_backend",
+    "require_isolation",
     "run_batch",
     "run_code",
 ]
@@ -150,6 +151,12 @@ def _works(backend: str) -> bool:
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return done.returncode == 0
+
+
+def require_isolation(policy: SandboxPolicy) -> str:
+    """The OS layer `policy` would run under ("bwrap", "unshare" or "none-unsafe"); raises
+    IsolationUnavailable as `run_code` would, so a pipeline can refuse before it asks a model."""
+    return _choose(policy)
 
 
 def _choose(policy: SandboxPolicy) -> str:
