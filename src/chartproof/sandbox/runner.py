@@ -459,6 +459,8 @@ def _parse_files(data: bytes, script: str, budget: int) -> dict[str, bytes]:
 def _classify(
     rc: int | None, timed_out: bool, stderr: str, policy: SandboxPolicy
 ) -> tuple[SandboxStatus, str | None]:
+    if rc is not None and 128 < rc < 128 + signal.NSIG:
+        rc = 128 - rc  # bwrap reports a child killed by signal N as exit status 128 + N
     marks = [ln[len(_guest.MARK) :].strip() for ln in stderr.splitlines() if _guest.MARK in ln]
     mark = marks[-1] if marks else None
     if timed_out:
