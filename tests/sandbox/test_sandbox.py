@@ -239,3 +239,23 @@ def test_no_os_layer_means_no_run(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.ok and result.isolation == ("process", "rlimits", "audit")
     with pytest.raises(ValueError, match="no guard at all"):
         run_code("pass", SandboxPolicy(**{**BASE, "isolate": "none-unsafe", "audit": False}))
+
+
+def test_seccomp_program_layout() -> None:
+    import struct
+
+    from chartproof.sandbox._seccomp import seccomp_program
+
+    assert seccomp_program(allow_fork=False, machine="sparc64") is None
+    strict = seccomp_program(allow_fork=False, machine="x86_64")
+    loose = seccomp_program(allow_fork=True, machine="x86_64")
+    assert strict is not None and loose is not None
+    ops = [struct.unpack("=HBBI", strict[i : i + 8]) for i in range(0, len(strict), 8)]
+    assert ops[0] == (0x20, 0, 0, 4) and ops[1][3] == 0xC000003E  # the arch comes first
+    assert ops[-4:] == [(6, 0, 0, 0x7FFF0000), (6, 0, 0, 0x50001), (6, 0, 0, 0x50026),
+                        (6, 0, 0, 0x80000000)]  # fmt: skip
+    denied = {k for op, _, _, k in ops if op == 0x15}
+    assert {133, 259, 165, 272, 101, 57, 58, 56, 435} <= denied  # mknod(at), mount, ...
+    # allowing children drops fork, vfork and the clone-flags check
+    loose_ops = [struct.unpack("=HBBI", loose[i : i + 8]) for i in range(0, len(loose), 8)]
+    assert {57, 58, 56}.isdisjoint({k for op, _, _, k in loose_ops if op == 0x15})

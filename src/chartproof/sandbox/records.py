@@ -116,7 +116,7 @@ class SandboxResult(Record):
     isolation: tuple[str, ...] = ()
     """Protection layers that held for this run, e.g. ("process", "rlimits", "audit",
     "bwrap", "mountns", "userns", "pidns", "netns", "ipcns", "uid-unprivileged", "no-caps",
-    "disk-cap"); a run without an OS layer lists no namespace."""
+    "disk-cap", "seccomp"); a run without an OS layer lists no namespace."""
 
     @property
     def ok(self) -> bool:

@@ -8,7 +8,9 @@ Layers, each reported in `SandboxResult.isolation`:
    private tmpfs of `max_disk_mb` holds its work dir and /tmp; it gets its own user, mount,
    pid, network (no interface but a loopback of its own), ipc and uts namespaces, runs as
    uid/gid 65534 with no capabilities, cannot make further user namespaces, and its whole
-   pid namespace dies with the run. When chartproof runs as root, bwrap itself is started
+   pid namespace dies with the run. A seccomp filter (`_seccomp`) refuses mknod, mounts,
+   namespaces, ptrace, kernel modules, BPF, io_uring and, unless the policy allows child
+   processes, every fork. When chartproof runs as root, bwrap itself is started
    as uid 65534 (see `_stage`), so the guest is unprivileged on the host too and
    RLIMIT_NPROC binds. Where bwrap is missing, non-root users get `unshare` (user, mount,
    pid and network namespaces and a fresh /proc; the host's files stay visible with that
@@ -47,6 +49,7 @@ from pathlib import Path, PurePosixPath
 
 from chartproof._cachedir import cache_home
 from chartproof.sandbox import _guest, _stage
+from chartproof.sandbox._seccomp import seccomp_program
 from chartproof.sandbox.records import SandboxPolicy, SandboxResult, SandboxStatus
 
 __all__ = [
@@ -64,8 +67,17 @@ _UNSHARE = ("--user", "--map-root-user", "--mount", "--mount-proc", "--net", "--
             "--kill-child")  # fmt: skip
 _NOBODY = 65534
 _BOX = "/sandbox"  # the private tmpfs inside bwrap: work dir, tmp and matplotlib config
-_BWRAP_LAYERS = ("bwrap", "mountns", "userns", "pidns", "netns", "ipcns", "uid-unprivileged",
-                 "no-caps", "disk-cap")  # fmt: skip
+_BWRAP_LAYERS = (
+    "bwrap",
+    "mountns",
+    "userns",
+    "pidns",
+    "netns",
+    "ipcns",
+    "uid-unprivileged",
+    "no-caps",
+    "disk-cap",
+)  # fmt: skip  (+ "seccomp" on x86_64 and aarch64)
 _UNSHARE_LAYERS = ("unshare", "mountns", "userns", "pidns", "netns")
 _HEADER_MAX = 4096
 
@@ -307,8 +319,15 @@ def _bind_sources(policy: SandboxPolicy) -> list[str]:
     return kept
 
 
-def _command(backend: str, policy: SandboxPolicy, root: Path, argv: list[str]) -> list[str]:
-    """The full command line that starts `argv` under `backend`."""
+def _command(
+    backend: str,
+    policy: SandboxPolicy,
+    root: Path,
+    argv: list[str],
+    seccomp_fd: int | None = None,
+) -> list[str]:
+    """The full command line that starts `argv` under `backend` (bwrap loads the seccomp
+    program it reads from `seccomp_fd`)."""
     if backend == "none-unsafe":
         return argv
     if backend == "unshare":
@@ -326,6 +345,8 @@ def _command(backend: str, policy: SandboxPolicy, root: Path, argv: list[str]) -
         "--new-session", "--uid", str(_NOBODY), "--gid", str(_NOBODY), "--cap-drop", "ALL",
         "--hostname", "sandbox", "--clearenv",
     ]  # fmt: skip
+    if seccomp_fd is not None:
+        box += ["--seccomp", str(seccomp_fd)]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if os.path.islink(top):
             box += ["--symlink", os.readlink(top), top]
@@ -364,7 +385,14 @@ def _execute(
     layers += {"bwrap": _BWRAP_LAYERS, "unshare": _UNSHARE_LAYERS}.get(backend, ())
     read_end, write_end = os.pipe()
     config["out_fd"] = write_end
-    cmd = _command(backend, policy, root, [sys.executable, "-I", "-S", "-B", str(_GUEST)])
+    keep = [write_end]
+    program = seccomp_program(allow_fork=policy.max_processes > 0) if backend == "bwrap" else None
+    if program is not None:
+        (root / "seccomp.bpf").write_bytes(program)
+        keep.append(os.open(root / "seccomp.bpf", os.O_RDONLY))
+        layers.append("seccomp")
+    guest = [sys.executable, "-I", "-S", "-B", str(_GUEST)]
+    cmd = _command(backend, policy, root, guest, keep[1] if program is not None else None)
     work = str(config["workdir"])
     env = _environment(work, str(config["mplconfigdir"]))
     budget = policy.collect_mb * 1024 * 1024
@@ -383,9 +411,10 @@ def _execute(
                 env=env,
                 start_new_session=True,
                 close_fds=True,
-                pass_fds=(write_end,),
+                pass_fds=tuple(keep),
             )
-            os.close(write_end)
+            for fd in keep:
+                os.close(fd)
             write_end = -1
             reader.start()
             try:
@@ -400,8 +429,9 @@ def _execute(
                 proc.wait()
         reader.join(timeout=5)
     finally:
-        if write_end >= 0:
-            os.close(write_end)
+        if write_end >= 0:  # Popen never ran: the descriptors are still this process's
+            for fd in keep:
+                os.close(fd)
         with contextlib.suppress(OSError):
             os.close(read_end)
     duration = time.monotonic() - started
