@@ -67,17 +67,9 @@ _UNSHARE = ("--user", "--map-root-user", "--mount", "--mount-proc", "--net", "--
             "--kill-child")  # fmt: skip
 _NOBODY = 65534
 _BOX = "/sandbox"  # the private tmpfs inside bwrap: work dir, tmp and matplotlib config
-_BWRAP_LAYERS = (
-    "bwrap",
-    "mountns",
-    "userns",
-    "pidns",
-    "netns",
-    "ipcns",
-    "uid-unprivileged",
-    "no-caps",
-    "disk-cap",
-)  # fmt: skip  (+ "seccomp" on x86_64 and aarch64)
+# what bwrap gives; "seccomp" is added where `_seccomp` knows the machine (x86_64, aarch64)
+_BWRAP_LAYERS = ("bwrap", "mountns", "userns", "pidns", "netns", "ipcns", "uid-unprivileged",
+                 "no-caps", "disk-cap")  # fmt: skip
 _UNSHARE_LAYERS = ("unshare", "mountns", "userns", "pidns", "netns")
 _HEADER_MAX = 4096
 
