@@ -121,6 +121,7 @@ def table() -> Iterator[tuple[dict[str, tuple[SandboxResult, list[int]]], _Liste
     finally:
         os.environ.pop(SECRET, None)
         listener.sock.close()
+        VICTIM.unlink(missing_ok=True)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
