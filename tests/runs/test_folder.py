@@ -78,3 +78,31 @@ def test_failed_result_is_retried_and_superseded(tmp_path: Path) -> None:
     _, results = load_run(tmp_path)
     by_id = {r.sample_id: r for r in results}
     assert len(results) == 2 and by_id["s0"].error is None
+
+
+def test_corrupt_middle_line_is_quarantined_and_the_rest_kept(tmp_path: Path) -> None:
+    with RunFolder.open(tmp_path, {}, "fp") as run:
+        run.append([_res(i) for i in range(10)])
+    results = tmp_path / "results.jsonl"
+    lines = results.read_bytes().splitlines(keepends=True)
+    lines[3] = b'{"sample_id": "s3", "proto\xff garbage\n'
+    results.write_bytes(b"".join(lines))
+    with (
+        pytest.warns(RuntimeWarning, match=r"results.jsonl: line 4 is not a valid result"),
+        RunFolder.open(tmp_path, {}, "fp") as run,
+    ):
+        # every valid line is kept, only the bad one is asked again
+        assert sorted(r.sample_id for r in run.results()) == sorted(
+            f"s{i}" for i in range(10) if i != 3
+        )
+        assert not run.is_done("s3", "direct", "m")
+        assert run.append([_res(3)]) == 1
+    assert (tmp_path / "results.quarantine.jsonl").read_bytes() == lines[3]
+    _, again = load_run(tmp_path)
+    assert sorted(r.sample_id for r in again) == sorted(f"s{i}" for i in range(10))
+    # the file is clean again: no warning on the next open
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        RunFolder.open(tmp_path, {}, "fp").close()

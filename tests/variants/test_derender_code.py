@@ -111,6 +111,13 @@ def test_wrong_data_is_not_faithful(original_png: Path) -> None:
     ("reply", "status", "reason"),
     [
         ("```python\nimport os\nos.system('rm -rf /')\n```", "sandbox_failed", "forbidden"),
+        # the escape the hardening issue reproduced: patch the guard's path check, then read
+        (
+            "```python\nimport warnings\nm = warnings.sys.modules['__main__']\n"
+            "m._path_of = lambda a: None\nprint(open('/etc/shadow').read())\n```",
+            "sandbox_failed",
+            "read outside allowed roots",
+        ),
         ("```python\nwhile True:\n    pass\n```", "sandbox_failed", "timeout"),
         ("```python\nprint('no figure')\n```", "no_image", "chart.png"),
         ("I would rather not.", "no_code", "no Python code"),

@@ -36,10 +36,16 @@ def progress_bar(label: str, enabled: bool = True) -> Iterator[Callable[[int, in
 
 @contextmanager
 def exit_on_bad_input() -> Iterator[None]:
-    """Turn a pipeline's ValueError (bad dataset, mismatched run folder, ...) into one red
-    line and exit status 2, instead of a traceback."""
+    """Turn a pipeline's ValueError (bad dataset, mismatched run folder, ...), a run folder
+    another process holds, or a missing sandbox into one red line and exit status 2, instead
+    of a traceback."""
+    from chartproof.runs import RunBusyError
+    from chartproof.sandbox.runner import IsolationUnavailable
+
     try:
         yield
-    except ValueError as exc:
-        console.print(f"[red]error:[/red] {exc}")
+    except (ValueError, RunBusyError, IsolationUnavailable) as exc:
+        from rich.markup import escape
+
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None

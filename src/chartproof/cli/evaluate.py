@@ -9,7 +9,7 @@ import typer
 
 from chartproof.cli._app import app
 from chartproof.cli._options import DataSpec, PromptsFile, Quiet, Strict, UseCache
-from chartproof.cli._progress import console, progress_bar
+from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
 
 
 def _pairs(items: list[str]) -> dict[str, str] | None:
@@ -80,7 +80,7 @@ def evaluate(
         cache=cache,
         strict=strict,
     )
-    with progress_bar(f"eval {protocol}", not quiet) as hook:
+    with progress_bar(f"eval {protocol}", not quiet) as hook, exit_on_bad_input():
         record = run_evaluation(settings, progress=hook)
     for m in record.summary.get("metrics", [])[:6]:
         value = m["value"]
@@ -95,3 +95,17 @@ def evaluate(
         from chartproof.reports import report as write_report
 
         console.print(f"report: [bold]{write_report(out)}[/bold]")
+    if counts.get("failed", 0) and not counts.get("answered", 0):
+        from chartproof.runs import load_run
+
+        errors = [r.error for r in load_run(out)[1] if r.error]
+        first = errors[0].splitlines()[0][:200] if errors else "no error recorded"
+        from rich.markup import escape
+
+        console.print(
+            f"[red]error:[/red] every sample failed ({counts['failed']}); "
+            f"first error: {escape(first)}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(1)

@@ -429,7 +429,7 @@ class CachedBackend:
             self.identity.model, hits, cacheable_misses, uncacheable=keys.count(None)
         )
         if to_send:
-            fresh = self.inner.generate(to_send)
+            fresh = self._send(to_send, send_keys)
             if len(fresh) != len(to_send) or any(
                 r.request_id != q.id for r, q in zip(fresh, to_send, strict=False)
             ):
@@ -448,6 +448,23 @@ class CachedBackend:
                 out[i] = response
         assert all(r is not None for r in out)
         return [r for r in out if r is not None]
+
+    def _send(
+        self, to_send: list[ModelRequest], send_keys: list[str | None]
+    ) -> list[ModelResponse]:
+        """The inner backend's responses; a backend that streams them (`streams_responses`)
+        has each stored as it arrives, so a crash mid-batch loses no reply already paid for."""
+        if not getattr(self.inner, "streams_responses", False):
+            return self.inner.generate(to_send)
+
+        def store(i: int, response: ModelResponse) -> None:
+            key = send_keys[i] if 0 <= i < len(send_keys) else None
+            if key is not None and response.request_id == to_send[i].id:
+                self.cache.put_many(self.identity, [(key, to_send[i], response)])
+
+        generate: Any = self.inner.generate
+        fresh: list[ModelResponse] = generate(to_send, on_response=store)
+        return fresh
 
     def close(self) -> None:
         """Close the inner backend (and the cache when this wrapper opened it)."""

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import random
 import threading
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, TypeAlias
 
 from pydantic import Field, ValidationError
 
@@ -47,6 +48,11 @@ __all__ = ["REQUEST_ID_HEADER", "OpenAIBackend", "OpenAISettings"]
 REQUEST_ID_HEADER = "X-Chartproof-Request"
 """Header carrying the request id, so server logs (and the loopback test server) can tell
 retries of one request from new requests."""
+
+ResponseSink: TypeAlias = Callable[[int, ModelResponse], None]
+"""Called with (position in the batch, final response) as each request finishes."""
+
+log = logging.getLogger(__name__)
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429})
 _OPENAI_URL = "https://api.openai.com/v1"
@@ -139,17 +145,29 @@ class OpenAIBackend:
         with self._stats_lock:
             return dict(self._stats)
 
-    def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
-        """Answer a batch concurrently (at most `concurrency` in flight); never raises per call."""
+    streams_responses = True
+    """`generate` takes `on_response`: wrappers (the response cache) can keep each reply as
+    it arrives instead of when the whole batch returns."""
+
+    def generate(
+        self, requests: Sequence[ModelRequest], *, on_response: ResponseSink | None = None
+    ) -> list[ModelResponse]:
+        """Answer a batch concurrently (at most `concurrency` in flight); never raises per call.
+
+        `on_response(i, response)` is called (on the backend's own thread) as soon as request
+        `i` has its final response, so a crash mid-batch loses no reply already paid for."""
         if not requests:
             return []
-        return self._loop.run(self._batch(list(requests)))
+        return self._loop.run(self._batch(list(requests), on_response))
 
-    async def agenerate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
+    async def agenerate(
+        self, requests: Sequence[ModelRequest], *, on_response: ResponseSink | None = None
+    ) -> list[ModelResponse]:
         """`generate` for async callers: awaits the batch without blocking their loop."""
         if not requests:
             return []
-        return await asyncio.wrap_future(self._loop.submit(self._batch(list(requests))))
+        batch = self._batch(list(requests), on_response)
+        return await asyncio.wrap_future(self._loop.submit(batch))
 
     def close(self) -> None:
         """Close the HTTP connections and stop the private loop."""
@@ -208,10 +226,22 @@ class OpenAIBackend:
             self._ahead = asyncio.Semaphore(2 * n)
         return self._poster
 
-    async def _batch(self, requests: list[ModelRequest]) -> list[ModelResponse]:
+    async def _batch(
+        self, requests: list[ModelRequest], on_response: ResponseSink | None = None
+    ) -> list[ModelResponse]:
         self._ensure_poster()
         self._count("requests", len(requests))
-        return list(await asyncio.gather(*(self._one(r) for r in requests)))
+
+        async def one(i: int, request: ModelRequest) -> ModelResponse:
+            response = await self._one(request)
+            if on_response is not None:
+                try:
+                    on_response(i, response)
+                except Exception:  # a failing sink must not lose the batch's other replies
+                    log.exception("response sink failed for request %s", request.id)
+            return response
+
+        return list(await asyncio.gather(*(one(i, r) for i, r in enumerate(requests))))
 
     def _image_json(self, part: ImagePart) -> bytes:
         """The image's data URL as a JSON string literal, made once per image content."""
@@ -315,10 +345,6 @@ class OpenAIBackend:
                 # and reading this one can wait while the server works on theirs
                 await asyncio.sleep(0)
                 text, usage = _read_completion(raw)
-            except _NoChoicesError as e:
-                self._count("failed")
-                self._count("failed:no_choices")
-                return failed(request, self._name, str(e), latency_s=_since(started))
             except Exception as e:
                 reason, retry, wait = _classify(e)
                 last_error = f"{reason}: {_describe(e)}"
@@ -347,8 +373,9 @@ class OpenAIBackend:
         return delay
 
 
-class _NoChoicesError(Exception):
-    """A well-formed reply without any choice: the server answered, with nothing."""
+class _EmptyReplyError(ValueError):
+    """A well-formed reply with nothing in it (`choices: []`, null or empty content): a
+    failure to retry, never an answer."""
 
 
 class _MalformedReplyError(ValueError):
@@ -370,7 +397,7 @@ def _read_completion(raw: bytes) -> tuple[str, Usage]:
         raise _MalformedReplyError(f"reply is JSON {type(data).__name__}, not an object")
     choices = data.get("choices")
     if not choices:
-        raise _NoChoicesError("server returned no choices")
+        raise _EmptyReplyError("server returned no choices")
     try:
         content = choices[0]["message"].get("content")
     except (KeyError, TypeError, AttributeError, IndexError):
@@ -384,7 +411,11 @@ def _read_completion(raw: bytes) -> tuple[str, Usage]:
         input_tokens=n_in if isinstance(n_in, int) else None,
         output_tokens=n_out if isinstance(n_out, int) else None,
     )
-    return (content if isinstance(content, str) else ""), usage
+    if not isinstance(content, str) or not content.strip():
+        raise _EmptyReplyError(
+            "reply content is " + ("null" if content is None else repr(content)[:40])
+        )
+    return content, usage
 
 
 def _classify(error: BaseException) -> tuple[str, bool, float | None]:
@@ -398,6 +429,8 @@ def _classify(error: BaseException) -> tuple[str, bool, float | None]:
         if status in _RETRY_STATUS or status >= 500:
             return f"http_{status}", True, error.retry_after
         return f"http_{status}", False, None
+    if isinstance(error, _EmptyReplyError):
+        return "empty_reply", True, None
     if isinstance(error, ValueError):
         return "malformed_response", True, None
     return type(error).__name__, False, None

@@ -35,7 +35,15 @@ __all__ = [
     "register_builtin",
     "register_kind",
     "require",
+    "run_identity",
 ]
+
+TRANSPORT_OPTIONS = frozenset(
+    {"concurrency", "timeout_s", "max_retries", "backoff_s", "backoff_max_s", "jitter_seed",
+     "http", "api_key_env"}
+)  # fmt: skip
+"""Options that change how requests travel, never what a model answers: they are left out of
+a run's identity, so a run resumes under another concurrency, timeout or retry budget."""
 
 OptionValue: TypeAlias = str | int | float | bool
 """A backend option as written in a spec's query string or a config file."""
@@ -161,6 +169,21 @@ def parse_spec(spec: str) -> BackendSpec:
     if not rest:
         raise SpecError(f"model spec {spec!r} names no model")
     return BackendSpec(kind=kind, target=rest, base_url=base_url, options=options, source=text)
+
+
+def run_identity(model: str) -> str:
+    """The model as a run records it: the spec without its transport options (sorted
+    otherwise), e.g. ``openai:m@http://h/v1?concurrency=4`` -> ``openai:m@http://h/v1``.
+    A config-file path or a string that is not a spec comes back unchanged."""
+    if not _SPEC_RE.match(model.strip()):
+        return model
+    try:
+        spec = parse_spec(model)
+    except SpecError:
+        return model
+    kept = sorted((k, v) for k, v in spec.options.items() if k not in TRANSPORT_OPTIONS)
+    query = "&".join(f"{k}={v}" for k, v in kept)
+    return spec.spec_string() + (f"?{query}" if query else "")
 
 
 def _read_config(path: Path) -> BackendSpec:

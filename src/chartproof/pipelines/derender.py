@@ -128,6 +128,10 @@ def derender_dataset(
     from chartproof.models.cache import with_cache
 
     cfg = config or DerenderConfig()
+    # refuse before any paid call when model code could not run isolated here
+    from chartproof.sandbox import require_isolation
+
+    require_isolation(cfg.policy)
     prompts = load_prompts(prompts_file) if prompts_file else default_prompts()
     loaded = load_dataset(data, strict=strict)
     if loaded.errors:
@@ -212,6 +216,7 @@ def _record(folder: Path, chart: Chart, result: DerenderResult) -> SampleResult:
             "status": result.sandbox.status,
             "reason": result.sandbox.reason,
             "duration_s": result.sandbox.duration_s,
+            "isolation": list(result.sandbox.isolation),
         }
     if result.spec is not None:
         spec_file = folder / "specs" / f"{stem}.json"

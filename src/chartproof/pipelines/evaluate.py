@@ -18,6 +18,7 @@ from chartproof.metrics.registry import explanation_scorers
 from chartproof.models import load_backend, load_prompts
 from chartproof.models.base import Backend, accepts_overlap, in_flight
 from chartproof.models.cache import with_cache
+from chartproof.models.registry import run_identity
 from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
 from chartproof.pipelines.summarize import summarize
 from chartproof.runs import RunFolder
@@ -177,7 +178,8 @@ def run_evaluation(
         raise ValueError(f"no samples to evaluate in {data}" + (f" where {where}" if where else ""))
     prompts = load_prompts(prompts_file) if prompts_file else None
     prompt_id = (prompts or _default_prompts()).get(prompt).id
-    model_name = backend.name if backend is not None else model
+    # transport options (?concurrency=, timeouts, retries) are not part of the run's identity
+    model_name = backend.name if backend is not None else run_identity(model)
     gen = GenerationConfig(max_tokens=max_tokens)
     config: dict[str, Any] = {
         "data": str(data),

@@ -22,13 +22,14 @@ def thumbnail(path: Path) -> bytes | None:
 
     try:
         with Image.open(path) as src:
+            # a decompression bomb raises before any pixel is read; refuse it like a bad file
             im = src.convert("RGB")
         if im.width > THUMB_WIDTH:
             im = im.resize((THUMB_WIDTH, round(im.height * THUMB_WIDTH / im.width)))
         buf = io.BytesIO()
         im.save(buf, format="PNG", optimize=True)
         return buf.getvalue()
-    except (OSError, ValueError):
+    except (OSError, ValueError, Image.DecompressionBombError):
         return None
 
 
@@ -68,6 +69,8 @@ def gallery(
             png = thumbs[key]
             if png is not None:
                 parts.append(img_png(png, f"chart of {s.id}"))
+            else:
+                parts.append(el("div", "image unavailable (unreadable or too large)", cls="noimg"))
         tags = [
             el("span", f"{k}: {v}", cls="tag")
             for k, v in sorted(r.groups.items())

@@ -2,7 +2,9 @@
 
 A run can be killed at any moment (even SIGKILL) and resumed: results are appended one whole
 line per `write` and fsynced, a torn last line is dropped on reopen, and a sample already
-recorded is never recorded (or counted) twice.
+recorded is never recorded (or counted) twice. A corrupt line anywhere else (a disk or an
+editor did it, not a kill) is moved to `results.quarantine.jsonl` with a warning that names
+it; every valid line around it is kept.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import fcntl
 import json
 import os
 import subprocess
+import warnings
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +37,7 @@ RUN_FILE = "run.json"
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
 LOCK_FILE = ".lock"
+QUARANTINE_FILE = "results.quarantine.jsonl"
 
 
 class RunConfigMismatch(ValueError):
@@ -153,11 +157,20 @@ class RunFolder:
 
     def _load_results(self) -> None:
         results = self.path / RESULTS_FILE
-        self._done, good_bytes, self.dropped_lines = _read_results(results)
-        if results.exists() and results.stat().st_size != good_bytes:
+        read = _read_results(results)
+        self._done, self.dropped_lines = read.done, read.torn + len(read.corrupt)
+        if read.corrupt:
+            # keep the bad lines for inspection, then rewrite the file without them
+            with (self.path / QUARANTINE_FILE).open("ab") as q:
+                for _, raw in read.corrupt:
+                    q.write(raw if raw.endswith(b"\n") else raw + b"\n")
+                q.flush()
+                os.fsync(q.fileno())
+            _atomic_write_bytes(results, b"".join(read.good))
+        elif results.exists() and results.stat().st_size != read.good_bytes:
             # drop the torn tail so the next append starts on a line boundary
             with results.open("r+b") as f:
-                f.truncate(good_bytes)
+                f.truncate(read.good_bytes)
 
     # -- writing ----------------------------------------------------------------------
 
@@ -237,42 +250,65 @@ def load_run(path: str | Path) -> tuple[RunRecord, list[SampleResult]]:
     if not run_file.exists():
         raise FileNotFoundError(f"{root} is not a chartproof run folder (no {RUN_FILE})")
     record = RunRecord.model_validate_json(run_file.read_text(encoding="utf-8"))
-    done, _, _ = _read_results(root / RESULTS_FILE)
-    return record, list(done.values())
+    return record, list(_read_results(root / RESULTS_FILE).done.values())
 
 
-def _read_results(
-    path: Path,
-) -> tuple[dict[tuple[str, str, str], SampleResult], int, int]:
-    """Results of a results file, the byte length of its intact prefix, and how many torn or
-    unreadable lines were found after that prefix (a killed writer leaves at most one)."""
-    done: dict[tuple[str, str, str], SampleResult] = {}
-    good_bytes = 0
-    dropped = 0
+class _Read:
+    """What a results file holds: results by key, the valid lines, the byte length of the
+    intact prefix, the torn last line (0 or 1) and the corrupt lines (1-based number, bytes)."""
+
+    def __init__(self) -> None:
+        self.done: dict[tuple[str, str, str], SampleResult] = {}
+        self.good: list[bytes] = []
+        self.good_bytes = 0
+        self.torn = 0
+        self.corrupt: list[tuple[int, bytes]] = []
+
+
+def _read_results(path: Path) -> _Read:
+    """Read a results file. Only an unterminated last line counts as torn (a killed writer
+    leaves at most one); any other unreadable line is corrupt and is reported by number."""
+    out = _Read()
     if not path.exists():
-        return done, 0, 0
-    with path.open("rb") as f:
-        for raw in f:
-            if not raw.endswith(b"\n"):
-                dropped += 1
-                break
-            try:
-                res = SampleResult.model_validate_json(raw)
-            except ValidationError:
-                dropped += 1
-                break
-            good_bytes += len(raw)
-            key = result_key(res)
-            earlier = done.get(key)
-            if earlier is None or (earlier.error is not None and res.error is None):
-                done[key] = res
-    return done, good_bytes, dropped
+        return out
+    lines = path.read_bytes().splitlines(keepends=True)
+    for number, raw in enumerate(lines, start=1):
+        if not raw.endswith(b"\n") and number == len(lines):
+            out.torn = 1
+            break
+        try:
+            res = SampleResult.model_validate_json(raw)
+        except ValidationError:
+            if raw.strip():
+                out.corrupt.append((number, raw))
+            continue
+        out.good.append(raw)
+        if not out.corrupt:
+            out.good_bytes += len(raw)
+        key = result_key(res)
+        earlier = out.done.get(key)
+        if earlier is None or (earlier.error is not None and res.error is None):
+            out.done[key] = res
+    if out.corrupt:
+        numbers = ", ".join(str(n) for n, _ in out.corrupt[:10])
+        more = f" and {len(out.corrupt) - 10} more" if len(out.corrupt) > 10 else ""
+        warnings.warn(
+            f"{path}: line {numbers}{more} is not a valid result; kept the "
+            f"{len(out.good)} valid lines and moved the bad ones to {QUARANTINE_FILE}",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return out
 
 
 def _atomic_write(path: Path, text: str) -> None:
+    _atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as f:
-        f.write(text)
+    with tmp.open("wb") as f:
+        f.write(data)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)

@@ -8,18 +8,30 @@ from __future__ import annotations
 
 from chartproof.sandbox.records import (
     DEFAULT_ALLOWED_IMPORTS,
+    Isolation,
     SandboxPolicy,
     SandboxResult,
     SandboxStatus,
 )
-from chartproof.sandbox.runner import isolation_available, run_batch, run_code
+from chartproof.sandbox.runner import (
+    IsolationUnavailable,
+    isolation_available,
+    isolation_backend,
+    require_isolation,
+    run_batch,
+    run_code,
+)
 
 __all__ = [
     "DEFAULT_ALLOWED_IMPORTS",
+    "Isolation",
+    "IsolationUnavailable",
     "SandboxPolicy",
     "SandboxResult",
     "SandboxStatus",
     "isolation_available",
+    "isolation_backend",
+    "require_isolation",
     "run_batch",
     "run_code",
 ]

@@ -1,14 +1,26 @@
 """Child side of chartproof's sandbox: apply limits, install the guard, run untrusted code.
 
 Started only by `chartproof.sandbox.runner` as `python -I -S -B _guest.py` with a JSON
-config on stdin. Standard library only: it must not import chartproof.
+config on stdin, normally inside a bubblewrap sandbox (the operating-system layer). Standard
+library only: it must not import chartproof.
+
+The audit guard is the second layer. It is written so that code running after it cannot
+change what it checks: every function, constant and exception class it uses is bound as a
+default argument of a function built before the untrusted code runs (nothing is looked up in
+module globals or builtins at call time), its tables are immutable, it never calls a method
+of an object the untrusted code could have made (only exact `str`, `bytes` and `int`
+arguments are examined; anything else fails closed), paths are resolved with the C-level
+`posix.lstat`/`posix.readlink` rather than `os.path.realpath` (a Python function whose module
+the code can patch), and `sys.modules["__main__"]` is the untrusted code's own module.
 """
 
 from __future__ import annotations
 
+import base64
 import builtins
 import json
 import os
+import posix
 import resource
 import signal
 import sys
@@ -62,61 +74,69 @@ _DENY_PREFIXES = (
     "msvcrt.",
 )
 
-# Events whose listed arguments are paths that must stay inside the work dir.
-_WRITE_EVENTS: dict[str, tuple[int, ...]] = {
-    "os.remove": (0,),
-    "os.rmdir": (0,),
-    "os.mkdir": (0,),
-    "os.chmod": (0,),
-    "os.chown": (0,),
-    "os.chflags": (0,),
-    "os.lchflags": (0,),
-    "os.truncate": (0,),
-    "os.utime": (0,),
-    "os.setxattr": (0,),
-    "os.removexattr": (0,),
-    "os.rename": (0, 1),
-    "os.chdir": (0,),
-    "shutil.rmtree": (0,),
-    "shutil.copyfile": (1,),
-    "shutil.copymode": (1,),
-    "shutil.copystat": (1,),
-    "shutil.copytree": (1,),
-    "shutil.move": (0, 1),
-    "shutil.chown": (0,),
-    "shutil.make_archive": (0,),
-    "shutil.unpack_archive": (1,),
-}
+# Events whose path arguments must stay inside the work dir: (event, path positions,
+# dir_fd positions). A dir_fd would make a relative path land where this check never looked.
+_WRITE_EVENTS: tuple[tuple[str, tuple[int, ...], tuple[int, ...]], ...] = (
+    ("os.remove", (0,), (1,)),
+    ("os.rmdir", (0,), (1,)),
+    ("os.mkdir", (0,), (2,)),
+    ("os.chmod", (0,), (2,)),
+    ("os.chown", (0,), (3,)),
+    ("os.chflags", (0,), ()),
+    ("os.lchflags", (0,), ()),
+    ("os.truncate", (0,), ()),
+    ("os.utime", (0,), (3,)),
+    ("os.setxattr", (0,), ()),
+    ("os.removexattr", (0,), ()),
+    ("os.rename", (0, 1), (2, 3)),
+    ("os.chdir", (0,), ()),
+    ("shutil.rmtree", (0,), ()),
+    ("shutil.copyfile", (1,), ()),
+    ("shutil.copymode", (1,), ()),
+    ("shutil.copystat", (1,), ()),
+    ("shutil.copytree", (1,), ()),
+    ("shutil.move", (0, 1), ()),
+    ("shutil.chown", (0,), ()),
+    ("shutil.make_archive", (0,), ()),
+    ("shutil.unpack_archive", (1,), ()),
+)
 
-# Events whose listed arguments are paths that must be readable (work dir or read roots).
-_READ_EVENTS: dict[str, tuple[int, ...]] = {
-    "os.listdir": (0,),
-    "os.scandir": (0,),
-    "os.listxattr": (0,),
-    "os.getxattr": (0,),
-    "glob.glob": (0,),
-    "glob.glob/2": (0,),
-    "shutil.copyfile": (0,),
-    "shutil.copytree": (0,),
-    "shutil.unpack_archive": (0,),
-}
+# Events whose path arguments must be readable (work dir or read roots).
+_READ_EVENTS: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("os.listdir", (0,)),
+    ("os.scandir", (0,)),
+    ("os.listxattr", (0,)),
+    ("os.getxattr", (0,)),
+    ("glob.glob", (0,)),
+    ("glob.glob/2", (0,)),
+    ("shutil.copyfile", (0,)),
+    ("shutil.copytree", (0,)),
+    ("shutil.unpack_archive", (0,)),
+)
 
 # Imports refused even to trusted library code once the guard is on: process creation
 # without an audit event, foreign-function access, interpreter internals.
 _DENY_MODULES = frozenset(
     {"_posixsubprocess", "ctypes", "_ctypes", "cffi", "_cffi_backend", "_testcapi",
-     "_testinternalcapi", "_xxsubinterpreters", "_xxinterpchannels", "_socket", "socket"}
+     "_testinternalcapi", "_xxsubinterpreters", "_xxinterpchannels", "_socket", "socket",
+     "_multiprocessing"}
 )  # fmt: skip
 
+# os functions with no audit event that create special files or leave the process group;
+# removed before untrusted code runs (the mount namespace and seccomp-free kernel checks
+# still hold if code finds a fresh copy of the posix module).
+_STRIP_OS = ("mkfifo", "mknod", "setsid", "setpgid", "setpgrp", "memfd_create")  # fmt: skip
+
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+_CREATE_FLAGS = os.O_CREAT | os.O_TRUNC
 
 
-def _die(code: int, message: str) -> None:
+def _die(code: int, message: str, _write: Any = posix.write, _exit: Any = posix._exit) -> None:
     """Report on stderr and end the process at once; user code cannot catch this."""
     try:
-        os.write(2, f"\n{MARK} {message}\n".encode("utf-8", "replace"))
+        _write(2, ("\n" + MARK + " " + message + "\n").encode("utf-8", "replace"))
     finally:
-        os._exit(code)
+        _exit(code)
 
 
 def _set_limits(cfg: dict[str, Any]) -> None:
@@ -135,86 +155,213 @@ def _set_limits(cfg: dict[str, Any]) -> None:
         resource.setrlimit(which, (soft, hard))
 
 
-def _path_of(arg: object) -> str | None:
-    """The path an audit argument names; None for file descriptors.
-
-    Only str, bytes and the standard pathlib classes are accepted: a user-defined
-    __fspath__ could name one path to the guard and another to the open that follows.
-    """
-    if isinstance(arg, int):
-        return None
-    if isinstance(arg, str):
-        return arg
-    if isinstance(arg, bytes):
-        return os.fsdecode(arg)
-    if type(arg).__module__ == "pathlib" and type(arg).__name__ in ("PosixPath", "PurePosixPath"):
-        return str(arg)
-    raise PermissionError(f"path argument of type {type(arg).__name__}")
-
-
 def _make_guard(
-    workdir: str, read_roots: tuple[str, ...], block_reads: bool
+    workdir: str, read_roots: tuple[str, ...], block_reads: bool, max_files: int
 ) -> Callable[[str, tuple[Any, ...]], None]:
-    """The audit hook. Its state lives only in this closure, which user code cannot reach."""
-    realpath, isdir, sep = os.path.realpath, os.path.isdir, os.sep
-    work = (realpath(workdir),)
-    readable = work + tuple(realpath(r) for r in read_roots)
-    deny_prefixes = _DENY_PREFIXES
-    write_events, read_events, deny_modules = _WRITE_EVENTS, _READ_EVENTS, _DENY_MODULES
-    die = _die
+    """The audit hook, built from values only: see the module docstring for why."""
+    lstat, readlink, getcwd = posix.lstat, posix.readlink, posix.getcwd
 
-    def under(path: str, roots: tuple[str, ...]) -> bool:
-        p = realpath(path)
-        return any(p == r or p.startswith(r + sep) for r in roots)
+    def resolve(
+        path: str,
+        _lstat: Any = lstat,
+        _readlink: Any = readlink,
+        _getcwd: Any = getcwd,
+        _OSError: Any = OSError,
+        _Perm: Any = PermissionError,
+        _list: Any = list,
+        _len: Any = len,
+    ) -> str:
+        """The absolute path with every symlink followed (missing tails taken literally)."""
+        if not path.startswith("/"):
+            path = _getcwd() + "/" + path
+        todo = path.split("/")
+        todo.reverse()
+        done: list[str] = []
+        hops = 0
+        while todo:
+            part = todo.pop()
+            if part == "" or part == ".":
+                continue
+            if part == "..":
+                if done:
+                    done.pop()
+                continue
+            candidate = "/" + "/".join(done) + ("/" if done else "") + part
+            try:
+                mode = _lstat(candidate).st_mode
+            except _OSError:
+                done.append(part)
+                continue
+            if mode & 0o170000 == 0o120000:
+                hops += 1
+                if hops > 40:
+                    raise _Perm("too many symbolic links")
+                target = _readlink(candidate)
+                if target.startswith("/"):
+                    done = []
+                more = target.split("/")
+                more.reverse()
+                todo.extend(more)
+                continue
+            done.append(part)
+        return "/" + "/".join(done)
 
-    def guard(event: str, args: tuple[Any, ...]) -> None:
+    def path_of(
+        arg: object,
+        _type: Any = type,
+        _str: Any = str,
+        _bytes: Any = bytes,
+        _int: Any = int,
+        _decode: Any = bytes.decode,
+        _Perm: Any = PermissionError,
+    ) -> str | None:
+        """The path an audit argument names; None for a file descriptor or no path.
+
+        Only exact str and bytes are read: a subclass or a path-like object could name one
+        path to the guard and another to the call that follows.
+        """
+        kind = _type(arg)
+        if kind is _int or arg is None:
+            return None
+        if kind is _str:
+            return arg  # type: ignore[return-value]
+        if kind is _bytes:
+            return _decode(arg, "utf-8", "surrogateescape")  # type: ignore[no-any-return]
+        raise _Perm("path argument of type " + kind.__name__)
+
+    work = (resolve(workdir),)
+    readable = work + tuple(resolve(r) for r in read_roots)
+    writes_at = {name: (paths, fds) for name, paths, fds in _WRITE_EVENTS}
+    reads_at = {name: paths for name, paths in _READ_EVENTS}
+    write_events = tuple(writes_at.items())
+    read_events = tuple(reads_at.items())
+    created = [0]  # the one mutable cell: reachable from no object the guest can name
+
+    def guard(
+        event: str,
+        args: tuple[Any, ...],
+        _resolve: Any = resolve,
+        _path_of: Any = path_of,
+        _isdir_mode: int = 0o040000,
+        _lstat: Any = lstat,
+        _work: tuple[str, ...] = work,
+        _readable: tuple[str, ...] = readable,
+        _block_reads: bool = block_reads,
+        _deny_prefixes: tuple[str, ...] = _DENY_PREFIXES,
+        _deny_modules: frozenset[str] = _DENY_MODULES,
+        _write_events: Any = write_events,
+        _read_events: Any = read_events,
+        _write_flags: int = _WRITE_FLAGS,
+        _create_flags: int = _CREATE_FLAGS,
+        _created: list[int] = created,
+        _max_files: int = max_files,
+        _too_many: str = f"forbidden: more than {max_files} files created",
+        _die: Any = _die,
+        _forbidden: int = FORBIDDEN,
+        _type: Any = type,
+        _str: Any = str,
+        _int: Any = int,
+        _len: Any = len,
+        _repr: Any = repr,
+        _Perm: Any = PermissionError,
+        _Exception: Any = Exception,
+    ) -> None:
+        def under(path: str, roots: tuple[str, ...]) -> bool:
+            p = _resolve(path)
+            for r in roots:  # noqa: SIM110 - `any` is a builtin the code can replace
+                if p == r or p.startswith(r + "/"):
+                    return True
+            return False
+
         try:
             if event == "open":
                 path = _path_of(args[0])
                 if path is None:
                     return
-                mode, flags = args[1], args[2] if len(args) > 2 else 0
-                writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool(
-                    isinstance(flags, int) and flags & _WRITE_FLAGS
-                )
-                if mode is None and isdir(path):
-                    # os.open of a directory gives a descriptor for dir_fd-relative opens
-                    # that would land somewhere this path check never saw.
-                    die(FORBIDDEN, f"forbidden: open of directory {path!r}")
-                if writes and not under(path, work):
-                    die(FORBIDDEN, f"forbidden: write outside the work dir: {path!r}")
-                if not writes and block_reads and not under(path, readable):
-                    die(FORBIDDEN, f"forbidden: read outside allowed roots: {path!r}")
+                mode, flags = args[1], args[2] if _len(args) > 2 else 0
+                if mode is not None and _type(mode) is not _str:
+                    raise _Perm("mode of type " + _type(mode).__name__)
+                if _type(flags) is not _int:
+                    raise _Perm("flags of type " + _type(flags).__name__)
+                writes = bool(flags & _write_flags)
+                creates = bool(flags & _create_flags)
+                if mode is not None:
+                    for c in "wax+":
+                        if c in mode:
+                            writes = True
+                    for c in "wx":
+                        if c in mode:
+                            creates = True
+                if mode is None:
+                    try:
+                        is_dir = _lstat(path).st_mode & 0o170000 == _isdir_mode
+                    except _Exception:
+                        is_dir = False
+                    if is_dir:
+                        # os.open of a directory gives a descriptor for dir_fd-relative
+                        # calls that would land somewhere this path check never saw.
+                        _die(_forbidden, "forbidden: open of directory " + _repr(path))
+                if writes and not under(path, _work):
+                    _die(_forbidden, "forbidden: write outside the work dir: " + _repr(path))
+                if creates:
+                    _created[0] += 1
+                    if _created[0] > _max_files:
+                        _die(_forbidden, _too_many)
+                if not writes and _block_reads and not under(path, _readable):
+                    _die(_forbidden, "forbidden: read outside allowed roots: " + _repr(path))
                 return
             if event == "import":
-                top = str(args[0]).partition(".")[0]
-                if top in deny_modules:
-                    die(FORBIDDEN, f"forbidden: import of {args[0]!r}")
+                name = args[0]
+                if _type(name) is not _str:
+                    raise _Perm("module name of type " + _type(name).__name__)
+                if name.partition(".")[0] in _deny_modules:
+                    _die(_forbidden, "forbidden: import of " + _repr(name))
                 return
-            if event.startswith(deny_prefixes):
-                die(FORBIDDEN, f"forbidden: {event}")
-            idx = write_events.get(event)
-            if idx is not None:
-                for i in idx:
-                    path = _path_of(args[i]) if i < len(args) else None
-                    if path is not None and not under(path, work):
-                        die(FORBIDDEN, f"forbidden: {event} outside the work dir: {path!r}")
-            idx = read_events.get(event)
-            if idx is not None and block_reads:
-                for i in idx:
-                    path = _path_of(args[i]) if i < len(args) else None
-                    if path is not None and not under(path, readable):
-                        die(FORBIDDEN, f"forbidden: {event} outside allowed roots: {path!r}")
-        except PermissionError as exc:
-            die(FORBIDDEN, f"forbidden: {event}: {exc}")
-        except Exception as exc:  # a guard that fails must fail closed
-            die(FORBIDDEN, f"forbidden: {event}: guard could not check ({exc!r})")
+            if event.startswith(_deny_prefixes):
+                _die(_forbidden, "forbidden: " + event)
+            for name, (paths, fds) in _write_events:
+                if name != event:
+                    continue
+                for i in fds:
+                    fd = args[i] if i < _len(args) else None
+                    if fd is not None and not (_type(fd) is _int and (fd == -1 or fd == -100)):
+                        _die(_forbidden, "forbidden: " + event + " with dir_fd")
+                for i in paths:
+                    path = _path_of(args[i]) if i < _len(args) else None
+                    if path is not None and not under(path, _work):
+                        _die(
+                            _forbidden,
+                            "forbidden: " + event + " outside the work dir: " + _repr(path),
+                        )
+                if event == "os.mkdir":
+                    _created[0] += 1
+                    if _created[0] > _max_files:
+                        _die(_forbidden, _too_many)
+            if _block_reads:
+                for name, paths in _read_events:
+                    if name != event:
+                        continue
+                    for i in paths:
+                        path = _path_of(args[i]) if i < _len(args) else None
+                        if path is not None and not under(path, _readable):
+                            _die(
+                                _forbidden,
+                                "forbidden: " + event + " outside allowed roots: " + _repr(path),
+                            )
+        except _Perm as exc:
+            _die(_forbidden, "forbidden: " + event + ": " + _str(exc.args))
+        except _Exception as exc:  # a guard that fails must fail closed
+            _die(_forbidden, "forbidden: " + event + ": guard could not check (" + _repr(exc) + ")")
 
     return guard
 
 
 def _guard_imports(allowed: frozenset[str], user_globals: dict[str, Any]) -> None:
-    """Restrict what untrusted code may import; library code imports freely."""
+    """Restrict what untrusted code may import directly; library code imports freely.
+
+    A convenience layer (it turns `import os` into a clear refusal); the audit guard and the
+    operating system are what hold, so nothing here needs hiding from the code.
+    """
     original = builtins.__import__
     modules = sys.modules
 
@@ -225,14 +372,14 @@ def _guard_imports(allowed: frozenset[str], user_globals: dict[str, Any]) -> Non
         fromlist: Sequence[str] | None = (),
         level: int = 0,
     ) -> ModuleType:
-        owner = globals.get("__name__") if globals is not None else None
-        module = modules.get(owner) if isinstance(owner, str) else None
+        owner = globals.get("__name__") if type(globals) is dict else None
+        module = modules.get(owner) if type(owner) is str else None
         trusted = (
             module is not None
             and globals is not user_globals
             and (getattr(module, "__dict__", None) is globals)
         )
-        if not trusted and (level != 0 or name.partition(".")[0] not in allowed):
+        if not trusted and (level != 0 or str(name).partition(".")[0] not in allowed):
             _die(FORBIDDEN, f"forbidden: import of {name!r} is not on the allow-list")
         return original(name, globals, locals, fromlist, level)
 
@@ -240,7 +387,7 @@ def _guard_imports(allowed: frozenset[str], user_globals: dict[str, Any]) -> Non
 
 
 def _neutralise_spawn() -> None:
-    """`_posixsubprocess.fork_exec` starts processes without raising an audit event."""
+    """Process creation and special files without an audit event are taken away."""
 
     def refuse(*_args: object, **_kwargs: object) -> None:
         _die(FORBIDDEN, "forbidden: process creation (_posixsubprocess.fork_exec)")
@@ -252,6 +399,10 @@ def _neutralise_spawn() -> None:
     for name in ("_fork_exec",):
         if hasattr(subprocess, name):
             setattr(subprocess, name, refuse)
+    for name in _STRIP_OS:
+        for module in (os, posix):
+            if hasattr(module, name):
+                delattr(module, name)
 
 
 def _autosave(name: str) -> None:
@@ -261,13 +412,57 @@ def _autosave(name: str) -> None:
     pyplot.gcf().savefig(name)
 
 
+def _write_inputs(cfg: dict[str, Any]) -> None:
+    """The script and input files into the (fresh) work dir; setup files anywhere writable."""
+    work = cfg["workdir"]
+    os.makedirs(os.path.join(work, "tmp"), exist_ok=True)
+    for path, data in cfg["setup_files"].items():
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as fh:
+            fh.write(base64.b64decode(data))
+    for name, data in cfg["files"].items():
+        target = os.path.join(work, name)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as fh:
+            fh.write(base64.b64decode(data))
+    with open(os.path.join(work, cfg["script"]), "w", encoding="utf-8") as fh:
+        fh.write(cfg["source"])
+
+
+def _send_files(fd: int, work: str, script: str, budget: int) -> None:
+    """Stream the regular files left in the work dir to the parent: per file a JSON header
+    line then its bytes. Runs after the untrusted code, so the parent treats it as untrusted
+    data (sizes and names are checked there)."""
+    for dirpath, dirnames, filenames in os.walk(work):
+        dirnames.sort()
+        for name in sorted(filenames):
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, work)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            if rel == script or (info.st_mode & 0o170000) != 0o100000 or info.st_size > budget:
+                continue
+            with open(path, "rb") as fh:
+                data = fh.read(info.st_size)
+            budget -= len(data)
+            header = json.dumps({"path": rel, "size": len(data)}).encode() + b"\n"
+            _write_all(fd, header + data)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def main() -> None:
-    cfg = json.loads(sys.stdin.read())
+    cfg = json.loads(sys.stdin.buffer.read())
     sys.stdin.close()
     sys.path[:] = cfg["sys_path"]
+    _write_inputs(cfg)
     os.chdir(cfg["workdir"])
-    with open(cfg["script"], encoding="utf-8") as fh:
-        source = fh.read()
     try:
         _set_limits(cfg)
         signal.signal(signal.SIGXCPU, lambda *_: _die(CPU, "cpu time limit exceeded"))
@@ -279,17 +474,28 @@ def main() -> None:
     except MemoryError:
         _die(MEMORY, "memory limit reached while starting")
     try:
-        code = compile(source, cfg["script"], "exec")
+        code = compile(cfg["source"], cfg["script"], "exec")
     except SyntaxError:
         traceback.print_exc(limit=0)
         sys.exit(1)
-    user_globals: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    # The code runs as the program's own __main__ module: `sys.modules["__main__"]` leads to
+    # its own globals, not to this file's.
+    main_module = ModuleType("__main__")
+    user_globals: dict[str, Any] = main_module.__dict__
+    user_globals.update({"__builtins__": builtins, "__file__": cfg["script"]})
+    sys.modules["__main__"] = main_module
+    out_fd, work, script = cfg["out_fd"], cfg["workdir"], cfg["script"]
+    budget, autosave = cfg["collect_bytes"], cfg["autosave"]
     _guard_imports(frozenset(cfg["allowed_imports"]), user_globals)
-    sys.addaudithook(_make_guard(cfg["workdir"], tuple(cfg["read_roots"]), cfg["block_reads"]))
+    if cfg["audit"]:
+        sys.addaudithook(
+            _make_guard(work, tuple(cfg["read_roots"]), cfg["block_reads"], cfg["max_files"])
+        )
+    del cfg
     try:
         exec(code, user_globals)
-        if cfg["autosave"]:
-            _autosave(cfg["autosave"])
+        if autosave:
+            _autosave(autosave)
     except MemoryError:
         _die(MEMORY, "memory limit exceeded")
     except SystemExit:
@@ -300,6 +506,8 @@ def main() -> None:
         sys.exit(1)
     finally:
         sys.stdout.flush()
+        if out_fd is not None:
+            _send_files(out_fd, work, script, budget)
 
 
 if __name__ == "__main__":

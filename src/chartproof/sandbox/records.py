@@ -11,7 +11,16 @@ from pydantic import ConfigDict, Field
 
 from chartproof.types import Record
 
-__all__ = ["DEFAULT_ALLOWED_IMPORTS", "SandboxPolicy", "SandboxResult", "SandboxStatus"]
+__all__ = [
+    "DEFAULT_ALLOWED_IMPORTS",
+    "Isolation",
+    "SandboxPolicy",
+    "SandboxResult",
+    "SandboxStatus",
+]
+
+Isolation: TypeAlias = Literal["auto", "bwrap", "unshare", "none-unsafe"]
+"""Which operating-system layer a run asks for (see `SandboxPolicy.isolate`)."""
 
 SandboxStatus: TypeAlias = Literal["ok", "timeout", "memory", "forbidden", "error"]
 """How a run ended: finished cleanly, ran out of wall-clock or CPU time, ran out of memory,
@@ -22,9 +31,11 @@ DEFAULT_ALLOWED_IMPORTS: tuple[str, ...] = (
     "statistics", "decimal", "fractions", "numbers", "collections", "itertools",
     "functools", "operator", "string", "re", "textwrap", "json", "csv", "io", "datetime",
     "calendar", "time", "typing", "dataclasses", "enum", "copy", "warnings", "abc",
-    "bisect", "heapq", "array", "colorsys", "__future__",
+    "bisect", "heapq", "array", "colorsys", "__future__", "dateutil", "pytz", "tzdata",
+    "zoneinfo", "seaborn", "scipy", "locale", "pprint", "encodings",
 )  # fmt: skip
-"""Top-level modules plotting code may import: plotting, numbers, text and containers;
+"""Top-level modules plotting code may import: plotting, data frames and what they parse dates
+with, numbers, text and containers;
 no `os`, `sys`, `subprocess`, `socket`, `ctypes`, `importlib` or `pickle`."""
 
 
@@ -52,9 +63,21 @@ class SandboxPolicy(Record):
     """Folders the code may read besides its work dir, the interpreter and site-packages."""
     block_reads: bool = True
     """Refuse reads outside the work dir and the read roots (e.g. ~/.ssh, /etc)."""
-    isolate: Literal["auto", "require", "off"] = "auto"
-    """Linux namespaces via `unshare` (user, network, pid): "auto" uses them when the
-    kernel allows, "require" fails when it does not, "off" never uses them."""
+    isolate: Isolation = "auto"
+    """Operating-system isolation, the primary layer: "bwrap" (bubblewrap: read-only view
+    of the interpreter and libraries, private size-capped work dir, own user, pid, network,
+    ipc and mount namespaces, uid 65534, no capabilities), "unshare" (util-linux fallback
+    for non-root users: user, mount, pid and network namespaces, fresh /proc), "auto" (the
+    first that works here) or "none-unsafe" (no OS isolation: the audit guard and limits
+    only; never for untrusted code). Without an OS layer, "auto" refuses to run."""
+    audit: bool = True
+    """Install the in-interpreter audit guard (the second layer). False only to check the
+    operating-system layer on its own; refused together with isolate="none-unsafe"."""
+    max_disk_mb: int = Field(default=256, ge=1)
+    """Total bytes the code may write (size of its private tmpfs), work dir and /tmp
+    together; under "unshare" and "none-unsafe" only single files are capped."""
+    max_files: int = Field(default=4096, ge=1)
+    """Files and folders the code may create (counted by the audit guard)."""
     autosave: str | None = "figure.png"
     """When the code leaves a matplotlib figure open and writes no file of this name, save
     the current figure under it; None to turn off."""
@@ -91,7 +114,9 @@ class SandboxResult(Record):
     duration_s: float = 0.0
     """Wall time of the run."""
     isolation: tuple[str, ...] = ()
-    """Protection layers that were active, e.g. ("rlimits", "audit", "userns", "netns")."""
+    """Protection layers that held for this run, e.g. ("process", "rlimits", "audit",
+    "bwrap", "mountns", "userns", "pidns", "netns", "ipcns", "uid-unprivileged", "no-caps",
+    "disk-cap", "seccomp"); a run without an OS layer lists no namespace."""
 
     @property
     def ok(self) -> bool:

@@ -1,22 +1,35 @@
 """Run untrusted Python (model-written plotting code) in a locked-down subprocess.
 
-Layers, each reported in `SandboxResult.isolation`: a separate isolated interpreter
-(`-I -S -B`, stripped environment, fresh temp work dir as cwd); resource limits set in the child
-before any untrusted line runs (address space, CPU time, file size, open files, processes);
-an audit hook installed before the code runs that ends the process on network use, process
-creation, ctypes, writes outside the work dir, reads outside allowed roots and imports off
-the allow-list; and, where the kernel allows unprivileged namespaces, `unshare` user,
-network and pid namespaces (no network interface at all; the kernel kills every process of
-the run when it ends). The limits are applied by the child itself rather than by a
-`preexec_fn`, which is unsafe in a threaded parent.
+Layers, each reported in `SandboxResult.isolation`:
 
-It is not a virtual machine: audit hooks live inside the interpreter they guard, so code that
-finds an unaudited C entry point could slip past them; the namespaces and limits still hold,
-and the damage is confined to a process that is not chartproof's.
+1. The operating system, the primary layer. With bubblewrap (`bwrap`, what Flatpak uses) the
+   code sees a read-only view of the interpreter, its site-packages and /usr (fonts, time
+   zones, shared libraries) and nothing else of the host: no home, no /etc, no host /tmp; a
+   private tmpfs of `max_disk_mb` holds its work dir and /tmp; it gets its own user, mount,
+   pid, network (no interface but a loopback of its own), ipc and uts namespaces, runs as
+   uid/gid 65534 with no capabilities, cannot make further user namespaces, and its whole
+   pid namespace dies with the run. A seccomp filter (`_seccomp`) refuses mknod, mounts,
+   namespaces, ptrace, kernel modules, BPF, io_uring and, unless the policy allows child
+   processes, every fork. When chartproof runs as root, bwrap itself is started
+   as uid 65534 (see `_stage`), so the guest is unprivileged on the host too and
+   RLIMIT_NPROC binds. Where bwrap is missing, non-root users get `unshare` (user, mount,
+   pid and network namespaces and a fresh /proc; the host's files stay visible with that
+   user's own permissions). With no OS layer, code does not run unless the policy says
+   `isolate="none-unsafe"`.
+2. Resource limits set in the child before any untrusted line runs (address space, CPU
+   time, file size, open files, processes).
+3. An audit hook (see `_guest`) that ends the process on network use, process creation,
+   ctypes, writes outside the work dir, reads outside allowed roots, too many new files and
+   imports off the allow-list; built so the code cannot reach or patch its state.
+
+The environment is stripped, the interpreter runs isolated (`-I -S -B`) and the limits are
+applied by the child itself rather than by a `preexec_fn`, which is unsafe in a threaded
+parent. Produced files come back over a pipe as untrusted data (names and sizes checked).
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import functools
 import json
@@ -24,24 +37,45 @@ import os
 import shutil
 import signal
 import site
-import stat
 import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from chartproof._cachedir import cache_home
-from chartproof.sandbox import _guest
+from chartproof.sandbox import _guest, _stage
+from chartproof.sandbox._seccomp import seccomp_program
 from chartproof.sandbox.records import SandboxPolicy, SandboxResult, SandboxStatus
 
-__all__ = ["isolation_available", "run_batch", "run_code"]
+__all__ = [
+    "IsolationUnavailable",
+    "isolation_available",
+    "isolation_backend",
+    "require_isolation",
+    "run_batch",
+    "run_code",
+]
 
 _GUEST = Path(_guest.__file__).resolve()
-_UNSHARE = ("--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child")
+_STAGE = Path(_stage.__file__).resolve()
+_UNSHARE = ("--user", "--map-root-user", "--mount", "--mount-proc", "--net", "--pid", "--fork",
+            "--kill-child")  # fmt: skip
+_NOBODY = 65534
+_BOX = "/sandbox"  # the private tmpfs inside bwrap: work dir, tmp and matplotlib config
+# what bwrap gives; "seccomp" is added where `_seccomp` knows the machine (x86_64, aarch64)
+_BWRAP_LAYERS = ("bwrap", "mountns", "userns", "pidns", "netns", "ipcns", "uid-unprivileged",
+                 "no-caps", "disk-cap")  # fmt: skip
+_UNSHARE_LAYERS = ("unshare", "mountns", "userns", "pidns", "netns")
+_HEADER_MAX = 4096
+
+
+class IsolationUnavailable(RuntimeError):
+    """No operating-system isolation here, and the policy did not opt out of it."""
 
 
 def run_code(
@@ -51,34 +85,25 @@ def run_code(
     files: Mapping[str, bytes] | None = None,
     script_name: str = "main.py",
 ) -> SandboxResult:
-    """Run `code` under `policy` in a fresh temp dir holding `files`; never raises for
+    """Run `code` under `policy` in a fresh work dir holding `files`; never raises for
     anything the code does.
 
     Raises ValueError for an input file name that would leave the work dir, and
-    RuntimeError when `policy.isolate == "require"` and namespaces are unavailable.
+    IsolationUnavailable when the policy's OS layer cannot be had here.
     """
     policy = policy or SandboxPolicy()
-    layers = ["process", "rlimits", "audit"]
-    prefix: list[str] = []
-    if policy.isolate != "off" and isolation_available():
-        prefix = [_unshare_path(), *_UNSHARE]
-        layers += ["userns", "netns", "pidns"]
-    elif policy.isolate == "require":
-        raise RuntimeError(
-            "sandbox isolation required but unprivileged user namespaces are unavailable "
-            "(`unshare --user --net --pid` failed); use isolate='auto' to run without them"
-        )
+    backend = _choose(policy)
+    for name in (*(files or {}), script_name):
+        _check_name(name)
     root = Path(tempfile.mkdtemp(prefix="chartproof-sandbox-"))
     try:
-        work = root / "work"
-        (work / "tmp").mkdir(parents=True)
-        for name, data in (files or {}).items():
-            target = _inside(work, name)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        _inside(work, script_name).write_text(code, encoding="utf-8")
-        config = _guest_config(policy, work, script_name)
-        return _execute(prefix, config, policy, root, work, script_name, tuple(layers))
+        if backend == "bwrap":
+            work = f"{_BOX}/work"
+        else:
+            (root / "work").mkdir()
+            work = str(root / "work")
+        config = _guest_config(policy, work, script_name, code, files or {}, backend)
+        return _execute(backend, config, policy, root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -95,36 +120,72 @@ def run_batch(
         return list(pool.map(lambda c: run_code(c, policy), items))
 
 
-@functools.lru_cache(maxsize=1)
 def isolation_available() -> bool:
-    """Whether `unshare` can give the sandbox its own user, network and pid namespaces."""
-    exe = shutil.which("unshare")
-    if exe is None or not sys.platform.startswith("linux"):
+    """Whether some operating-system isolation (bwrap, else unshare) works here."""
+    return isolation_backend() is not None
+
+
+@functools.lru_cache(maxsize=1)
+def isolation_backend() -> str | None:
+    """ "bwrap" or "unshare" when that layer starts a trivial interpreter here, else None.
+
+    `unshare` is only a fallback for non-root users: run by root it would map the guest onto
+    host root."""
+    if not sys.platform.startswith("linux"):
+        return None
+    if _works("bwrap"):
+        return "bwrap"
+    if _works("unshare"):
+        return "unshare"
+    return None
+
+
+@functools.lru_cache(maxsize=2)
+def _works(backend: str) -> bool:
+    if shutil.which(backend) is None or (backend == "unshare" and os.geteuid() == 0):
         return False
+    root = Path(tempfile.mkdtemp(prefix="chartproof-sandbox-probe-"))
     try:
+        cmd = _command(backend, SandboxPolicy(), root, [sys.executable, "-I", "-S", "-c", "pass"])
         done = subprocess.run(
-            [exe, *_UNSHARE, sys.executable, "-S", "-c", "pass"],
-            capture_output=True,
-            timeout=20,
-            check=False,
-            env={"PATH": os.defpath},
+            cmd, capture_output=True, timeout=30, check=False, env=_environment("/")
         )
     except (OSError, subprocess.SubprocessError):
         return False
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
     return done.returncode == 0
 
 
-def _unshare_path() -> str:
-    exe = shutil.which("unshare")
-    assert exe is not None  # isolation_available() checked it
-    return exe
+def require_isolation(policy: SandboxPolicy) -> str:
+    """The OS layer `policy` would run under ("bwrap", "unshare" or "none-unsafe"); raises
+    IsolationUnavailable as `run_code` would, so a pipeline can refuse before it asks a model."""
+    return _choose(policy)
 
 
-def _inside(work: Path, name: str) -> Path:
-    target = (work / name).resolve()
-    if name.startswith("/") or not target.is_relative_to(work.resolve()):
+def _choose(policy: SandboxPolicy) -> str:
+    if policy.isolate == "none-unsafe":
+        if not policy.audit:
+            raise ValueError("isolate='none-unsafe' with audit=False would leave no guard at all")
+        return "none-unsafe"
+    found = isolation_backend()
+    if policy.isolate == "auto" and found is not None:
+        return found
+    if policy.isolate in ("bwrap", "unshare") and _works(policy.isolate):
+        return policy.isolate
+    wanted = "bubblewrap or unshare" if policy.isolate == "auto" else policy.isolate
+    raise IsolationUnavailable(
+        f"sandbox: no operating-system isolation ({wanted}) works here, so model-written code "
+        "will not run. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; "
+        "scripts/system-packages does it) or, only for code you trust, pass "
+        "isolate='none-unsafe'"
+    )
+
+
+def _check_name(name: str) -> None:
+    parts = PurePosixPath(name).parts
+    if not name or name.startswith("/") or ".." in parts or "\\" in name or "\0" in name:
         raise ValueError(f"sandbox file name {name!r} leaves the work dir")
-    return target
 
 
 def _interpreter_paths() -> list[str]:
@@ -141,24 +202,58 @@ def _interpreter_paths() -> list[str]:
     return list(seen)
 
 
+@functools.lru_cache(maxsize=1)
 def _mpl_cache() -> str:
+    """A matplotlib config dir whose font list is built (by trusted code, once): the sandbox
+    gets a copy, so no run rebuilds it."""
     path = str(cache_home() / "sandbox-mpl")
     try:
         os.makedirs(path, exist_ok=True)
     except OSError:
         path = os.path.join(tempfile.gettempdir(), "chartproof-sandbox-mpl")
         os.makedirs(path, exist_ok=True)
+    if not any(n.startswith("fontlist") for n in os.listdir(path)):
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            subprocess.run(
+                [sys.executable, "-I", "-S", "-c",
+                 f"import sys; sys.path[:] = {_interpreter_paths()!r}; "
+                 "import matplotlib.font_manager"],
+                env={**_environment(path), "MPLCONFIGDIR": path},
+                capture_output=True, timeout=120, check=False,
+            )  # fmt: skip
     return path
 
 
-def _guest_config(policy: SandboxPolicy, work: Path, script: str) -> dict[str, object]:
+def _mpl_files(config_dir: str) -> dict[str, str]:
+    """The font-list cache files, base64, keyed by their place inside the sandbox."""
+    out: dict[str, str] = {}
+    for name in sorted(os.listdir(_mpl_cache())):
+        path = Path(_mpl_cache(), name)
+        if name.startswith("fontlist") and path.is_file() and path.stat().st_size < 4 << 20:
+            out[f"{config_dir}/{name}"] = base64.b64encode(path.read_bytes()).decode()
+    return out
+
+
+def _guest_config(
+    policy: SandboxPolicy,
+    work: str,
+    script: str,
+    code: str,
+    files: Mapping[str, bytes],
+    backend: str,
+) -> dict[str, object]:
     sys_path = _interpreter_paths()
+    mpl_dir = f"{_BOX}/mpl" if backend == "bwrap" else _mpl_cache()
     return {
         "sys_path": sys_path,
-        "workdir": str(work),
+        "workdir": work,
         "script": script,
+        "source": code,
+        "files": {k: base64.b64encode(v).decode() for k, v in files.items()},
+        "setup_files": _mpl_files(mpl_dir) if backend == "bwrap" else {},
+        "mplconfigdir": mpl_dir,
         # the guest's own source is readable so tracebacks through it can be printed
-        "read_roots": [*sys_path, _mpl_cache(), str(_GUEST), *policy.read_roots],
+        "read_roots": [*sys_path, _mpl_cache(), mpl_dir, str(_GUEST), *policy.read_roots],
         "block_reads": policy.block_reads,
         "allowed_imports": list(policy.allowed_imports),
         "preload": list(policy.preload),
@@ -167,57 +262,170 @@ def _guest_config(policy: SandboxPolicy, work: Path, script: str) -> dict[str, o
         "max_file_mb": policy.max_file_mb,
         "max_open_files": policy.max_open_files,
         "max_processes": policy.max_processes,
+        "max_files": policy.max_files,
         "autosave": policy.autosave,
+        "audit": policy.audit,
+        "collect_bytes": policy.collect_mb * 1024 * 1024,
+        "out_fd": None,
     }
 
 
-def _environment(work: Path) -> dict[str, str]:
+def _environment(work: str, mpl_dir: str | None = None) -> dict[str, str]:
     """A minimal environment: nothing of the parent's leaks in (keys, tokens, proxies)."""
     return {
         "PATH": os.defpath,
-        "HOME": str(work),
-        "TMPDIR": str(work / "tmp"),
+        "HOME": work,
+        "TMPDIR": f"{work}/tmp",
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
         "MPLBACKEND": "Agg",
-        "MPLCONFIGDIR": _mpl_cache(),
+        "MPLCONFIGDIR": mpl_dir or work,
         "OMP_NUM_THREADS": "1",
         "OPENBLAS_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
+        # pyarrow's jemalloc wants a background thread, which RLIMIT_NPROC refuses
+        "ARROW_DEFAULT_MEMORY_POOL": "system",
     }
 
 
-def _execute(
-    prefix: list[str],
-    config: dict[str, object],
+def _bind_sources(policy: SandboxPolicy) -> list[str]:
+    """Host paths the guest sees read-only, at the same place: /usr, the interpreter, its
+    site-packages and the guest program. Nested paths are left to their parent's bind."""
+    wanted = [
+        "/usr",
+        sys.base_prefix,
+        sys.base_exec_prefix,
+        sys.prefix,
+        sys.exec_prefix,
+        *_interpreter_paths(),
+        str(_GUEST),
+        *policy.read_roots,
+    ]
+    real = sorted({os.path.realpath(p) for p in wanted if os.path.exists(p)} | {
+        os.path.abspath(p) for p in wanted if os.path.exists(p)
+    })  # fmt: skip
+    kept: list[str] = []
+    for path in real:
+        if not any(path == k or path.startswith(k.rstrip("/") + "/") for k in kept):
+            kept.append(path)
+    return kept
+
+
+def _command(
+    backend: str,
     policy: SandboxPolicy,
     root: Path,
-    work: Path,
-    script: str,
-    layers: tuple[str, ...],
+    argv: list[str],
+    seccomp_fd: int | None = None,
+) -> list[str]:
+    """The full command line that starts `argv` under `backend` (bwrap loads the seccomp
+    program it reads from `seccomp_fd`)."""
+    if backend == "none-unsafe":
+        return argv
+    if backend == "unshare":
+        exe = shutil.which("unshare")
+        assert exe is not None
+        return [exe, *_UNSHARE, *argv]
+    exe = shutil.which("bwrap")
+    assert exe is not None
+    sources = _bind_sources(policy)
+    as_root = os.geteuid() == 0
+    stage = root / "stage"
+    box = [
+        exe,
+        "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+        "--new-session", "--uid", str(_NOBODY), "--gid", str(_NOBODY), "--cap-drop", "ALL",
+        "--hostname", "sandbox", "--clearenv",
+    ]  # fmt: skip
+    if seccomp_fd is not None:
+        box += ["--seccomp", str(seccomp_fd)]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            box += ["--symlink", os.readlink(top), top]
+    for i, src in enumerate(sources):
+        box += ["--ro-bind", str(stage / str(i)) if as_root else src, src]
+    box += [
+        "--proc", "/proc", "--dev", "/dev",
+        "--size", str(policy.max_disk_mb * 1024 * 1024), "--tmpfs", _BOX,
+        "--dir", f"{_BOX}/work", "--dir", f"{_BOX}/work/tmp", "--dir", f"{_BOX}/mpl",
+        "--symlink", f"{_BOX}/work/tmp", "/tmp",
+        "--remount-ro", "/dev", "--remount-ro", "/",
+        "--chdir", f"{_BOX}/work",
+    ]  # fmt: skip
+    for key, value in _environment(f"{_BOX}/work", f"{_BOX}/mpl").items():
+        box += ["--setenv", key, value]
+    box += ["--", *argv]
+    if not as_root:
+        return box
+    unshare, mount = shutil.which("unshare"), shutil.which("mount")
+    if unshare is None or mount is None:
+        raise IsolationUnavailable("sandbox: running bwrap as root needs unshare and mount")
+    stage.mkdir()
+    root.chmod(0o755)  # the unprivileged bwrap must reach the stage folder
+    spec = {
+        "stage": str(stage), "mount": mount, "sources": sources,
+        "uid": _NOBODY, "gid": _NOBODY, "argv": box,
+    }  # fmt: skip
+    return [unshare, "--mount", "--propagation", "private", "--",
+            sys.executable, "-I", "-S", "-B", str(_STAGE), json.dumps(spec)]  # fmt: skip
+
+
+def _execute(
+    backend: str, config: dict[str, object], policy: SandboxPolicy, root: Path
 ) -> SandboxResult:
-    cmd = [*prefix, sys.executable, "-I", "-S", "-B", str(_GUEST)]
+    layers = ["process", "rlimits", *(["audit"] if policy.audit else [])]
+    layers += {"bwrap": _BWRAP_LAYERS, "unshare": _UNSHARE_LAYERS}.get(backend, ())
+    read_end, write_end = os.pipe()
+    config["out_fd"] = write_end
+    keep = [write_end]
+    program = seccomp_program(allow_fork=policy.max_processes > 0) if backend == "bwrap" else None
+    if program is not None:
+        (root / "seccomp.bpf").write_bytes(program)
+        keep.append(os.open(root / "seccomp.bpf", os.O_RDONLY))
+        layers.append("seccomp")
+    guest = [sys.executable, "-I", "-S", "-B", str(_GUEST)]
+    cmd = _command(backend, policy, root, guest, keep[1] if program is not None else None)
+    work = str(config["workdir"])
+    env = _environment(work, str(config["mplconfigdir"]))
+    budget = policy.collect_mb * 1024 * 1024
+    received = bytearray()
+    reader = threading.Thread(target=_drain, args=(read_end, received, budget), daemon=True)
     started = time.monotonic()
     timed_out = False
-    with open(root / "stdout", "wb") as out, open(root / "stderr", "wb") as err:
-        proc = subprocess.Popen(
-            cmd,
-            stdin=subprocess.PIPE,
-            stdout=out,
-            stderr=err,
-            cwd=work,
-            env=_environment(work),
-            start_new_session=True,
-            close_fds=True,
-        )
-        try:
-            proc.communicate(json.dumps(config).encode(), timeout=policy.timeout_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            # Kill the whole group before reaping, so the group id cannot have been reused.
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    try:
+        with open(root / "stdout", "wb") as out, open(root / "stderr", "wb") as err:
+            proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=out,
+                stderr=err,
+                cwd=work if backend != "bwrap" else root,
+                env=env,
+                start_new_session=True,
+                close_fds=True,
+                pass_fds=tuple(keep),
+            )
+            for fd in keep:
+                os.close(fd)
+            write_end = -1
+            reader.start()
+            try:
+                proc.communicate(json.dumps(config).encode(), timeout=policy.timeout_s)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            finally:
+                # Whatever the code left running in its session goes with it; the group id
+                # cannot have been reused, as the leader is not reaped yet.
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        reader.join(timeout=5)
+    finally:
+        if write_end >= 0:  # Popen never ran: the descriptors are still this process's
+            for fd in keep:
+                os.close(fd)
+        with contextlib.suppress(OSError):
+            os.close(read_end)
     duration = time.monotonic() - started
     stdout = _tail(root / "stdout", policy.output_chars)
     stderr = _tail(root / "stderr", policy.output_chars)
@@ -228,15 +436,53 @@ def _execute(
         returncode=None if timed_out else proc.returncode,
         stdout=stdout,
         stderr=stderr,
-        files=_collect(work, script, policy.collect_mb * 1024 * 1024),
+        files=_parse_files(bytes(received), str(config["script"]), budget),
         duration_s=round(duration, 4),
-        isolation=layers,
+        isolation=tuple(layers),
     )
+
+
+def _drain(fd: int, into: bytearray, budget: int) -> None:
+    """Read the guest's file stream, keeping at most `budget` bytes plus headers."""
+    limit = budget + 64 * _HEADER_MAX
+    with contextlib.suppress(OSError):
+        while chunk := os.read(fd, 1 << 16):
+            if len(into) < limit:
+                into += chunk[: limit - len(into)]
+
+
+def _parse_files(data: bytes, script: str, budget: int) -> dict[str, bytes]:
+    """Files from the guest's stream: header line, then bytes. The stream is untrusted: a bad
+    header or a name that leaves the work dir ends it."""
+    found: dict[str, bytes] = {}
+    pos = 0
+    while pos < len(data):
+        end = data.find(b"\n", pos, pos + _HEADER_MAX)
+        if end < 0:
+            break
+        try:
+            header = json.loads(data[pos:end])
+            name, size = header["path"], header["size"]
+            if type(name) is not str or type(size) is not int or size < 0:
+                break
+            _check_name(name)
+        except (ValueError, KeyError, TypeError):
+            break
+        body = data[end + 1 : end + 1 + size]
+        if len(body) < size or size > budget:
+            break
+        budget -= size
+        pos = end + 1 + size
+        if name != script:
+            found[name] = body
+    return found
 
 
 def _classify(
     rc: int | None, timed_out: bool, stderr: str, policy: SandboxPolicy
 ) -> tuple[SandboxStatus, str | None]:
+    if rc is not None and 128 < rc < 128 + signal.NSIG:
+        rc = 128 - rc  # bwrap reports a child killed by signal N as exit status 128 + N
     marks = [ln[len(_guest.MARK) :].strip() for ln in stderr.splitlines() if _guest.MARK in ln]
     mark = marks[-1] if marks else None
     if timed_out:
@@ -263,19 +509,3 @@ def _tail(path: Path, chars: int) -> str:
         fh.seek(max(0, size - 4 * chars))
         text = fh.read().decode("utf-8", "replace")
     return text[-chars:] if chars else ""
-
-
-def _collect(work: Path, script: str, budget: int) -> dict[str, bytes]:
-    """Regular files the code left behind (never following links), up to `budget` bytes."""
-    found: dict[str, bytes] = {}
-    for dirpath, dirnames, filenames in os.walk(work):
-        dirnames.sort()
-        for name in sorted(filenames):
-            path = Path(dirpath) / name
-            rel = path.relative_to(work).as_posix()
-            info = path.lstat()
-            if rel == script or not stat.S_ISREG(info.st_mode) or info.st_size > budget:
-                continue
-            budget -= info.st_size
-            found[rel] = path.read_bytes()
-    return found

@@ -22,8 +22,12 @@ from chartproof.models.openai_compat import REQUEST_ID_HEADER
 
 __all__ = ["Fault", "FaultSchedule", "LoopbackServer", "echo_reply"]
 
-Fault: TypeAlias = Literal["400", "429", "500", "slow", "malformed", "drop"]
-"""A fault the server can inject instead of a normal reply."""
+Fault: TypeAlias = Literal[
+    "400", "429", "500", "slow", "malformed", "drop", "empty", "null", "nochoices"
+]
+"""A fault the server can inject instead of a normal reply: an HTTP status, a reply slower
+than the client's timeout, truncated JSON, a dropped connection, or a well-formed completion
+with empty content, null content or `choices: []`."""
 
 FaultSchedule: TypeAlias = Callable[[str, int], "Fault | None"]
 """Maps (request key, attempt number from 0) to the fault to inject, None for a normal reply."""
@@ -198,6 +202,13 @@ class LoopbackServer:
                 text='{"id": "chatcmpl-broken", "choices": [{"message": ',
                 content_type="application/json",
             )
+        if fault in ("empty", "null", "nochoices"):
+            reply = _completion(str(body.get("model", "")), "", len(raw))
+            if fault == "nochoices":
+                reply["choices"] = []
+            else:
+                reply["choices"][0]["message"]["content"] = "" if fault == "empty" else None
+            return web.json_response(reply)
         text = self._reply(key, body)
         if fault is None:  # a slow reply goes to a client that has given up on it
             with self._lock:
