@@ -81,6 +81,8 @@ _SCALES = {
     "trillion": 1e12,
 }
 _ITEM_SEP = re.compile(r"\s*(?:;|\n|,(?!\d{3}(?!\d))|\band\b|&)\s*", re.IGNORECASE)
+_MARK_SEP = re.compile(r"\s*(?:;|\n|,(?!\d{3}(?!\d)))\s*")
+_WORD_SEP = re.compile(r"\band\b|&", re.IGNORECASE)
 _BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 _YES = frozenset({"yes", "true", "y"})
 _NO = frozenset({"no", "false", "n"})
@@ -141,16 +143,17 @@ def parse_bool(text: str) -> bool | None:
     return None
 
 
-def split_items(text: str) -> tuple[str, ...]:
+def split_items(text: str, *, words: bool = True) -> tuple[str, ...]:
     """Split a predicted list on commas (not thousands separators), semicolons, newlines
-    and "and"; surrounding brackets, bullets and quotes are dropped."""
+    and (with `words`) "and" / "&"; surrounding brackets, bullets and quotes are dropped."""
     s = text.strip()
     # drop one pair of brackets around the whole list, never an item's own parenthesis
     for opening, closing in ("[]", "()", "{}"):
         if s.startswith(opening) and s.endswith(closing):
             s = s[1:-1].strip()
             break
-    items = [_BULLET.sub("", p.strip()).strip().strip(_QUOTES) for p in _ITEM_SEP.split(s)]
+    sep = _ITEM_SEP if words else _MARK_SEP
+    items = [_BULLET.sub("", p.strip()).strip().strip(_QUOTES) for p in sep.split(s)]
     return tuple(i for i in items if i)
 
 
@@ -299,7 +302,15 @@ def score_answer(prediction: str, gold: Answer) -> float:
 
 def _list_right(prediction: str, gold: Answer, tolerance: float) -> bool:
     assert isinstance(gold.value, tuple)
-    items = split_items(prediction)
+    splits = [split_items(prediction)]
+    if any(isinstance(t, str) and _WORD_SEP.search(t) for t in gold.value):
+        # labels such as "Wind and solar": "and" inside an item is no separator
+        splits.insert(0, split_items(prediction, words=False))
+    return any(_items_right(items, gold, tolerance) for items in splits)
+
+
+def _items_right(items: tuple[str, ...], gold: Answer, tolerance: float) -> bool:
+    assert isinstance(gold.value, tuple)
     if len(items) != len(gold.value):
         return False
 

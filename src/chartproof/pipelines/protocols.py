@@ -111,6 +111,7 @@ def _request(
     question: str,
     suffix: str,
     earlier: Sequence[tuple[str, str]] = (),
+    earlier_steps: Sequence[int] | None = None,
 ) -> ModelRequest:
     return build_request(
         prompt,
@@ -118,6 +119,7 @@ def _request(
         _question_text(sample, question, ctx),
         request_id=f"{sample.id}/{suffix}",
         earlier=earlier,
+        earlier_steps=earlier_steps,
         config=ctx.config,
         prompts=ctx.prompts,
         metadata=_metadata(sample, ctx),
@@ -214,6 +216,7 @@ def _run_chain(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]
                         question=step.question,
                         suffix=f"chain/{step.id}",
                         earlier=earlier,
+                        earlier_steps=[d + 1 for d in step.depends_on],
                     )
                     batch.append((s, step.id, req))
         if not batch:
@@ -240,6 +243,7 @@ def _run_chain(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]
                     question=s.question,
                     suffix="chain/final",
                     earlier=earlier,
+                    earlier_steps=[st.id + 1 for st in s.chain],
                 ),
             )
         )
