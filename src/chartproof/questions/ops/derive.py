@@ -1,5 +1,5 @@
 """Operations computed from earlier steps' results rather than from the chart: filtering,
-ordering and summing values read in earlier steps, picking from an earlier ranking, trends
+summing values read in earlier steps, picking from an earlier ranking, trends
 from earlier positions and values, and the points of scatter plots (ChartR chains).
 
 Because they use only their inputs' values, a chain built from them has real
@@ -8,19 +8,18 @@ dependencies: change an earlier answer and every later step that uses it changes
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
 from chartproof.questions.describe import ordinal, series_mark
 from chartproof.questions.ops.extract import Label, refs, resolve, x_noun
 from chartproof.questions.ops.filter import condition_text
+from chartproof.questions.ops.shape import pearson
 from chartproof.questions.trace import Op, Tracer, ref
 
 __all__ = [
     "corr_direction",
     "extent_slope",
     "nth_of",
-    "order_of",
     "point_extreme",
     "point_spread",
     "select_of",
@@ -128,32 +127,6 @@ def total_of(tr: Tracer, series: str, reads: Sequence[Op], among: Op | None = No
         note=" + ".join(view.fmt(r.number()) for r in used) + f" = {view.fmt(total)}",
         err=sum(r.err for r in used),
         unit=view.unit,
-    )
-
-
-def order_of(tr: Tracer, series: str, reads: Sequence[Op], descending: bool = True) -> Op | None:
-    """The x labels of earlier reads ordered by the values read (SO)."""
-    view = tr.view
-    labels = _read_labels(reads)
-    if labels is None or len(reads) < 2:
-        return None
-    pairs = sorted(zip(labels, reads, strict=True), key=lambda p: p[1].number(), reverse=descending)
-    for (_, a), (_, b) in itertools.pairwise(pairs):
-        if not view.distinct(a.number(), b.number(), err_a=a.err, err_b=b.err):
-            return None
-    direction = "highest to lowest" if descending else "lowest to highest"
-    return tr.add(
-        "order_of",
-        "SO",
-        f"Order the {view.x_label} values of steps {_steps(reads)} by the values read, from "
-        f"{direction}.",
-        tuple(lab for lab, _ in pairs),
-        "ranked_list",
-        depends_on=tuple(reads),
-        cells=tuple((lab, series) for lab in labels),
-        args={"series": series, "descending": descending, "values": [ref(r) for r in reads]},
-        note=f"ordering {series_mark(view, series)} from {direction} gives "
-        + ", ".join(f"{lab} ({view.fmt(r.number())})" for lab, r in pairs),
     )
 
 
@@ -327,9 +300,10 @@ def point_spread(tr: Tracer, series: Label, axis: str = "x") -> Op | None:
     vals = [p[k] for p in pts]
     v = max(vals) - min(vals)
     if axis == "x":
-        title, ends, err = view.x_label, "leftmost to the rightmost", 0.03 * v
+        # two x coordinates, each placed to about 1.5 % of the x span
+        title, ends, err = view.x_label, "leftmost and the rightmost", 0.03 * v
     else:
-        title, ends = view.y_label, "lowest to the highest"
+        title, ends = view.y_label, "lowest and the highest"
         err = view.read_error(max(vals)) + view.read_error(min(vals))
     return tr.add(
         "point_spread",
@@ -352,8 +326,6 @@ def corr_direction(tr: Tracer, series: Label) -> Op | None:
     """Scatter plots: whether the points of a series go up ("positive") or down
     ("negative") with x, by the sign of Pearson's r (TI); None when |r| < 0.2, too weak
     for a reader to see a direction."""
-    from chartproof.questions.ops.shape import pearson
-
     view = tr.view
     s, s_text, deps = resolve(tr, series, "group")
     pts = view.points.get(s)

@@ -27,7 +27,7 @@ from chartproof.questions.programs._pick import (
     threshold_between,
 )
 from chartproof.questions.trace import Op, Tracer
-from chartproof.questions.view import ChartView
+from chartproof.questions.view import BOX_STATS, ChartView
 
 __all__ = [
     "ChainBoxIqr",
@@ -583,8 +583,6 @@ class _BoxSkew(_Chain):
         return super().applies(view) and 1 <= len(view.boxes) == view.n and view.x_unique
 
     def _halves(self, view: ChartView, x: str) -> tuple[float, float, float, float]:
-        from chartproof.questions.view import BOX_STATS
-
         b = view.boxes[x]
         lo, mid, hi = (b[BOX_STATS.index(k)] for k in (self.ends[0], "median", self.ends[1]))
         e = view.read_error(mid)
