@@ -190,6 +190,7 @@ def _drawn(
         chain_rng = random.Random(f"{spec.id}|{seed}|chains")
         chain_progs = _candidates(view, ("chain",), names)
         chain_rng.shuffle(chain_progs)
+        chain_progs.sort(key=lambda p: p.fallback)  # stable: the seeded order otherwise
         yield from _draw(spec, view, chain_progs, chain_rng, seen, chains, _CHAIN_TRIES)
     rng = random.Random(f"{spec.id}|{seed}")
     progs = _candidates(view, families, names)

@@ -93,6 +93,9 @@ class Program:
     """Fewest series the chart must show."""
     chain: ClassVar[bool] = False
     """Whether the program is a ChartR reasoning chain (4 to 10 sub-questions)."""
+    fallback: ClassVar[bool] = False
+    """Drawn only after the others of its family fail (a chain that fits almost any chart
+    would otherwise crowd out the rest)."""
 
     def applies(self, view: ChartView) -> bool:
         """Whether the program can ask about this chart at all."""

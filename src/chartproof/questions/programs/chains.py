@@ -362,6 +362,7 @@ class ChainPositionShare(_Chain):
 
     name = "chain_position_share"
     task_type = "NC"
+    fallback = True
     chart_types = CATEGORY - {"stacked_bar"}
     templates = (
         "What percentage of the total {series} over all {x_title} values do the {k} and the "
