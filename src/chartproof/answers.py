@@ -63,6 +63,8 @@ _SCALES = {
     "trillion": 1e12,
 }
 _ITEM_SEP = re.compile(r"\s*(?:;|\n|,(?!\d{3}(?!\d))|\band\b|&)\s*", re.IGNORECASE)
+_MARK_SEP = re.compile(r"\s*(?:;|\n|,(?!\d{3}(?!\d)))\s*")
+_WORD_SEP = re.compile(r"\band\b|&", re.IGNORECASE)
 _LEADING_OR = re.compile(r"^or\s+", re.IGNORECASE)
 _BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 _YES = frozenset({"yes", "true", "y"})
@@ -124,9 +126,9 @@ def parse_bool(text: str) -> bool | None:
     return None
 
 
-def split_items(text: str) -> tuple[str, ...]:
+def split_items(text: str, *, words: bool = True) -> tuple[str, ...]:
     """Split a list answer on commas (not thousands separators: "1,234" stays one item),
-    semicolons, newlines, "and" and "&"; one pair of brackets around the whole list, bullets,
+    semicolons, newlines and (with `words`) "and" and "&"; one pair of brackets around the whole list, bullets,
     quotes and a leading "or" of the last item are dropped: "A, B, or C" → ("A", "B", "C")."""
     s = text.strip()
     # drop one pair of brackets around the whole list, never an item's own parenthesis
@@ -136,7 +138,7 @@ def split_items(text: str) -> tuple[str, ...]:
             break
     items = [
         _LEADING_OR.sub("", _BULLET.sub("", p.strip()).strip()).strip().strip(_QUOTES)
-        for p in _ITEM_SEP.split(s)
+        for p in (_ITEM_SEP if words else _MARK_SEP).split(s)
     ]
     return tuple(i for i in items if i)
 
@@ -170,7 +172,12 @@ def matches(prediction: str, gold: Answer) -> bool:
         return normalize_text(prediction) == normalize_text(gold.text())
     if gold.kind == "bool":
         return parse_bool(prediction) is gold.value
-    return list_right(split_items(prediction), gold, gold.tolerance)
+    assert isinstance(gold.value, tuple)
+    splits = [split_items(prediction)]
+    if any(isinstance(t, str) and _WORD_SEP.search(t) for t in gold.value):
+        # labels such as "Wind and solar": "and" inside an item is no separator
+        splits.insert(0, split_items(prediction, words=False))
+    return any(list_right(items, gold, gold.tolerance) for items in splits)
 
 
 def same_answer(a: Answer, b: Answer) -> bool:

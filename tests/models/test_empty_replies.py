@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("aiohttp", reason="the loopback server needs aiohttp (dev extra)")
 
-from chartproof.models.loopback import Fault, LoopbackServer
+from chartproof.testing.loopback import Fault, LoopbackServer
 from chartproof.models.openai_compat import OpenAIBackend, OpenAISettings
 from chartproof.models.prompts import build_request
 

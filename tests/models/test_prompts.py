@@ -159,3 +159,14 @@ def test_file_hash_is_recomputed_when_file_changes(tmp_path: Path) -> None:
     assert file_sha256(p) == hashlib.sha256(b"two!").hexdigest() != first
     with pytest.raises(FileNotFoundError, match=r"missing\.png"):
         file_sha256(tmp_path / "missing.png")
+
+
+def test_earlier_answers_are_numbered_by_their_chain_steps() -> None:
+    """A step asking about "the answer to step 6" sees step 6 under that number."""
+    from chartproof.models.prompts import render_earlier
+
+    block = render_earlier([("What is A?", "4"), ("What is B?", "7")], [6, 8])
+    assert "6. What is A? Your answer: 4" in block and "8. What is B? Your answer: 7" in block
+    assert "1. What is A? Your answer: 4" in render_earlier([("What is A?", "4")])
+    with pytest.raises(ValueError, match="step numbers"):
+        render_earlier([("What is A?", "4")], [1, 2])

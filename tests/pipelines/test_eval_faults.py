@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 pytest.importorskip("aiohttp", reason="the loopback server needs aiohttp (dev extra)")
 
-from chartproof.models.loopback import LoopbackServer
+from chartproof.testing.loopback import LoopbackServer
 from chartproof.models.registry import run_identity
 from chartproof.pipelines.generate import generate
 from chartproof.runs import RunFolder

@@ -71,3 +71,19 @@ def test_unknown_perturbation_fails_before_work(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown perturbation 'smudge'"):
         generate("chartr", 2, tmp_path, variants=("smudge",))
     assert not (tmp_path / "samples.jsonl").exists()
+
+
+def test_chartr_gives_every_chart_one_chain_then_other_questions(tmp_path: Path) -> None:
+    generate("chartr", 8, tmp_path, seed=4, per_chart=3, workers=1)
+    samples = load_samples(tmp_path).samples
+    by_chart: dict[str, list[str]] = {}
+    for s in samples:
+        by_chart.setdefault(s.id.split("/")[0], []).append(s.program or "")
+    assert len(by_chart) == 8
+    for chart, programs in by_chart.items():
+        assert len(programs) == 3, chart
+        assert programs[0].startswith("chain_"), chart  # the chain opens the chart
+        assert not any(p.startswith("chain_") for p in programs[1:]), chart
+    chained = [s for s in samples if s.chain]
+    assert len(chained) == 8 and all(4 <= len(s.chain) <= 10 for s in chained)
+    assert json.loads((tmp_path / "dataset.json").read_text())["chains_per_chart"] == 1

@@ -18,7 +18,7 @@ from chartproof.types import ModelRequest, Sample
 @pytest.fixture(scope="module")
 def chain_data(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Sample]]:
     root = tmp_path_factory.mktemp("chains")
-    generate("chartr", 6, root, seed=1, per_chart=2, families=("chain",), workers=1)
+    generate("chartr", 6, root, seed=2, per_chart=2, families=("chain",), workers=1)
     samples = load_samples(root).samples
     assert samples and all(s.chain for s in samples)
     return root, {s.id: s for s in samples}
@@ -99,3 +99,39 @@ def test_premise_protocol(chain_data: tuple[Path, dict[str, Sample]], tmp_path: 
     assert _metrics(rec2.summary)["acc_vpp"] == 0.0
     kinds = rec2.summary["premise"]["by_kind"]
     assert set(kinds) <= {"SP", "DP", "RP", "MP", "structural", "data", "reasoning", "math"}
+
+
+def test_chain_protocol_feeds_the_model_its_own_earlier_answers(
+    chain_data: tuple[Path, dict[str, Sample]], tmp_path: Path
+) -> None:
+    """ChartR's ISA asks step j with the model's own answers to its parents P_j, and the
+    composite question with every sub-answer: never the gold ones. The model here answers
+    each step with a token naming the step, so every earlier answer in a prompt must be
+    that token, numbered by its step."""
+    root, samples = chain_data
+    tokens: dict[str, str] = {}
+
+    def answer(request: ModelRequest) -> str:
+        token = f"R{len(tokens)}"
+        tokens[request.id] = token
+        return f"The answer is: {token}."
+
+    backend = ScriptedBackend(answer)
+    evaluate(root, out=tmp_path / "run", protocol="chain", backend=backend, cache=False)
+    by_id = {r.id: r for r in backend.requests}
+    finals = 0
+    for sample in samples.values():
+        for step in sample.chain:
+            req = by_id[f"{sample.id}/chain/{step.id}"]
+            given = [tokens[f"{sample.id}/chain/{d}"] for d in step.depends_on]
+            assert [a for _, a in req.metadata.get("earlier", [])] == given  # type: ignore[union-attr]
+            text = str(req.messages[-1].content[-1])
+            for d, token in zip(step.depends_on, given, strict=True):
+                assert f"{d + 1}. {sample.chain[d].question} Your answer: {token}" in text
+            assert step.answer.text() not in [a for _, a in req.metadata.get("earlier", [])]  # type: ignore[union-attr]
+        final = by_id[f"{sample.id}/chain/final"]
+        want = [tokens[f"{sample.id}/chain/{st.id}"] for st in sample.chain]
+        assert [a for _, a in final.metadata["earlier"]] == want  # type: ignore[union-attr]
+        assert final.metadata["earlier_steps"] == [st.id + 1 for st in sample.chain]
+        finals += 1
+    assert finals == len(samples)

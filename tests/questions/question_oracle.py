@@ -17,7 +17,7 @@ from chartproof.charts.colors import color_name
 from chartproof.numeric import parse_number
 from chartproof.types import ChartSpec
 
-__all__ = ["frame", "recompute", "same"]
+__all__ = ["frame", "points", "recompute", "same"]
 
 _NAMES = {
     "vbar": "vertical bar chart",
@@ -108,6 +108,8 @@ def recompute(name: str, args: dict[str, Any], spec: ChartSpec) -> Any:
             return _band(r) == args["band"]  # type: ignore[arg-type]
         if name == "correlation_kind":
             return _band(r)  # type: ignore[arg-type]
+        if name.startswith("chain_"):
+            return _scatter_chain(name, args, spec)
         return _colors_program(name, args, spec)
     df = frame(spec)
     s = args.get("series", df.columns[0])
@@ -244,8 +246,10 @@ def _colors_program(name: str, args: dict[str, Any], spec: ChartSpec) -> Any:
 
 
 def _chain_program(name: str, args: dict[str, Any], spec: ChartSpec, df: pd.DataFrame) -> Any:
+    s = args.get("series", df.columns[0])
+    col = df[s] if s in df.columns else df.iloc[:, 0]
+    by_pos = col.reset_index(drop=True)
     if name == "chain_range_trend":
-        col = df[args["series"]]
         band = col[(col > args["lo"]) & (col < args["hi"])]
         lo_x, hi_x = band.idxmin(), band.idxmax()
         pos = list(df.index)
@@ -253,21 +257,49 @@ def _chain_program(name: str, args: dict[str, Any], spec: ChartSpec, df: pd.Data
         return "increasing" if col[last] > col[first] else "decreasing"
     if name == "chain_color_total":
         return _colors(spec)[df.sum().idxmax()]
-    if name == "chain_threshold_sum":
-        col = df[args["series"]]
-        return col[col > args["threshold"]].sum()
+    if name == "chain_threshold_share":
+        return 100 * col[col > args["threshold"]].sum() / col.sum()
     if name == "chain_top_gaps":
-        top = df[args["series"]].sort_values(ascending=False).to_numpy()
+        top = col.sort_values(ascending=False).to_numpy()
         return bool(top[0] - top[1] > top[1] - top[2])
-    if name == "chain_position_average":
-        col = df.iloc[:, 0]
-        return bool(col.iloc[args["k"] - 1] > (col[args["x"]] + col[args["x2"]]) / 2)
+    if name in ("chain_position_average", "chain_series_average"):
+        k, k2, k3 = (int(args[n]) - 1 for n in ("k", "k2", "k3"))
+        return bool(by_pos[k] > (by_pos[k2] + by_pos[k3]) / 2)
+    if name == "chain_position_share":
+        return 100 * (by_pos[int(args["k"]) - 1] + by_pos[int(args["k2"]) - 1]) / col.sum()
     if name == "chain_growth":
-        return (df.loc[args["x2"]] - df.loc[args["x"]]).idxmax()
+        return _colors(spec)[(df.loc[args["x2"]] - df.loc[args["x"]]).idxmax()]
     if name == "chain_pie_top_share":
-        col = df.iloc[:, 0].sort_values(ascending=False)
-        return 100 * (col.iloc[0] + col.iloc[1]) / col.sum()
+        ranked = col.sort_values(ascending=False)
+        return 100 * (ranked.iloc[0] + ranked.iloc[1]) / col.sum()
     raise KeyError(f"oracle has no recomputation for {name!r}")
+
+
+def points(spec: ChartSpec, series: str) -> pd.DataFrame:
+    t, enc = spec.table, spec.encoding
+    df = pd.DataFrame({"x": t.numbers(enc.x)}, dtype=float)
+    if enc.series is not None:
+        df["y"] = pd.Series(t.numbers(enc.y[0]), dtype=float)
+        df = df[[g == series for g in t.labels(enc.series)]]
+    else:
+        df["y"] = pd.Series(t.numbers(series), dtype=float)
+    return df.dropna()
+
+
+def _scatter_chain(name: str, args: dict[str, Any], spec: ChartSpec) -> Any:
+    if name == "chain_scatter_groups":
+        groups = list(_colors(spec))
+        best = max(groups, key=lambda g: points(spec, g)["y"].max())
+        return _band(_pearson(spec, best))
+    pts = points(spec, args["series"])
+    r = _pearson(spec, args["series"])
+    if name == "chain_scatter_extent":
+        sign = 1.0 if r > 0 else -1.0
+        return sign * (pts["y"].max() - pts["y"].min()) / (pts["x"].max() - pts["x"].min())
+    by = "y" if name == "chain_scatter_slope" else "x"
+    hi, lo = pts.loc[pts[by].idxmax()], pts.loc[pts[by].idxmin()]
+    rising = (hi["x"] - lo["x"] > 0) == (hi["y"] - lo["y"] > 0)
+    return bool(rising == (r > 0))
 
 
 def _box_program(name: str, args: dict[str, Any], df: pd.DataFrame) -> Any:
@@ -291,7 +323,17 @@ def _box_program(name: str, args: dict[str, Any], df: pd.DataFrame) -> Any:
     if name in ("box_iqr",):
         return iqr[x]
     if name == "chain_box_iqr":
-        return iqr.idxmax()
+        return abs(iqr[df["median"].idxmax()] - iqr[df["median"].idxmin()])
+    if name in ("chain_box_width", "chain_box_reach"):
+        span = iqr if name == "chain_box_width" else df["max"] - df["min"]
+        return bool(span[df["median"].idxmax()] > span[df["median"].idxmin()])
+    if name == "chain_box_positions":
+        by_pos = iqr.reset_index(drop=True)
+        return bool(by_pos[int(args["k"]) - 1] > by_pos[int(args["k2"]) - 1])
+    if name in ("chain_box_skew", "chain_box_whiskers"):
+        low, high = ("q1", "q3") if name == "chain_box_skew" else ("min", "max")
+        box = df.iloc[int(args["k"]) - 1]
+        return bool(box[high] - box["median"] < box["median"] - box[low])
     if name.startswith("structure_"):
         raise KeyError("structure queries of box plots go through _structure")
     raise KeyError(f"oracle has no box recomputation for {name!r}")

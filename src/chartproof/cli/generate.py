@@ -37,6 +37,14 @@ def generate(
     counterfactuals: Annotated[
         int, typer.Option(help="Counterfactual data edits per chart (0 = no families).", min=0)
     ] = 0,
+    chains: Annotated[
+        int | None,
+        typer.Option(
+            help="ChartR reasoning chains per chart, counted in --per-chart (default: the "
+            "suite's, 1 for chartr).",
+            min=0,
+        ),
+    ] = None,
     workers: Annotated[int | None, typer.Option(help="Worker processes (default 2).")] = None,
     quiet: Quiet = False,
 ) -> None:
@@ -55,6 +63,7 @@ def generate(
             levels=levels,
             premises=premises,
             counterfactuals=counterfactuals,
+            chains=chains,
             workers=workers,
             progress=hook,
         )

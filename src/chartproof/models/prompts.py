@@ -195,12 +195,19 @@ BUILTIN_PROMPTS: tuple[PromptTemplate, ...] = (
 )
 
 
-def render_earlier(earlier: Sequence[tuple[str, str]]) -> str:
-    """The block of earlier (question, answer) pairs a chain step shows; "" when there are none."""
+def render_earlier(earlier: Sequence[tuple[str, str]], steps: Sequence[int] | None = None) -> str:
+    """The block of earlier (question, answer) pairs a chain step shows; "" when there are none.
+
+    `steps` numbers the pairs by their step in the chain (1-based), so that a question that
+    refers to "the answer to step 6" finds step 6 in the block; by default they count 1, 2, ...
+    """
     if not earlier:
         return ""
+    numbers = list(steps) if steps is not None else list(range(1, len(earlier) + 1))
+    if len(numbers) != len(earlier):
+        raise ValueError(f"{len(earlier)} earlier answers but {len(numbers)} step numbers")
     lines = ["Earlier questions about this chart and the answers you gave:"]
-    for i, (question, answer) in enumerate(earlier, start=1):
+    for i, (question, answer) in zip(numbers, earlier, strict=True):
         lines.append(f"{i}. {question.strip()} Your answer: {answer.strip()}")
     lines.append("You may use these answers.")
     return "\n\n" + "\n".join(lines)
@@ -306,6 +313,7 @@ def build_request(
     *,
     request_id: str,
     earlier: Sequence[tuple[str, str]] = (),
+    earlier_steps: Sequence[int] | None = None,
     config: GenerationConfig | None = None,
     prompts: PromptSet | None = None,
     metadata: Mapping[str, JsonValue] | None = None,
@@ -316,7 +324,8 @@ def build_request(
     `image` is a file (resolved and hashed here) or a ready `ImagePart`. `prompt` is a name
     ("short", newest version) or an id ("short@1"); `question` fills
     ``{question}`` and ``{statement}``; `earlier` holds a chain step's (question, answer)
-    pairs for its ``depends_on`` steps; `fields` fill any other placeholder. The request's
+    pairs for its ``depends_on`` steps, numbered by `earlier_steps` (their 1-based step
+    numbers) when given; `fields` fill any other placeholder. The request's
     metadata records the output kind, the question and the fields (never a gold answer), so
     built-in models can read them without parsing the prompt.
     """
@@ -324,7 +333,7 @@ def build_request(
     values: dict[str, str] = {
         "question": question,
         "statement": question,
-        "earlier": render_earlier(earlier),
+        "earlier": render_earlier(earlier, earlier_steps),
         **fields,
     }
     system, text = template.render(values)
@@ -342,6 +351,7 @@ def build_request(
         "output": template.output,
         "question": question,
         **({"earlier": [[q, a] for q, a in earlier]} if earlier else {}),
+        **({"earlier_steps": list(earlier_steps)} if earlier and earlier_steps else {}),
         **dict(fields),
         **dict(metadata or {}),
     }

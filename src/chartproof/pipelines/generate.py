@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,7 @@ class _Job:
     levels: int
     premises: bool
     counterfactuals: int
+    chains: int = 0
 
 
 @dataclass(frozen=True)
@@ -72,10 +74,14 @@ def generate(
     levels: int = 3,
     premises: bool = True,
     counterfactuals: int = 0,
+    chains: int | None = None,
     workers: int | None = None,
     progress: ProgressHook | None = None,
 ) -> GenerateResult:
     """Write `n` charts of `suite` with up to `per_chart` questions each into `out`.
+
+    `chains` ChartR reasoning chains open every chart's questions (default: the suite's
+    own number, one for chartr, as in ChartR; they count towards `per_chart`).
 
     Everything is seeded: the same arguments give the same folder, byte for byte.
     `variants` names perturbations (e.g. "blur", "noise", "watermark", "label_removal");
@@ -86,12 +92,20 @@ def generate(
     re-derived by the same programs. `workers` processes render in parallel (default: up
     to 2).
     """
-    from chartproof.charts.suites import generate_specs
+    from chartproof.charts.suites import SUITES, generate_specs
 
     if n < 1:
         raise ValueError("n must be at least 1")
+    if chains is None:
+        chains = SUITES[suite].chains_per_chart if suite in SUITES else 0
+    accept = None
+    if chains > 0:
+        from chartproof.questions import has_chain
+
+        # a chart no chain can be asked about is redrawn, as ChartR filters its charts
+        accept = partial(has_chain, seed=seed)
     return generate_from_specs(
-        generate_specs(suite, n, seed),
+        generate_specs(suite, n, seed, accept),
         out,
         suite=suite,
         expected=n,
@@ -102,6 +116,7 @@ def generate(
         levels=levels,
         premises=premises,
         counterfactuals=counterfactuals,
+        chains=chains,
         workers=workers,
         progress=progress,
     )
@@ -120,6 +135,7 @@ def generate_from_specs(
     levels: int = 3,
     premises: bool = True,
     counterfactuals: int = 0,
+    chains: int = 0,
     workers: int | None = None,
     progress: ProgressHook | None = None,
 ) -> GenerateResult:
@@ -147,6 +163,7 @@ def generate_from_specs(
             levels=levels,
             premises=premises,
             counterfactuals=counterfactuals,
+            chains=chains,
         )
         for spec in specs
     )
@@ -174,6 +191,7 @@ def generate_from_specs(
         "variants": list(variants),
         "levels": levels if variants else None,
         "counterfactuals": counterfactuals,
+        "chains_per_chart": chains,
         "charts": charts,
         "samples": samples,
         "variant_images": n_variants,
@@ -259,6 +277,7 @@ def _chart_job(job: _Job) -> _ChartOutput:
         per_chart=job.per_chart,
         families=job.families,
         with_premises=job.premises,
+        chains=job.chains,
     )
     originals = [
         item.to_sample(sample_id=item.id, image=image, spec=spec, split="test", groups=groups)

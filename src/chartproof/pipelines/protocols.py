@@ -135,6 +135,7 @@ def _request(
     question: str,
     suffix: str,
     earlier: Sequence[tuple[str, str]] = (),
+    earlier_steps: Sequence[int] | None = None,
 ) -> ModelRequest:
     return build_request(
         prompt,
@@ -142,6 +143,7 @@ def _request(
         _question_text(sample, question, ctx),
         request_id=f"{sample.id}/{suffix}",
         earlier=earlier,
+        earlier_steps=earlier_steps,
         config=ctx.config,
         prompts=ctx.prompts,
         metadata=_metadata(sample, ctx),
@@ -326,6 +328,7 @@ class ChainProtocol(Protocol):
                             question=step.question,
                             suffix=f"chain/{step.id}",
                             earlier=earlier,
+                            earlier_steps=[d + 1 for d in step.depends_on],
                         )
                         batch.append((s, step.id, req))
             if not batch:
@@ -359,6 +362,7 @@ class ChainProtocol(Protocol):
             question=sample.question,
             suffix="chain/final",
             earlier=earlier,
+            earlier_steps=[st.id + 1 for st in sample.chain],
         )
 
     def score(self, sample: Sample, replies: Sequence[ModelResponse], ctx: RunContext) -> Scored:

@@ -8,7 +8,13 @@ ChartR chain, the VPP premise sequence, the explanation and the executed trace.
 from chartproof.questions.chains import chain_dag, check_chain
 from chartproof.questions.explain import explain
 from chartproof.questions.export import write_premises_jsonl
-from chartproof.questions.items import QuestionItem, make_item, make_questions, premise_sequences
+from chartproof.questions.items import (
+    QuestionItem,
+    has_chain,
+    make_item,
+    make_questions,
+    premise_sequences,
+)
 from chartproof.questions.matching import QuestionMatch, match_question, question_templates
 from chartproof.questions.premises import evaluate, structural_premises
 from chartproof.questions.program import (
@@ -39,6 +45,7 @@ __all__ = [
     "execute",
     "explain",
     "get_program",
+    "has_chain",
     "list_programs",
     "make_item",
     "make_questions",

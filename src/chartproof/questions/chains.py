@@ -13,13 +13,55 @@ from pydantic import JsonValue
 from chartproof.questions.trace import TraceOp
 from chartproof.types import Answer, Step, TaskType
 
-__all__ = ["MAX_CHAIN_STEPS", "MIN_CHAIN_STEPS", "ancestors", "chain_dag", "check_chain"]
+__all__ = [
+    "MAX_CHAIN_STEPS",
+    "MIN_CHAIN_STEPS",
+    "PERCEPTION",
+    "REASONING",
+    "ancestors",
+    "chain_dag",
+    "chain_problem",
+    "check_chain",
+]
 
 MIN_CHAIN_STEPS = 4
 """ChartR chains have at least four sub-questions..."""
 
 MAX_CHAIN_STEPS = 10
 """...and at most ten."""
+
+PERCEPTION: frozenset[TaskType] = frozenset({"VE", "CI", "PR"})
+"""ChartR's information-extraction tasks: value extraction, colour and position identification."""
+
+REASONING: frozenset[TaskType] = frozenset({"VC", "CP", "TI", "SO", "NC"})
+"""ChartR's reasoning tasks: value comparison, conditional processing, trend identification,
+sequence ordering, numerical computation."""
+
+MIN_TASK_TYPES = 3
+"""Distinct task types a chain's sub-questions span at the least."""
+
+
+def chain_problem(
+    task_types: Sequence[TaskType | None],
+    depends_on: Sequence[Sequence[int]],
+    final_depends_on: Sequence[int],
+) -> str | None:
+    """Why sub-questions do not make a ChartR chain, None when they do: 4 to 10 steps, both
+    task categories, at least three task types, and every step used by the final question
+    (directly or through later steps)."""
+    m = len(task_types)
+    if not MIN_CHAIN_STEPS <= m <= MAX_CHAIN_STEPS:
+        return f"{m} sub-questions, not {MIN_CHAIN_STEPS} to {MAX_CHAIN_STEPS}"
+    types = {t for t in task_types if t is not None}
+    if not types & PERCEPTION or not types & REASONING:
+        return f"task types {sorted(types)} do not span perception and reasoning"
+    if len(types) < MIN_TASK_TYPES:
+        return f"only {len(types)} task types ({sorted(types)})"
+    nodes = ancestors([*depends_on, final_depends_on])
+    unused = sorted(set(range(m)) - nodes[-1])
+    if unused:
+        return f"steps {unused} feed nothing the final question uses"
+    return None
 
 
 def check_chain(steps: Sequence[Step]) -> None:

@@ -37,6 +37,7 @@ from chartproof.types import (
 __all__ = [
     "DEFAULT_FAMILIES_EXCLUDED",
     "QuestionItem",
+    "has_chain",
     "make_item",
     "make_questions",
     "premise_sequences",
@@ -46,6 +47,10 @@ DEFAULT_FAMILIES_EXCLUDED = frozenset({"structure"})
 """Families `make_questions` leaves out unless asked: the dense chart-parsing queries."""
 
 _TRIES_PER_PROGRAM = 3
+
+_CHAIN_TRIES = 12
+"""Argument draws per chain program: a chain is ambiguous as soon as one of its steps is,
+and a chart of a chain suite should not go without its chain."""
 
 
 class QuestionItem(Record):
@@ -176,16 +181,40 @@ def _drawn(
     per_chart: int,
     families: Iterable[str] | None,
     names: Iterable[str] | None,
+    chains: int = 0,
 ) -> Iterator[tuple[str, ProgramResult, int]]:
     """(item id, execution, paraphrase) of the questions `make_questions` asks."""
+    seen: set[str] = set()
+    if chains > 0:
+        # a stream of its own, so the other questions are those asked without chains
+        chain_rng = random.Random(f"{spec.id}|{seed}|chains")
+        chain_progs = _candidates(view, ("chain",), names)
+        chain_rng.shuffle(chain_progs)
+        chain_progs.sort(key=lambda p: p.fallback)  # stable: the seeded order otherwise
+        yield from _draw(spec, view, chain_progs, chain_rng, seen, chains, _CHAIN_TRIES)
     rng = random.Random(f"{spec.id}|{seed}")
     progs = _candidates(view, families, names)
+    if chains > 0 and families is None:
+        progs = [p for p in progs if not p.chain]
     rng.shuffle(progs)
-    seen: set[str] = set()
+    yield from _draw(spec, view, progs, rng, seen, per_chart, _TRIES_PER_PROGRAM)
+
+
+def _draw(
+    spec: ChartSpec,
+    view: ChartView,
+    progs: list[Program],
+    rng: random.Random,
+    seen: set[str],
+    limit: int,
+    tries: int,
+) -> Iterator[tuple[str, ProgramResult, int]]:
+    """Questions from `progs` in order (one per program, `tries` argument draws each) until
+    `seen` holds `limit` questions."""
     for prog in progs:
-        if len(seen) >= per_chart:
+        if len(seen) >= limit:
             return
-        for _ in range(_TRIES_PER_PROGRAM):
+        for _ in range(tries):
             args = prog.sample(view, rng)
             if args is None:
                 break
@@ -209,12 +238,15 @@ def make_questions(
     families: Iterable[str] | None = None,
     names: Iterable[str] | None = None,
     with_premises: bool = True,
+    chains: int = 0,
 ) -> list[QuestionItem]:
     """Up to `per_chart` questions about one chart, deterministic per (spec, seed).
 
     Programs are drawn in a seeded order among those that apply to the chart type (every
     family but "structure" unless `families` names it; `names` restricts to given programs);
     a program that finds the chart ambiguous is skipped. Duplicate questions are dropped.
+    `chains` > 0 asks that many ChartR chains first (as the chartr suite does: one per
+    chart) and, unless `families` says otherwise, no further chain among the others.
     """
     view = ChartView.from_spec(spec)
     structural = (
@@ -233,9 +265,22 @@ def make_questions(
             with_premises=with_premises,
         )
         for item_id, result, paraphrase in _drawn(
-            spec, view, seed=seed, per_chart=per_chart, families=families, names=names
+            spec,
+            view,
+            seed=seed,
+            per_chart=per_chart,
+            families=families,
+            names=names,
+            chains=chains,
         )
     ]
+
+
+def has_chain(spec: ChartSpec, *, seed: int = 0) -> bool:
+    """Whether a ChartR chain can be asked about the chart (`make_questions(chains=1)`
+    finds one): the chartr suite redraws charts for which none can."""
+    items = make_questions(spec, seed=seed, per_chart=1, chains=1, with_premises=False)
+    return bool(items) and bool(items[0].chain)
 
 
 def premise_sequences(
@@ -244,6 +289,7 @@ def premise_sequences(
     seed: int = 0,
     per_chart: int = 5,
     families: Iterable[str] | None = None,
+    chains: int = 0,
 ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """The chart's premise sequences as plain rows, for bulk export: first its structural
     sequence (id `<chart>/sp`), then one per question of `make_questions` (same ids, same
@@ -253,7 +299,7 @@ def premise_sequences(
     structural = structural_claims(view, structure_rng)
     yield f"{spec.id}/sp", premise_rows(structural, structure_rng, f"{spec.id}/sp")
     for item_id, result, _ in _drawn(
-        spec, view, seed=seed, per_chart=per_chart, families=families, names=None
+        spec, view, seed=seed, per_chart=per_chart, families=families, names=None, chains=chains
     ):
         rng = random.Random(f"{item_id}|{seed}|premises")
         claims = question_claims(view, result.ops, structural)

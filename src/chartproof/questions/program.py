@@ -15,10 +15,19 @@ from types import MappingProxyType
 from typing import ClassVar, TypeAlias
 
 from chartproof.numeric import parse_number
+from chartproof.questions.chains import chain_problem
 from chartproof.questions.describe import marks_of, ordinal, position_word
 from chartproof.questions.trace import Op, TraceOp, Tracer
 from chartproof.questions.view import ChartView, chart_view
-from chartproof.types import Answer, ChartSpec, ChartType, DataTable, Step, TaskType
+from chartproof.types import (
+    Answer,
+    AnswerValue,
+    ChartSpec,
+    ChartType,
+    DataTable,
+    Step,
+    TaskType,
+)
 
 __all__ = [
     "ALL_CHARTS",
@@ -33,11 +42,9 @@ __all__ = [
     "get_program",
     "list_programs",
     "register",
+    "replay",
     "slot_kinds",
 ]
-
-MIN_STEPS, MAX_STEPS = 4, 10
-"""Sub-questions of a ChartR chain program, fewest and most."""
 
 ArgValue: TypeAlias = str | float | int | bool
 """One argument of a program: a label, a number, an ordinal or a flag."""
@@ -86,6 +93,9 @@ class Program:
     """Fewest series the chart must show."""
     chain: ClassVar[bool] = False
     """Whether the program is a ChartR reasoning chain (4 to 10 sub-questions)."""
+    fallback: ClassVar[bool] = False
+    """Drawn only after the others of its family fail (a chain that fits almost any chart
+    would otherwise crowd out the rest)."""
 
     def applies(self, view: ChartView) -> bool:
         """Whether the program can ask about this chart at all."""
@@ -220,9 +230,12 @@ class ProgramResult:
         return tuple(op.to_record() for op in self.ops)
 
     def chain(self) -> tuple[Step, ...]:
-        """The sub-questions leading to the answer: every operation but the final one."""
+        """The ChartR sub-questions leading to the answer: every operation but the final one
+        for a chain program; none for other programs (their operations stay in the trace)."""
         name = self.program.name
         steps: list[Step] = []
+        if not self.program.chain:
+            return ()
         for op in self.ops[:-1]:
             answer = op.answer()
             if answer is None or op.task_type is None:
@@ -288,6 +301,25 @@ def execute(
         return None
     if any(op.answer() is None for op in tr.ops):
         return None
-    if prog.chain and not MIN_STEPS <= len(tr.ops) - 1 <= MAX_STEPS:
+    if prog.chain and chain_problem(
+        [op.task_type for op in tr.ops[:-1]],
+        [op.depends_on for op in tr.ops[:-1]],
+        final.depends_on,
+    ):
         return None
     return ProgramResult(program=prog, args=typed, view=view, ops=tuple(tr.ops))
+
+
+def replay(result: ProgramResult, overrides: Mapping[int, AnswerValue]) -> tuple[Op, ...]:
+    """The program's operations again, with the results of the operations in `overrides`
+    replaced as they are recorded: what every later step derives from those other earlier
+    answers. When a step cannot be computed from them (a label not on the chart, a value
+    no longer clear of a threshold) the program stops there and the operations recorded
+    so far come back: fewer than `result.ops`.
+
+    A dependency is real when replacing a step's answer changes (or stops) the steps that
+    depend on it.
+    """
+    tr = Tracer(result.view, overrides)
+    result.program.run(tr, result.args)
+    return tuple(tr.ops)

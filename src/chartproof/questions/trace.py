@@ -6,6 +6,7 @@ reasoning chain, the premises and the reference explanation of the question.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from pydantic import Field, JsonValue
@@ -137,13 +138,19 @@ def value_text(v: AnswerValue) -> str:
 
 
 class Tracer:
-    """Records operations while a program runs on one chart view."""
+    """Records operations while a program runs on one chart view.
 
-    __slots__ = ("ops", "view")
+    `overrides` replace the result of the operations with those ids as they are recorded,
+    so a program replayed with them shows what its later steps derive from other earlier
+    answers (the dependency check of `chartproof.questions.chains.replay`).
+    """
 
-    def __init__(self, view: ChartView) -> None:
+    __slots__ = ("ops", "overrides", "view")
+
+    def __init__(self, view: ChartView, overrides: Mapping[int, AnswerValue] | None = None) -> None:
         self.view = view
         self.ops: list[Op] = []
+        self.overrides: Mapping[int, AnswerValue] = overrides or {}
 
     def add(
         self,
@@ -179,6 +186,8 @@ class Tracer:
             unit=unit,
             free=free,
         )
+        if rec.id in self.overrides:
+            rec.value = self.overrides[rec.id]
         self.ops.append(rec)
         return rec
 
@@ -193,3 +202,8 @@ class Tracer:
     def step_ref(self, op: Op) -> str:
         """How a later sub-question refers to the result of `op`."""
         return f"the answer to step {op.id + 1}"
+
+    def named(self, op: Op, noun: str) -> str:
+        """How a later sub-question names a label an earlier step found: "the year from
+        step 3"."""
+        return f"the {noun} from step {op.id + 1}"

@@ -111,7 +111,13 @@ class ReaderBackend:
             rel = 0.0005 if self.settings.table == "gold" else self.settings.premise_tolerance
             return reply(judge(question, view, rel=rel), output)
         earlier = _earlier(req)
-        solution = solve(question, view, earlier)
+        raw_steps = req.metadata.get("earlier_steps")
+        steps = (
+            [int(n) for n in raw_steps if isinstance(n, int)]
+            if isinstance(raw_steps, list)
+            else None
+        )
+        solution = solve(question, view, earlier, steps)
         if output == "explanation":
             return explain_answer(solution, _field(req, "answer"))
         if output == "verdict":

@@ -22,6 +22,7 @@ from chartproof.questions.matching import match_question
 from chartproof.questions.program import ArgValue
 from chartproof.reader._intents import CLOSEST, intents
 from chartproof.reader._premises import judge_premise
+from chartproof.reader._steps import combine_steps, numbered, resolve_steps
 from chartproof.reader._templates import fuzzy_matches
 from chartproof.reader.perception.records import ChartReading
 from chartproof.types import ChartType, DataTable
@@ -177,14 +178,30 @@ def _unknown(reason: str) -> Solution:
     return Solution(answer=UNKNOWN, explanation=reason)
 
 
-def solve(question: str, view: ChartView, earlier: Sequence[tuple[str, str]] = ()) -> Solution:
+def solve(
+    question: str,
+    view: ChartView,
+    earlier: Sequence[tuple[str, str]] = (),
+    steps: Sequence[int] | None = None,
+) -> Solution:
     """Answer a question about the chart `view` shows.
 
-    Tries, in order: arithmetic on earlier chain answers ("the answer to step 2"), an exact
-    template of a question program, a fuzzy template match, then keyword intents. The first
-    program that runs gives the answer and its explanation.
+    Labels earlier chain steps found are first written into the question ("the year from
+    step 3"; `steps` numbers the `earlier` pairs). Then tries, in order: steps that combine
+    earlier answers (arithmetic, the k-th of an ordering, sums and filters of reads), an
+    exact template of a question program, a fuzzy template match, then keyword intents.
+    The first program that runs gives the answer and its explanation.
     """
     q = " ".join(question.replace("\ufffd", "'").split())
+    if earlier:
+        by_step = numbered(q, earlier, steps)
+        q = resolve_steps(q, by_step, view)
+        combined = combine_steps(q, by_step)
+        if combined is not None:
+            return Solution(answer=combined[0], explanation=combined[1], program="step_combine")
+        if "answer to step" in q.lower():
+            ordered = [by_step[k] for k in sorted(by_step)]
+            return _step_arith(q, ordered)
     if "answer to step" in q.lower():
         return _step_arith(q, earlier)
     exact = match_question(q, view)

@@ -5,23 +5,26 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from chartproof.charts.suites._base import Suite, chart_id
+from chartproof.charts.suites._base import Accept, Suite, chart_id
 from chartproof.charts.suites._domains import Domain, domains
 from chartproof.charts.suites.chartqax import CHARTQAX
 from chartproof.charts.suites.chartr import CHARTR
 from chartproof.charts.suites.realcqa import REALCQA
 from chartproof.types import ChartSpec
 
-__all__ = ["SUITES", "Domain", "Suite", "chart_id", "domains", "generate_specs"]
+__all__ = ["SUITES", "Accept", "Domain", "Suite", "chart_id", "domains", "generate_specs"]
 
 SUITES: dict[str, Suite] = {s.name: s for s in (CHARTR, CHARTQAX, REALCQA)}
 """Suite name → suite."""
 
 
-def generate_specs(suite: str, n: int, seed: int) -> Iterator[ChartSpec]:
-    """The first n chart specs of `suite` with `seed` (the first k of n equal those of k)."""
+def generate_specs(
+    suite: str, n: int, seed: int, accept: Accept | None = None
+) -> Iterator[ChartSpec]:
+    """The first n chart specs of `suite` with `seed` (the first k of n equal those of k);
+    charts `accept` rejects are redrawn (`Suite.spec`)."""
     if suite not in SUITES:
         raise KeyError(f"unknown suite {suite!r}; suites are {sorted(SUITES)}")
     if n < 0:
         raise ValueError(f"n must be at least 0, got {n}")
-    return SUITES[suite].generate(n, seed)
+    return SUITES[suite].generate(n, seed, accept)

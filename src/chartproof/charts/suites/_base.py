@@ -21,7 +21,7 @@ from chartproof.types import (
     Style,
 )
 
-__all__ = ["MONTHS", "Ctx", "Suite", "Template", "chart_id", "value_format"]
+__all__ = ["MONTHS", "Accept", "Ctx", "Suite", "Template", "chart_id", "value_format"]
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -107,6 +107,9 @@ class Ctx:
 Template = Callable[[Ctx], ChartSpec]
 """Draws one chart spec from a context."""
 
+Accept = Callable[[ChartSpec], bool]
+"""Whether a drawn chart is kept (e.g. whether its questions can be asked unambiguously)."""
+
 
 @dataclass(frozen=True)
 class Suite:
@@ -118,10 +121,14 @@ class Suite:
     """One line on what the suite imitates."""
     templates: dict[str, Template]
     """Template name → template, in registry order."""
+    chains_per_chart: int = 0
+    """ChartR reasoning chains asked about every chart before its other questions."""
 
-    def context(self, seed: int, index: int, domain: Domain | None = None) -> Ctx:
-        """The context of chart `index`: its random stream and (unless given) its domain."""
-        rng = random.Random(f"{self.name}/{seed}/{index}")
+    def context(self, seed: int, index: int, domain: Domain | None = None, attempt: int = 0) -> Ctx:
+        """The context of chart `index`: its random stream and (unless given) its domain;
+        `attempt` > 0 gives the fresh streams of redrawn charts (see `spec`)."""
+        key = f"{self.name}/{seed}/{index}" + (f"/redraw{attempt}" if attempt else "")
+        rng = random.Random(key)
         picked = rng.choice(domains())
         return Ctx(self.name, seed, index, rng, domain or picked)
 
@@ -131,11 +138,21 @@ class Suite:
         random.Random(f"{self.name}/{seed}/order").shuffle(names)
         return names[index % len(names)]
 
-    def spec(self, seed: int, index: int) -> ChartSpec:
-        """Chart `index` of the run with `seed`."""
-        return self.templates[self.template_for(seed, index)](self.context(seed, index))
+    def spec(
+        self, seed: int, index: int, accept: Accept | None = None, attempts: int = 8
+    ) -> ChartSpec:
+        """Chart `index` of the run with `seed`. With `accept`, a chart it rejects is
+        redrawn (same template and id, fresh data) up to `attempts` times, as ChartR keeps
+        only the charts that pass its quality check; the last draw is kept regardless."""
+        template = self.templates[self.template_for(seed, index)]
+        spec = template(self.context(seed, index))
+        for attempt in range(1, attempts if accept is not None else 1):
+            if accept is None or accept(spec):
+                break
+            spec = template(self.context(seed, index, attempt=attempt))
+        return spec
 
-    def generate(self, n: int, seed: int) -> Iterator[ChartSpec]:
-        """The first n charts of the run with `seed`."""
+    def generate(self, n: int, seed: int, accept: Accept | None = None) -> Iterator[ChartSpec]:
+        """The first n charts of the run with `seed` (redrawn where `accept` rejects them)."""
         for index in range(n):
-            yield self.spec(seed, index)
+            yield self.spec(seed, index, accept)

@@ -319,5 +319,11 @@ TEMPLATES: dict[str, Template] = {
 }
 """Template name → template."""
 
-CHARTR = Suite("chartr", "ChartR-style charts: 29 templates over 20 topical domains", TEMPLATES)
-"""The chartr suite."""
+CHARTR = Suite(
+    "chartr",
+    "ChartR-style charts: 29 templates over 20 topical domains, one reasoning chain each",
+    TEMPLATES,
+    chains_per_chart=1,
+)
+"""The chartr suite: as in ChartR, every chart carries one chain of 4 to 10 dependent
+sub-questions and its composite question (`chartproof.questions.programs.chains`)."""

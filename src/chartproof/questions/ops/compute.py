@@ -7,6 +7,7 @@ import statistics
 
 from chartproof.questions.describe import marks_of, series_mark
 from chartproof.questions.ops.compare import labelled_values
+from chartproof.questions.ops.extract import Label, refs, resolve
 from chartproof.questions.trace import Op, Tracer, ref
 from chartproof.questions.view import ChartView
 
@@ -140,9 +141,11 @@ def best_of(tr: Tracer, results: tuple[tuple[str, Op], ...], which: str, kind: s
     )
 
 
-def aggregate(tr: Tracer, series: str, fn: str) -> Op | None:
-    """Sum, mean, median or range (highest minus lowest) of all values of `series` (NC)."""
+def aggregate(tr: Tracer, series: Label, fn: str) -> Op | None:
+    """Sum, mean, median or range (highest minus lowest) of all values of `series` (NC);
+    `series` may be an earlier step's answer (a series name or its colour)."""
     view = tr.view
+    series, s_text, deps = resolve(tr, series, "series")
     pairs = labelled_values(view, series)
     if not pairs:
         return None
@@ -151,17 +154,17 @@ def aggregate(tr: Tracer, series: str, fn: str) -> Op | None:
     listing = _listing(view, vals)
     if fn == "sum":
         v, err = sum(vals), sum(errs)
-        q, tail = f"What is the total of {series}?", f"add up to {view.fmt(v)}"
+        q, tail = f"What is the total of {s_text}?", f"add up to {view.fmt(v)}"
     elif fn == "mean":
         v, err = statistics.fmean(vals), statistics.fmean(errs)
-        q, tail = f"What is the average of {series}?", f"average {view.fmt(v)}"
+        q, tail = f"What is the average of {s_text}?", f"average {view.fmt(v)}"
     elif fn == "median":
         v, err = statistics.median(vals), max(errs)
-        q, tail = f"What is the median of {series}?", f"have the median {view.fmt(v)}"
+        q, tail = f"What is the median of {s_text}?", f"have the median {view.fmt(v)}"
     elif fn == "range":
         hi, lo = max(vals), min(vals)
         v, err = hi - lo, view.read_error(hi) + view.read_error(lo)
-        q = f"What is the difference between the highest and the lowest {series}?"
+        q = f"What is the difference between the highest and the lowest {s_text}?"
         tail = f"run from {view.fmt(lo)} to {view.fmt(hi)}, a difference of {view.fmt(v)}"
     else:
         raise ValueError(f"unknown aggregate {fn!r}; known: {AGGREGATES}")
@@ -171,8 +174,9 @@ def aggregate(tr: Tracer, series: str, fn: str) -> Op | None:
         q,
         float(v),
         "number",
+        depends_on=deps,
         cells=tuple((lab, series) for lab, _ in pairs),
-        args={"series": series, "fn": fn},
+        args={"series": series, "fn": fn, **refs("series", deps)},
         note=f"the values of {series_mark(view, series)} are {listing}, which {tail}",
         err=err,
         unit=view.unit,

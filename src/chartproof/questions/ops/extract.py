@@ -3,6 +3,8 @@ position (ChartR VE, CI and PR)."""
 
 from __future__ import annotations
 
+from pydantic import JsonValue
+
 from chartproof.questions.describe import (
     box_part,
     box_stat_name,
@@ -13,8 +15,8 @@ from chartproof.questions.describe import (
     read_verb,
     series_mark,
 )
-from chartproof.questions.trace import Op, Tracer
-from chartproof.questions.view import BOX_STATS
+from chartproof.questions.trace import Op, Tracer, ref
+from chartproof.questions.view import BOX_STATS, ChartView
 
 __all__ = [
     "color_of",
@@ -28,20 +30,55 @@ __all__ = [
 ]
 
 
-def read(tr: Tracer, series: str, x: str) -> Op | None:
-    """The shown value of `series` at `x` (VE)."""
+Label = str | Op
+"""A label named in the question, or the earlier step whose answer is that label."""
+
+
+def x_noun(view: ChartView) -> str:
+    """How a step names one x label: "year", "country", "wedge", "box"."""
+    if view.chart_type == "pie":
+        return "wedge"
+    title = view.x_label
+    return title if title.isupper() else title.lower()
+
+
+def resolve(tr: Tracer, arg: Label, noun: str) -> tuple[str, str, tuple[Op, ...]]:
+    """(label, how the question names it, steps it comes from) of a label argument: an
+    earlier step's answer is named by its step ("the year from step 3") and becomes a
+    dependency, so a different earlier answer makes the step ask about another label."""
+    if not isinstance(arg, Op):
+        return arg, arg, ()
+    if arg.op == "color_of":
+        # a colour found earlier names the series drawn in it (ChartR's colour-first reads)
+        keys = [k for k, c in tr.view.colors.items() if c == arg.value]
+        label = keys[0] if len(keys) == 1 else ""
+        return label, f"the {noun} drawn in the colour from step {arg.id + 1}", (arg,)
+    return str(arg.value), tr.named(arg, noun), (arg,)
+
+
+def refs(name: str, deps: tuple[Op, ...]) -> dict[str, JsonValue]:
+    """The `<name>_ref` argument recording which step a resolved label came from."""
+    return {f"{name}_ref": ref(deps[0])} if deps else {}
+
+
+def read(tr: Tracer, series: Label, x: Label) -> Op | None:
+    """The shown value of `series` at `x` (VE); either may be an earlier step's answer."""
     view = tr.view
-    v = view.value(series, x)
+    s, s_text, s_deps = resolve(tr, series, "series")
+    lab, x_text, x_deps = resolve(tr, x, x_noun(view))
+    v = view.value(s, lab)
     if v is None:
         return None
+    series, x = s, lab
     return tr.add(
         "read",
         "VE",
-        f"What is the value of {series} in {x}?",
+        f"What is the value of {s_text} in {x_text}?",
         v,
         "number",
+        depends_on=s_deps + x_deps,
         cells=((x, series),),
-        args={"series": series, "x": x},
+        args={"series": series, "x": x, **refs("series", s_deps), **refs("x", x_deps)},
         note=f"{mark_name(view, series, x)} {read_verb(view)} {view.fmt(v)}",
         # an unlabelled stacked segment or area band is read as the difference of its ends
         err=view.read_error(v) * (2 if view.chart_type in ("stacked_bar", "area") else 1),
@@ -49,9 +86,11 @@ def read(tr: Tracer, series: str, x: str) -> Op | None:
     )
 
 
-def read_box(tr: Tracer, stat: str, x: str) -> Op | None:
-    """One statistic (min, q1, median, q3, max) of the box at `x` (VE)."""
+def read_box(tr: Tracer, stat: str, x: Label) -> Op | None:
+    """One statistic (min, q1, median, q3, max) of the box at `x` (VE); `x` may be an
+    earlier step's answer."""
     view = tr.view
+    x, x_text, deps = resolve(tr, x, x_noun(view))
     box = view.boxes.get(x)
     if box is None or stat not in BOX_STATS or view.xi(x) is None:
         return None
@@ -60,20 +99,23 @@ def read_box(tr: Tracer, stat: str, x: str) -> Op | None:
     return tr.add(
         "read_box",
         "VE",
-        f"What is the {name} of {x}?",
+        f"What is the {name} of {x_text}?",
         v,
         "number",
+        depends_on=deps,
         cells=((x, stat),),
-        args={"stat": stat, "x": x},
+        args={"stat": stat, "x": x, **refs("x", deps)},
         note=f"{box_part(view, stat, x)} {read_verb(view)} {view.fmt(v)}",
         err=view.read_error(v),
         unit=view.unit,
     )
 
 
-def color_of(tr: Tracer, key: str) -> Op | None:
-    """The colour name of a series (pie: of a wedge) (CI)."""
+def color_of(tr: Tracer, key: Label) -> Op | None:
+    """The colour name of a series (pie: of a wedge) (CI); `key` may be an earlier step's
+    answer."""
     view = tr.view
+    key, key_text, deps = resolve(tr, key, "wedge" if view.chart_type == "pie" else "series")
     name = view.colors.get(key)
     if name is None or (view.chart_type == "pie" and view.xi(key) is None):
         return None
@@ -86,10 +128,11 @@ def color_of(tr: Tracer, key: str) -> Op | None:
     return tr.add(
         "color_of",
         "CI",
-        f"What colour is used for {key}?",
+        f"What colour is used for {key_text}?",
         name,
         "text",
-        args={"key": key},
+        depends_on=deps,
+        args={"key": key, **refs("key", deps)},
         note=note,
     )
 
@@ -150,9 +193,11 @@ def label_at(tr: Tracer, k: int) -> Op | None:
     )
 
 
-def position_of(tr: Tracer, x: str) -> Op | None:
-    """The 1-based position of label `x` counted from the left (top) (PR)."""
+def position_of(tr: Tracer, x: Label) -> Op | None:
+    """The 1-based position of label `x` counted from the left (top) (PR); `x` may be an
+    earlier step's answer."""
     view = tr.view
+    x, x_text, deps = resolve(tr, x, x_noun(view))
     i = view.xi(x)
     if i is None:
         return None
@@ -160,10 +205,11 @@ def position_of(tr: Tracer, x: str) -> Op | None:
     return tr.add(
         "position_of",
         "PR",
-        f"Counting from the {side}, at which position is the {view.mark} for {x}?",
+        f"Counting from the {side}, at which position is the {view.mark} for {x_text}?",
         float(i + 1),
         "number",
-        args={"x": x},
+        depends_on=deps,
+        args={"x": x, **refs("x", deps)},
         note=f"the {view.mark} for {x} is the {ordinal(i + 1)} from the {side}",
         exact=True,
     )

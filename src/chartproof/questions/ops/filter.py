@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from chartproof.questions.describe import mark_name, series_mark
 from chartproof.questions.ops.compare import labelled_values
+from chartproof.questions.ops.extract import Label, refs, resolve
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
 
@@ -45,9 +46,11 @@ def _args(series: str, cond: str, lo: float, hi: float | None) -> dict[str, obje
     return {"series": series, "cond": cond, "lo": lo, "hi": hi}
 
 
-def select(tr: Tracer, series: str, cond: str, lo: float, hi: float | None = None) -> Op | None:
-    """The x labels whose `series` value meets the condition, in display order (CP)."""
+def select(tr: Tracer, series: Label, cond: str, lo: float, hi: float | None = None) -> Op | None:
+    """The x labels whose `series` value meets the condition, in display order (CP);
+    `series` may be an earlier step's answer (a series name or its colour)."""
     view = tr.view
+    series, s_text, deps = resolve(tr, series, "series")
     hits = _matches(view, series, cond, lo, hi)
     if hits is None or not hits:
         return None
@@ -55,11 +58,12 @@ def select(tr: Tracer, series: str, cond: str, lo: float, hi: float | None = Non
     return tr.add(
         "select",
         "CP",
-        f"Which {view.x_label} values have {series} {text}?",
+        f"Which {view.x_label} values have {s_text} {text}?",
         tuple(lab for lab, _ in hits),
         "list",
+        depends_on=deps,
         cells=tuple((lab, series) for lab in view.x_labels),
-        args=_args(series, cond, lo, hi),  # type: ignore[arg-type]
+        args={**_args(series, cond, lo, hi), **refs("series", deps)},  # type: ignore[dict-item]
         note=f"of {series_mark(view, series)}, those {text} are at "
         + ", ".join(f"{lab} ({view.fmt(v)})" for lab, v in hits),
     )

@@ -8,6 +8,7 @@ import math
 
 from chartproof.questions.describe import box_stat_name, mark_name, series_mark
 from chartproof.questions.ops.compare import labelled_values, superlative, word
+from chartproof.questions.ops.extract import Label, refs, resolve, x_noun
 from chartproof.questions.trace import Op, Tracer, ref
 from chartproof.questions.view import BOX_STATS, ChartView
 
@@ -222,9 +223,11 @@ def band_of(r: float) -> str | None:
     return None
 
 
-def corr_class(tr: Tracer, series: str) -> Op | None:
-    """The correlation band of a scatter series: "high positive", "low negative", ... (TI)."""
+def corr_class(tr: Tracer, series: Label) -> Op | None:
+    """The correlation band of a scatter series: "high positive", "low negative", ... (TI);
+    `series` may be an earlier step's answer."""
     view = tr.view
+    series, s_text, deps = resolve(tr, series, "group")
     pts = view.points.get(series)
     r = pearson(pts) if pts else None
     band = band_of(r) if r is not None else None
@@ -233,11 +236,12 @@ def corr_class(tr: Tracer, series: str) -> Op | None:
     return tr.add(
         "corr_class",
         "TI",
-        f"What kind of correlation does {series} show?",
+        f"What kind of correlation does {s_text} show?",
         band,
         "text",
+        depends_on=deps,
         cells=((series, series),),
-        args={"series": series},
+        args={"series": series, **refs("series", deps)},
         note=f"{series_mark(view, series)} follow a {band} correlation (Pearson r about {r:.2f})",
     )
 
@@ -265,9 +269,11 @@ def corr_band(tr: Tracer, series: str, band: str) -> Op | None:
     )
 
 
-def iqr(tr: Tracer, x: str) -> Op | None:
-    """The interquartile range (upper minus lower quartile) of the box at `x` (NC)."""
+def iqr(tr: Tracer, x: Label) -> Op | None:
+    """The interquartile range (upper minus lower quartile) of the box at `x` (NC); `x` may
+    be an earlier step's answer."""
     view = tr.view
+    x, x_text, deps = resolve(tr, x, x_noun(view))
     box = view.boxes.get(x)
     if box is None or view.xi(x) is None:
         return None
@@ -275,11 +281,12 @@ def iqr(tr: Tracer, x: str) -> Op | None:
     return tr.add(
         "iqr",
         "NC",
-        f"What is the interquartile range of {x}?",
+        f"What is the interquartile range of {x_text}?",
         q3 - q1,
         "number",
+        depends_on=deps,
         cells=((x, "q1"), (x, "q3")),
-        args={"x": x},
+        args={"x": x, **refs("x", deps)},
         note=f"the box for {x} spans from {view.fmt(q1)} to {view.fmt(q3)}, an interquartile "
         f"range of {view.fmt(q3 - q1)}",
         err=view.read_error(q1) + view.read_error(q3),

@@ -66,7 +66,9 @@ def threshold_between(view: ChartView, lo: float, hi: float) -> float | None:
     # the coarsest power-of-ten grid that has a point inside (a, b)
     step = 10.0 ** math.floor(math.log10(b - a)) if b - a > 0 else 1.0
     for _ in range(6):
-        c = math.ceil(a / step) * step
+        # the first grid point above a (ceil(a / step) alone can land on a itself, or
+        # below it, when a / step is not exact in floating point)
+        c = (math.floor(a / step + 1e-9) + 1) * step
         if a < c < b and view.distinct(c, lo) and view.distinct(c, hi):
             return float(round(c, 10))
         step /= 10

@@ -1,7 +1,12 @@
 """ChartR reasoning chains: composite questions decomposed into 4 to 10 dependent
-sub-questions (VE, CI, PR, VC, CP, TI, SO, NC), whose answers the final question aggregates.
+sub-questions that span both task categories (VE, CI, PR and VC, CP, TI, SO, NC) and at
+least three task types; the final question's answer is computed from the sub-answers.
 
-Each program records its sub-questions as operations; `depends_on` links make the DAG.
+Every later step takes its inputs from earlier steps' results (a label found, a colour
+identified, values read), so the `depends_on` links are the real data flow: replaying a
+chain with another answer for a step changes what the steps after it derive
+(`chartproof.questions.program.replay`). `execute` rejects a run whose steps do not form
+such a chain (`chartproof.questions.chains.chain_problem`).
 """
 
 from __future__ import annotations
@@ -17,20 +22,32 @@ from chartproof.questions.programs._pick import (
     MULTI,
     charts,
     pick_series,
+    pick_threshold,
     pick_x,
     threshold_between,
 )
 from chartproof.questions.trace import Op, Tracer
-from chartproof.questions.view import ChartView
+from chartproof.questions.view import BOX_STATS, ChartView
 
 __all__ = [
     "ChainBoxIqr",
+    "ChainBoxPositions",
+    "ChainBoxReach",
+    "ChainBoxSkew",
+    "ChainBoxWhiskers",
+    "ChainBoxWidth",
     "ChainColorTotal",
     "ChainGrowth",
     "ChainPieTopShare",
     "ChainPositionAverage",
+    "ChainPositionShare",
     "ChainRangeTrend",
-    "ChainThresholdSum",
+    "ChainScatterEnds",
+    "ChainScatterExtent",
+    "ChainScatterGroups",
+    "ChainScatterSlope",
+    "ChainSeriesAverage",
+    "ChainThresholdShare",
     "ChainTopGaps",
 ]
 
@@ -41,11 +58,24 @@ class _Chain(Program):
     question_type = "reasoning"
 
 
-def _reads(tr: Tracer, series: str, after: Op | None = None) -> list[Op] | None:
-    """One VE step per x label of a series."""
-    out: list[Op] = []
-    for x in tr.view.x_labels:
-        op = tr.link(ops.read(tr, series, x), *(after,) if after else ())
+def _ordered(view: ChartView) -> bool:
+    return view.chart_type in LINES or view.x_kind == "time"
+
+
+def _colour_keyed(view: ChartView, k_max: int) -> bool:
+    """Several series, each with its own colour name (so a colour identifies a series)."""
+    return (
+        2 <= len(view.series) <= k_max
+        and set(view.series) <= set(view.colors)
+        and len({view.colors[s] for s in view.series}) == len(view.series)
+    )
+
+
+def _series_by_colour(tr: Tracer) -> list[Op] | None:
+    """One CI step per series: which series the legend shows in each colour."""
+    out = []
+    for s in tr.view.series:
+        op = ops.key_of_color(tr, tr.view.colors[s])
         if op is None:
             return None
         out.append(op)
@@ -55,7 +85,8 @@ def _reads(tr: Tracer, series: str, after: Op | None = None) -> list[Op] | None:
 @register
 class ChainRangeTrend(_Chain):
     """ChartR's worked example: among the x labels whose value lies in a band, is the trend
-    from the lowest to the highest value increasing?  CI → VE… → CP → VC, VC → TI."""
+    from the one with the lowest to the one with the highest value increasing?
+    [CI →] CP → VC, VC → VE, VE, PR, PR → TI."""
 
     name = "chain_range_trend"
     task_type = "TI"
@@ -72,8 +103,7 @@ class ChainRangeTrend(_Chain):
     slots = slot_kinds(series="series", lo="number", hi="number")
 
     def applies(self, view: ChartView) -> bool:
-        ordered = view.chart_type in LINES or view.x_kind == "time"
-        return super().applies(view) and ordered and 3 <= view.n <= 6
+        return super().applies(view) and _ordered(view) and view.n >= 3 and view.x_unique
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         ss = pick_series(view, rng)
@@ -81,6 +111,8 @@ class ChainRangeTrend(_Chain):
         if ss is None or col is None:
             return None
         vals = sorted(set(col))
+        if len(vals) < 2:
+            return None
         pad = 0.1 * view.span
         edges = [vals[0] - pad, *vals, vals[-1] + pad]
         # the band keeps sorted values i..j (at least two of them)
@@ -94,27 +126,34 @@ class ChainRangeTrend(_Chain):
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
         s = str(args["series"])
-        color = ops.color_of(tr, s) if len(tr.view.series) > 1 else None
-        reads = _reads(tr, s, color)
-        if reads is None:
-            return None
-        band = tr.link(ops.select(tr, s, "between", float(args["lo"]), float(args["hi"])), *reads)
+        key: str | Op = s
+        if len(tr.view.series) > 1 and s in tr.view.colors:
+            colour = ops.color_of(tr, s)
+            if colour is None:
+                return None
+            key = colour
+        band = ops.select(tr, key, "between", float(args["lo"]), float(args["hi"]))
         if band is None or not isinstance(band.value, tuple) or len(band.value) < 2:
             return None
         low, high = ops.extreme(tr, s, "min", among=band), ops.extreme(tr, s, "max", among=band)
         if low is None or high is None:
             return None
-        return ops.trend_between(tr, s, low, high)
+        v_low, v_high = ops.read(tr, s, low), ops.read(tr, s, high)
+        p_low, p_high = ops.position_of(tr, low), ops.position_of(tr, high)
+        if v_low is None or v_high is None or p_low is None or p_high is None:
+            return None
+        return ops.trend_of(tr, s, p_low, v_low, p_high, v_high)
 
 
 @register
 class ChainColorTotal(_Chain):
-    """The colour of the series with the largest total: NC per series → VC → CI."""
+    """The colour of the series with the largest total: CI per colour → NC per series →
+    VC → CI."""
 
     name = "chain_color_total"
     task_type = "CI"
     chart_types = MULTI
-    min_series = 3
+    min_series = 2
     templates = (
         "What is the colour of the series with the largest total across all {x_title} values?",
         "Which colour belongs to the series whose values add up to the most?",
@@ -122,63 +161,72 @@ class ChainColorTotal(_Chain):
     )
 
     def applies(self, view: ChartView) -> bool:
-        return super().applies(view) and len(view.series) <= 9 and bool(view.colors)
+        return super().applies(view) and _colour_keyed(view, 4)
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         return {}
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
+        keyed = _series_by_colour(tr)
+        if keyed is None:
+            return None
         totals: list[tuple[str, Op]] = []
-        for s in tr.view.series:
-            total = ops.aggregate(tr, s, "sum")
+        for who in keyed:
+            total = ops.aggregate(tr, who, "sum")
             if total is None:
                 return None
-            totals.append((s, total))
+            totals.append((str(who.value), total))
         top = ops.best_of(tr, tuple(totals), "max", "series")
-        if top is None:
-            return None
-        return tr.link(ops.color_of(tr, str(top.value)), top)
+        return None if top is None else ops.color_of(tr, top)
 
 
 @register
-class ChainThresholdSum(_Chain):
-    """The total of the values above a threshold: VE per label → CP → NC."""
+class ChainThresholdShare(_Chain):
+    """The share of the total that the values above a threshold make up:
+    VE per label → CP → NC (their sum), NC (the total) → NC."""
 
-    name = "chain_threshold_sum"
+    name = "chain_threshold_share"
     task_type = "NC"
     chart_types = CATEGORY
     templates = (
-        "What is the total of {series} over the {x_title} values where it is above {threshold}?",
-        "Adding {series} only where it exceeds {threshold}, what is the sum?",
-        "What do the {series} values higher than {threshold} add up to across the chart?",
+        "What percentage of the total {series} over all {x_title} values comes from those "
+        "where it is above {threshold}?",
+        "Of the sum of {series} across the chart, what share in percent do the values higher "
+        "than {threshold} make up?",
+        "Taking only the {series} values above {threshold}, what percentage of the whole do "
+        "they add up to?",
     )
     slots = slot_kinds(series="series", threshold="number")
 
     def applies(self, view: ChartView) -> bool:
-        return super().applies(view) and 3 <= view.n <= 9
+        return super().applies(view) and 3 <= view.n <= 7 and view.x_unique
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
-        from chartproof.questions.programs._pick import pick_threshold
-
         ss = pick_series(view, rng)
         t = pick_threshold(view, ss[0], rng) if ss else None
         return None if ss is None or t is None else {"series": ss[0], "threshold": t}
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
         s, t = str(args["series"]), float(args["threshold"])
-        reads = _reads(tr, s)
-        if reads is None:
+        reads = [ops.read(tr, s, x) for x in tr.view.x_labels]
+        if any(r is None for r in reads):
             return None
-        kept = tr.link(ops.select(tr, s, "above", t), *reads)
+        got = [r for r in reads if r is not None]
+        if any(r.number() <= 0 for r in got):
+            return None  # a share of a total with negative parts means nothing
+        kept = ops.select_of(tr, s, got, "above", t)
         if kept is None:
             return None
-        return tr.link(ops.sum_where(tr, s, "above", t), kept)
+        part, whole = ops.total_of(tr, s, got, among=kept), ops.total_of(tr, s, got)
+        if part is None or whole is None:
+            return None
+        return ops.arith(tr, "percent", part, whole)
 
 
 @register
 class ChainTopGaps(_Chain):
     """Is the lead of the largest value over the second bigger than that of the second
-    over the third?  SO → SO×3 → NC×2 → VC."""
+    over the third?  SO×3 → VE×3 → NC×2 → VC."""
 
     name = "chain_top_gaps"
     task_type = "VC"
@@ -192,7 +240,7 @@ class ChainTopGaps(_Chain):
     slots = slot_kinds(series="series")
 
     def applies(self, view: ChartView) -> bool:
-        return super().applies(view) and 3 <= view.n <= 8
+        return super().applies(view) and view.n >= 3 and view.x_unique
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         ss = pick_series(view, rng)
@@ -200,72 +248,191 @@ class ChainTopGaps(_Chain):
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
         s = str(args["series"])
-        order = ops.sort(tr, s, True)
-        if order is None:
+        places = [ops.kth(tr, s, k, "max") for k in (1, 2, 3)]
+        if any(p is None for p in places):
             return None
-        top = [tr.link(ops.kth_value(tr, s, k), order) for k in (1, 2, 3)]
-        if any(t is None for t in top):
+        reads = [ops.read(tr, s, p) for p in places if p is not None]
+        if any(r is None for r in reads):
             return None
-        a, b, c = (t for t in top if t is not None)
+        a, b, c = (r for r in reads if r is not None)
         first, second = ops.arith(tr, "sub", a, b), ops.arith(tr, "sub", b, c)
         return None if first is None or second is None else ops.compare(tr, first, second, "gt")
 
 
+def _position_average(tr: Tracer, series: str | Op, args: Args) -> Op | None:
+    """PR×3 → VE×3 → NC → VC: the mark at one position against the mean of two others."""
+    places = [ops.label_at(tr, int(args[k])) for k in ("k", "k2", "k3")]
+    if any(p is None for p in places):
+        return None
+    reads = [ops.read(tr, series, p) for p in places if p is not None]
+    if any(r is None for r in reads):
+        return None
+    target, a, b = (r for r in reads if r is not None)
+    mean = ops.arith(tr, "mean", a, b)
+    return None if mean is None else ops.compare(tr, target, mean, "gt")
+
+
+def _three_positions(
+    view: ChartView, rng: random.Random, series: str | None = None
+) -> dict[str, ArgValue] | None:
+    """Three distinct positions; with a series, preferably ones whose values a reader can
+    get within tolerance and whose comparison is clear (the chain is asked only then)."""
+    if not view.x_unique or view.n < 3:
+        return None
+    col = view.values.get(series) if series is not None else None
+    for _ in range(8):
+        k, k2, k3 = rng.sample(range(1, view.n + 1), 3)
+        if col is None:
+            break
+        vals = [col[i - 1] for i in (k, k2, k3)]
+        if any(v is None or v == 0 or view.read_error(v) > 0.2 * abs(v) for v in vals):
+            continue
+        target, a, b = (float(v) for v in vals if v is not None)
+        err = view.read_error(target)
+        if view.distinct(target, (a + b) / 2, err_a=err, err_b=err):
+            break
+    return {"k": k, "k2": k2, "k3": k3}
+
+
 @register
 class ChainPositionAverage(_Chain):
-    """Is the k-th mark from the left higher than the average of two named marks?
-    PR → VE, VE, VE → NC → VC."""
+    """Is the k-th mark from the left higher than the average of two other marks given by
+    position?  PR×3 → VE×3 → NC → VC."""
 
     name = "chain_position_average"
     task_type = "VC"
-    chart_types = (BARS - {"stacked_bar", "grouped_bar"}) | charts("line")
+    chart_types = (BARS - {"stacked_bar", "grouped_bar"}) | LINES
     templates = (
-        "Is the {k} {mark} from the {side} higher than the average of {x} and {x2}?",
-        "Does the {k} {mark} counted from the {side} exceed the mean of {x} and {x2}?",
-        "Compared with the average of {x} and {x2}, is the {k} {mark} from the {side} larger?",
+        "Is the {k} {mark} from the {side} higher than the average of the {k2} and the {k3} "
+        "{marks}?",
+        "Does the {k} {mark} counted from the {side} exceed the mean of the {k2} and the "
+        "{k3} {marks}?",
+        "Compared with the average of the {k2} and the {k3} {marks} from the {side}, is the "
+        "{k} {mark} larger?",
     )
-    slots = slot_kinds(k="ordinal", x="x", x2="x")
+    slots = slot_kinds(k="ordinal", k2="ordinal", k3="ordinal")
 
     def applies(self, view: ChartView) -> bool:
         return super().applies(view) and len(view.series) == 1 and view.n >= 3
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
-        xs = pick_x(view, rng, 3)
-        if xs is None:
-            return None
-        return {"k": view.x_labels.index(xs[0]) + 1, "x": xs[1], "x2": xs[2]}
+        return _three_positions(view, rng, view.series[0])
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
-        s = tr.view.series[0]
-        where = ops.label_at(tr, int(args["k"]))
-        if where is None:
+        return _position_average(tr, tr.view.series[0], args)
+
+
+@register
+class ChainSeriesAverage(_Chain):
+    """For one of several series, found by its colour: is its value at the k-th label from
+    the left higher than its average at two other positions?  CI, PR×3 → VE×3 → NC → VC."""
+
+    name = "chain_series_average"
+    task_type = "VC"
+    chart_types = BARS | LINES
+    min_series = 2
+    templates = (
+        "For {series}, is the value at the {k} {x_title} from the {side} higher than the "
+        "average of its values at the {k2} and the {k3}?",
+        "Does {series} at the {k} {x_title} counted from the {side} exceed its mean over the "
+        "{k2} and the {k3}?",
+        "Compared with its average at the {k2} and the {k3} {x_title} from the {side}, is "
+        "{series} larger at the {k}?",
+    )
+    slots = slot_kinds(series="series", k="ordinal", k2="ordinal", k3="ordinal")
+
+    def applies(self, view: ChartView) -> bool:
+        return super().applies(view) and _colour_keyed(view, 8) and view.n >= 3
+
+    def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
+        ss = pick_series(view, rng)
+        ks = _three_positions(view, rng, ss[0]) if ss else None
+        return None if ks is None or ss is None else {"series": ss[0], **ks}
+
+    def run(self, tr: Tracer, args: Args) -> Op | None:
+        colour = ops.color_of(tr, str(args["series"]))
+        return None if colour is None else _position_average(tr, colour, args)
+
+
+@register
+class ChainPositionShare(_Chain):
+    """What share of the whole do the marks at two positions make up together?
+    [CI →] PR, PR → VE, VE → NC; NC (the whole) → NC.  No step compares values, so the
+    chain stays answerable on charts whose values are too close to rank."""
+
+    name = "chain_position_share"
+    task_type = "NC"
+    fallback = True
+    chart_types = CATEGORY - {"stacked_bar"}
+    templates = (
+        "What percentage of the total {series} over all {x_title} values do the {k} and the "
+        "{k2} {mark} from the {side} make up together?",
+        "Together, what share in percent of the sum of {series} do the {k} and the {k2} "
+        "{marks} counted from the {side} hold?",
+        "Adding the {k} and the {k2} {mark} from the {side}, how many percent of the whole "
+        "{series} is that?",
+    )
+    slots = slot_kinds(series="series", k="ordinal", k2="ordinal")
+
+    def applies(self, view: ChartView) -> bool:
+        multi = len(view.series) > 1
+        return (
+            super().applies(view)
+            and view.n >= 3
+            and view.x_unique
+            and (not multi or _colour_keyed(view, 8))
+        )
+
+    def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
+        ss = pick_series(view, rng)
+        col = view.column(ss[0]) if ss else None
+        if ss is None or col is None or any(v <= 0 for v in col):
+            return None  # shares of a total with negative parts mean nothing
+        # positions whose values a reader gets within tolerance
+        ok = [i + 1 for i, v in enumerate(col) if view.read_error(v) <= 0.2 * v]
+        if len(ok) < 2:
             return None
-        target = tr.link(ops.read(tr, s, str(where.value)), where)
-        a, b = ops.read(tr, s, str(args["x"])), ops.read(tr, s, str(args["x2"]))
-        if target is None or a is None or b is None:
+        k, k2 = rng.sample(ok, 2)
+        return {"series": ss[0], "k": k, "k2": k2}
+
+    def run(self, tr: Tracer, args: Args) -> Op | None:
+        s = str(args["series"])
+        key: str | Op = s
+        if len(tr.view.series) > 1:
+            colour = ops.color_of(tr, s)
+            if colour is None:
+                return None
+            key = colour
+        a, b = ops.label_at(tr, int(args["k"])), ops.label_at(tr, int(args["k2"]))
+        if a is None or b is None:
             return None
-        mean = ops.arith(tr, "mean", a, b)
-        return None if mean is None else ops.compare(tr, target, mean, "gt")
+        va, vb = ops.read(tr, key, a), ops.read(tr, key, b)
+        if va is None or vb is None:
+            return None
+        both, whole = ops.arith(tr, "add", va, vb), ops.aggregate(tr, key, "sum")
+        if both is None or whole is None:
+            return None
+        return ops.arith(tr, "percent", both, whole)
 
 
 @register
 class ChainGrowth(_Chain):
-    """Which series changed the most between two x labels?  (VE, VE → NC) per series → VC."""
+    """The colour of the series that grew the most between two x labels:
+    (VE, VE → NC) per series → VC → CI."""
 
     name = "chain_growth"
-    task_type = "VC"
+    task_type = "CI"
     chart_types = MULTI
     min_series = 2
     templates = (
-        "Which series grew the most from {x} to {x2}?",
-        "Between {x} and {x2}, which series shows the largest increase?",
-        "From {x} to {x2}, which series gains the most?",
+        "What colour is the series that grew the most from {x} to {x2}?",
+        "Between {x} and {x2}, which colour has the series with the largest increase?",
+        "From {x} to {x2}, in what colour is the series that gains the most drawn?",
     )
     slots = slot_kinds(x="x", x2="x")
 
     def applies(self, view: ChartView) -> bool:
-        ordered = view.chart_type in LINES or view.x_kind == "time"
-        return super().applies(view) and ordered and len(view.series) <= 3
+        return super().applies(view) and _ordered(view) and _colour_keyed(view, 3)
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         xs = pick_x(view, rng, 2)
@@ -285,48 +452,241 @@ class ChainGrowth(_Chain):
             if change is None:
                 return None
             changes.append((s, change))
-        return ops.best_of(tr, tuple(changes), "max", "series")
+        top = ops.best_of(tr, tuple(changes), "max", "series")
+        return None if top is None else ops.color_of(tr, top)
 
 
-@register
-class ChainBoxIqr(_Chain):
-    """Which box has the widest interquartile range?  (VE q1, VE q3 → NC) per box, or NC per
-    box when there are many → VC."""
+class _BoxSpread(_Chain):
+    """Is the box with the highest median also more spread out than the box with the
+    lowest median?  VC, VC → VE×4 → NC×2 → VC."""
 
-    name = "chain_box_iqr"
     task_type = "VC"
     chart_types = charts("box")
     min_series = 0
-    templates = (
-        "Which {x_title} has the largest interquartile range?",
-        "Whose box is the tallest between its lower and upper quartile?",
-        "Which {x_title} shows the widest spread between its quartiles?",
-    )
+    ends: tuple[str, str]
+    """The two statistics whose difference is the spread: quartiles or whisker ends."""
 
     def applies(self, view: ChartView) -> bool:
-        return super().applies(view) and 2 <= len(view.boxes) <= 10 and view.x_unique
+        return super().applies(view) and len(view.boxes) >= 2 and view.x_unique
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         return {}
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
-        spans: list[tuple[str, Op]] = []
-        detailed = len(tr.view.boxes) <= 3
-        for x in tr.view.boxes:
-            if detailed:
-                q1, q3 = ops.read_box(tr, "q1", x), ops.read_box(tr, "q3", x)
-                span = None if q1 is None or q3 is None else ops.arith(tr, "sub", q3, q1)
-            else:
-                span = ops.iqr(tr, x)
-            if span is None:
+        top, bottom = ops.box_extreme(tr, "median", "max"), ops.box_extreme(tr, "median", "min")
+        if top is None or bottom is None:
+            return None
+        low, high = self.ends
+        spans: list[Op] = []
+        for who in (top, bottom):
+            a, b = ops.read_box(tr, low, who), ops.read_box(tr, high, who)
+            if a is None or b is None:
                 return None
-            spans.append((x, span))
-        return ops.best_of(tr, tuple(spans), "max", tr.view.x_label)
+            width = ops.arith(tr, "sub", b, a)
+            if width is None:
+                return None
+            spans.append(width)
+        return ops.compare(tr, spans[0], spans[1], "gt")
+
+
+@register
+class ChainBoxWidth(_BoxSpread):
+    """Between the quartiles."""
+
+    name = "chain_box_width"
+    ends = ("q1", "q3")
+    templates = (
+        "Is the interquartile range of the {x_title} with the highest median larger than "
+        "that of the box with the lowest median?",
+        "Does the box with the highest median span more between its quartiles than the box "
+        "with the lowest median?",
+        "Comparing the {x_title} with the highest and the lowest median, is the first one's "
+        "box taller between the quartiles?",
+    )
+
+
+@register
+class ChainBoxReach(_BoxSpread):
+    """Between the whisker ends."""
+
+    name = "chain_box_reach"
+    ends = ("min", "max")
+    templates = (
+        "Is the distance from minimum to maximum of the {x_title} with the highest median "
+        "larger than that of the box with the lowest median?",
+        "Do the whiskers of the box with the highest median reach further apart than those "
+        "of the box with the lowest median?",
+        "Comparing the {x_title} with the highest and the lowest median, does the first one "
+        "have the wider range between its minimum and maximum?",
+    )
+
+
+@register
+class ChainBoxPositions(_Chain):
+    """Is the k-th box from the left wider between its quartiles than the j-th?
+    (PR → VE, VE → NC) per box → VC."""
+
+    name = "chain_box_positions"
+    task_type = "VC"
+    chart_types = charts("box")
+    min_series = 0
+    templates = (
+        "Is the interquartile range of the {k} box from the {side} larger than that of the "
+        "{k2} box?",
+        "Counting from the {side}, is the {k} box taller between its quartiles than the {k2}?",
+        "Does the {k} box from the {side} span more between its quartiles than the {k2} box?",
+    )
+    slots = slot_kinds(k="ordinal", k2="ordinal")
+
+    def applies(self, view: ChartView) -> bool:
+        return super().applies(view) and 2 <= len(view.boxes) == view.n and view.x_unique
+
+    def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
+        # prefer two boxes whose quartile spans a reader can tell apart
+        def width(k: int) -> tuple[float, float]:
+            b = view.boxes[view.x_labels[k - 1]]
+            return b[3] - b[1], view.read_error(b[1]) + view.read_error(b[3])
+
+        pairs = [(a, b) for a in range(1, view.n + 1) for b in range(1, view.n + 1) if a != b]
+        rng.shuffle(pairs)
+        for a, b in pairs:
+            (wa, ea), (wb, eb) = width(a), width(b)
+            if view.distinct(wa, wb, err_a=ea, err_b=eb):
+                return {"k": a, "k2": b}
+        return {"k": pairs[0][0], "k2": pairs[0][1]}
+
+    def run(self, tr: Tracer, args: Args) -> Op | None:
+        widths: list[Op] = []
+        for k in (int(args["k"]), int(args["k2"])):
+            where = ops.label_at(tr, k)
+            if where is None:
+                return None
+            q1, q3 = ops.read_box(tr, "q1", where), ops.read_box(tr, "q3", where)
+            width = None if q1 is None or q3 is None else ops.arith(tr, "sub", q3, q1)
+            if width is None:
+                return None
+            widths.append(width)
+        return ops.compare(tr, widths[0], widths[1], "gt")
+
+
+class _BoxSkew(_Chain):
+    """Is the median of the k-th box closer to one end of its box than to the other?
+    PR → VE×3 → NC×2 → VC."""
+
+    task_type = "VC"
+    chart_types = charts("box")
+    min_series = 0
+    slots = slot_kinds(k="ordinal")
+    ends: tuple[str, str]
+    """The statistics below and above the median that the two distances run to."""
+
+    def applies(self, view: ChartView) -> bool:
+        return super().applies(view) and 1 <= len(view.boxes) == view.n and view.x_unique
+
+    def _halves(self, view: ChartView, x: str) -> tuple[float, float, float, float]:
+        b = view.boxes[x]
+        lo, mid, hi = (b[BOX_STATS.index(k)] for k in (self.ends[0], "median", self.ends[1]))
+        e = view.read_error(mid)
+        return mid - lo, hi - mid, view.read_error(lo) + e, view.read_error(hi) + e
+
+    def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
+        ks = list(range(1, view.n + 1))
+        rng.shuffle(ks)
+        for k in ks:  # prefer a box whose two distances a reader can tell apart
+            below, above, eb, ea = self._halves(view, view.x_labels[k - 1])
+            if view.distinct(below, above, err_a=eb, err_b=ea):
+                return {"k": k}
+        return {"k": ks[0]}
+
+    def run(self, tr: Tracer, args: Args) -> Op | None:
+        where = ops.label_at(tr, int(args["k"]))
+        if where is None:
+            return None
+        low, high = self.ends
+        a, m, b = (ops.read_box(tr, stat, where) for stat in (low, "median", high))
+        if a is None or m is None or b is None:
+            return None
+        below, above = ops.arith(tr, "sub", m, a), ops.arith(tr, "sub", b, m)
+        if below is None or above is None:
+            return None
+        return ops.compare(tr, above, below, "lt")
+
+
+@register
+class ChainBoxSkew(_BoxSkew):
+    """Within the quartiles."""
+
+    name = "chain_box_skew"
+    ends = ("q1", "q3")
+    templates = (
+        "Is the median of the {k} box from the {side} closer to its upper quartile than to "
+        "its lower quartile?",
+        "In the {k} box counted from the {side}, does the median sit nearer the upper "
+        "quartile than the lower one?",
+        "For the {k} box from the {side}, is the distance from median to upper quartile "
+        "smaller than from lower quartile to median?",
+    )
+
+
+@register
+class ChainBoxWhiskers(_BoxSkew):
+    """Between the whisker ends."""
+
+    name = "chain_box_whiskers"
+    ends = ("min", "max")
+    templates = (
+        "Is the median of the {k} box from the {side} closer to its maximum than to its minimum?",
+        "In the {k} box counted from the {side}, does the median sit nearer the top whisker "
+        "end than the bottom one?",
+        "For the {k} box from the {side}, is the distance from median to maximum smaller "
+        "than from minimum to median?",
+    )
+
+
+@register
+class ChainBoxIqr(_Chain):
+    """How much wider is the box with the highest median than the box with the lowest?
+    VE (median) per box → VC, VC → NC, NC → NC."""
+
+    name = "chain_box_iqr"
+    task_type = "NC"
+    chart_types = charts("box")
+    min_series = 0
+    templates = (
+        "By how much does the interquartile range of the {x_title} with the highest median "
+        "differ from that of the box with the lowest median?",
+        "What is the difference between the interquartile ranges of the boxes with the "
+        "highest and the lowest median?",
+        "How far apart are the interquartile ranges of the {x_title} values with the largest "
+        "and the smallest median?",
+    )
+
+    def applies(self, view: ChartView) -> bool:
+        return super().applies(view) and 2 <= len(view.boxes) <= 6 and view.x_unique
+
+    def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
+        return {}
+
+    def run(self, tr: Tracer, args: Args) -> Op | None:
+        medians: list[tuple[str, Op]] = []
+        for x in tr.view.boxes:
+            m = ops.read_box(tr, "median", x)
+            if m is None:
+                return None
+            medians.append((x, m))
+        label = tr.view.x_label
+        top = ops.best_of(tr, tuple(medians), "max", label)
+        bottom = ops.best_of(tr, tuple(medians), "min", label)
+        if top is None or bottom is None:
+            return None
+        a, b = ops.iqr(tr, top), ops.iqr(tr, bottom)
+        return None if a is None or b is None else ops.arith(tr, "absdiff", a, b)
 
 
 @register
 class ChainPieTopShare(_Chain):
-    """The share of the pie taken by its two largest wedges: SO → SO, SO → NC, NC → NC."""
+    """The share of the pie taken by its two largest wedges:
+    SO → SO, SO → VE, VE → NC; NC (the whole) → NC."""
 
     name = "chain_pie_top_share"
     task_type = "NC"
@@ -338,7 +698,7 @@ class ChainPieTopShare(_Chain):
     )
 
     def applies(self, view: ChartView) -> bool:
-        return super().applies(view) and 3 <= view.n <= 8
+        return super().applies(view) and 3 <= view.n <= 10 and view.x_unique
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         return {}
@@ -348,12 +708,154 @@ class ChainPieTopShare(_Chain):
         order = ops.sort(tr, s, True)
         if order is None:
             return None
-        first = tr.link(ops.kth_value(tr, s, 1), order)
-        second = tr.link(ops.kth_value(tr, s, 2), order)
+        first, second = ops.nth_of(tr, order, 1), ops.nth_of(tr, order, 2)
         if first is None or second is None:
             return None
-        both = ops.arith(tr, "add", first, second)
+        a, b = ops.read(tr, s, first), ops.read(tr, s, second)
+        if a is None or b is None:
+            return None
+        both = ops.arith(tr, "add", a, b)
         whole = ops.aggregate(tr, s, "sum")
         if both is None or whole is None:
             return None
         return ops.arith(tr, "percent", both, whole)
+
+
+class _ScatterSlope(_Chain):
+    """Does the line between two extreme points slope the way the correlation goes?
+    VE×4 → NC×2 (left to right: VE×2 → NC; NC); TI → TI."""
+
+    task_type = "TI"
+    chart_types = charts("scatter")
+    slots = slot_kinds(series="series")
+    by: str
+    """Which coordinate picks the two points: "y" (lowest, highest) or "x" (leftmost,
+    rightmost)."""
+
+    def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
+        ss = pick_series(view, rng)
+        return None if ss is None else {"series": ss[0]}
+
+    def run(self, tr: Tracer, args: Args) -> Op | None:
+        s, by = str(args["series"]), self.by
+        y_hi, y_lo = ops.point_extreme(tr, s, "max", by=by), ops.point_extreme(tr, s, "min", by=by)
+        if y_hi is None or y_lo is None:
+            return None
+        dy = ops.arith(tr, "sub", y_hi, y_lo)
+        if by == "x":
+            # left to right is the x spread itself (single x coordinates near zero could
+            # not be held to a relative tolerance)
+            dx = ops.point_spread(tr, s, "x")
+        else:
+            x_hi, x_lo = ops.point_extreme(tr, s, "max", "x"), ops.point_extreme(tr, s, "min", "x")
+            dx = None if x_hi is None or x_lo is None else ops.arith(tr, "sub", x_hi, x_lo)
+        band = ops.corr_direction(tr, s)
+        if dx is None or dy is None or band is None:
+            return None
+        return ops.slope_agrees(tr, dx, dy, band)
+
+
+@register
+class ChainScatterSlope(_ScatterSlope):
+    """From the lowest to the highest point."""
+
+    name = "chain_scatter_slope"
+    by = "y"
+    templates = (
+        "For {series}, does the line from the lowest to the highest point slope the same way "
+        "as the overall correlation?",
+        "Does going from the lowest to the highest point of {series} agree in direction with "
+        "the correlation the points show?",
+        "Is the direction from the bottom-most to the top-most point of {series} the same as "
+        "that of its correlation?",
+    )
+
+
+@register
+class ChainScatterEnds(_ScatterSlope):
+    """From the leftmost to the rightmost point."""
+
+    name = "chain_scatter_ends"
+    by = "x"
+    templates = (
+        "For {series}, does the line from the leftmost to the rightmost point slope the same "
+        "way as the overall correlation?",
+        "Does going from the leftmost to the rightmost point of {series} agree in direction "
+        "with the correlation the points show?",
+        "Is the direction from the first to the last point of {series} along the "
+        "{x_title} axis the same as that of its correlation?",
+    )
+
+
+@register
+class ChainScatterExtent(_Chain):
+    """How steep is the point cloud from corner to corner of its extent, in the direction
+    its correlation goes?  CI → NC, NC, TI → NC."""
+
+    name = "chain_scatter_extent"
+    task_type = "NC"
+    chart_types = charts("scatter")
+    templates = (
+        "Going across the points of {series} in the direction of their correlation, how much "
+        "does {y_title} change per unit of {x_title} from one corner of their extent to the "
+        "other?",
+        "If {series} ran from corner to corner of the range of its points, following its "
+        "correlation, what would the change in {y_title} per unit of {x_title} be?",
+        "From the extent of the points of {series} and the sign of their correlation, what "
+        "is the corner-to-corner slope of {y_title} per unit of {x_title}?",
+    )
+    slots = slot_kinds(series="series")
+
+    def applies(self, view: ChartView) -> bool:
+        return super().applies(view) and bool(view.colors)
+
+    def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
+        ss = pick_series(view, rng)
+        return None if ss is None else {"series": ss[0]}
+
+    def run(self, tr: Tracer, args: Args) -> Op | None:
+        colour = ops.color_of(tr, str(args["series"]))
+        if colour is None:
+            return None
+        # spreads rather than single points: the lowest point often sits near zero, where
+        # no relative tolerance could hold a reading of it
+        dy, dx = ops.point_spread(tr, colour, "y"), ops.point_spread(tr, colour, "x")
+        band = ops.corr_direction(tr, colour)
+        if dy is None or dx is None or band is None:
+            return None
+        return ops.extent_slope(tr, dy, dx, band)
+
+
+@register
+class ChainScatterGroups(_Chain):
+    """What correlation does the group with the highest point show?
+    CI per colour → VE per group → VC → TI."""
+
+    name = "chain_scatter_groups"
+    task_type = "TI"
+    chart_types = charts("scatter")
+    min_series = 2
+    templates = (
+        "What kind of correlation does the group with the highest point show?",
+        "Which correlation band describes the group that reaches the highest {y_title}?",
+        "The group whose top point is highest: what kind of correlation do its points follow?",
+    )
+
+    def applies(self, view: ChartView) -> bool:
+        return super().applies(view) and _colour_keyed(view, 4)
+
+    def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
+        return {}
+
+    def run(self, tr: Tracer, args: Args) -> Op | None:
+        keyed = _series_by_colour(tr)
+        if keyed is None:
+            return None
+        tops: list[tuple[str, Op]] = []
+        for who in keyed:
+            top = ops.point_extreme(tr, who, "max")
+            if top is None:
+                return None
+            tops.append((str(who.value), top))
+        best = ops.best_of(tr, tuple(tops), "max", "group")
+        return None if best is None else ops.corr_class(tr, best)

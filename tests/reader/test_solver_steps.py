@@ -1,0 +1,89 @@
+"""The reader on chain steps that build on earlier answers: labels and colours found in
+earlier steps are written into the question; steps that only combine earlier answers (the
+k-th of an ordering, sums and filters of reads) are answered from those answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from chartproof.reader import solve, view_of_table
+from chartproof.questions import ChartView
+from chartproof.types import DataTable
+
+COUNTRIES = DataTable.from_csv(
+    "Country,2019,2020\nFrance,12,15\nGermany,30,28\nItaly,18,21\nSpain,9,11\n"
+)
+
+
+@pytest.fixture
+def countries() -> ChartView:
+    return view_of_table(COUNTRIES, "grouped_bar", colors={"2019": "blue", "2020": "orange"})
+
+
+@pytest.mark.parametrize(
+    ("question", "earlier", "steps", "answer"),
+    [
+        (  # a label from an earlier step, numbered by its step in the chain
+            "What is the value of 2020 in the country from step 3?",
+            [("What is the label of the second bar from the left?", "Germany")],
+            [3],
+            "28",
+        ),
+        (  # a series found by its colour
+            "What is the value of the series drawn in the colour from step 1 in the country "
+            "from step 2?",
+            [("What colour is used for 2019?", "orange"), ("Which label?", "Italy")],
+            [1, 2],
+            "21",
+        ),
+        (  # the model's own (wrong) earlier answer is what the step uses
+            "What is the value of 2019 in the country from step 1?",
+            [("What is the label of the first bar from the left?", "Spain")],
+            [1],
+            "9",
+        ),
+        (
+            "Which country comes second in the order of the answer to step 4?",
+            [("Order the Country values by 2019, from highest to lowest.", "Germany, Italy")],
+            [4],
+            "Italy",
+        ),
+        (
+            "What is the sum of the values from steps 1, 2 and 3?",
+            [("What is the value of 2019 in France?", "12"), ("... in Italy?", "18"),
+             ("... in Spain?", "9")],
+            [1, 2, 3],
+            "39",
+        ),
+        (
+            "What is the sum of the values from steps 1 and 2 at the Country values of the "
+            "answer to step 3?",
+            [("What is the value of 2019 in France?", "12"),
+             ("What is the value of 2019 in Italy?", "18"), ("Which?", "Italy")],
+            [1, 2, 3],
+            "18",
+        ),
+        (
+            "Of the Country values read in steps 1, 2 and 3, which have 2019 above 10?",
+            [("What is the value of 2019 in France?", "12"),
+             ("What is the value of 2019 in Italy?", "18"),
+             ("What is the value of 2019 in Spain?", "9")],
+            [1, 2, 3],
+            "France, Italy",
+        ),
+        (  # arithmetic on steps that are not the first ones
+            "What is the answer to step 5 minus the answer to step 7?",
+            [("What is A?", "30"), ("What is B?", "12")],
+            [5, 7],
+            "18",
+        ),
+    ],
+)  # fmt: skip
+def test_steps_that_build_on_earlier_answers(
+    countries: ChartView,
+    question: str,
+    earlier: list[tuple[str, str]],
+    steps: list[int],
+    answer: str,
+) -> None:
+    assert solve(question, countries, earlier, steps).answer == answer
