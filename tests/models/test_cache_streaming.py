@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("aiohttp", reason="the loopback server needs aiohttp (dev extra)")
 
 from chartproof.models.cache import CachedBackend, ResponseCache
-from chartproof.testing.loopback import Fault, LoopbackServer
 from chartproof.models.openai_compat import OpenAIBackend, OpenAISettings
 from chartproof.models.prompts import build_request
+from chartproof.testing.loopback import Fault, LoopbackServer
 
 
 def test_replies_are_cached_while_the_batch_is_still_running(tmp_path: Path) -> None:

@@ -10,9 +10,9 @@ import pytest
 
 pytest.importorskip("aiohttp", reason="the loopback server needs aiohttp (dev extra)")
 
-from chartproof.testing.loopback import Fault, LoopbackServer
 from chartproof.models.openai_compat import OpenAIBackend, OpenAISettings
 from chartproof.models.prompts import build_request
+from chartproof.testing.loopback import Fault, LoopbackServer
 
 SCHEDULE: dict[str, list[Fault | None]] = {
     "e0": ["empty"],

@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 
 pytest.importorskip("aiohttp", reason="the loopback server needs aiohttp (dev extra)")
 
-from chartproof.testing.loopback import LoopbackServer
 from chartproof.models.registry import run_identity
 from chartproof.pipelines.generate import generate
 from chartproof.runs import RunFolder
+from chartproof.testing.loopback import LoopbackServer
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from chartproof.reader import solve, view_of_table
 from chartproof.questions import ChartView
+from chartproof.reader import solve, view_of_table
 from chartproof.types import DataTable
 
 COUNTRIES = DataTable.from_csv(
