@@ -58,9 +58,19 @@ def table(
     cls: str = "grid",
     caption: str | None = None,
 ) -> Html:
-    """A table; cells may be `Html` (kept) or anything else (escaped)."""
+    """A table; cells may be `Html` (kept) or anything else (escaped).
+
+    Every row has one cell per header: a row of another length is a ValueError, since a
+    browser would shift its cells under the wrong headers without a word."""
     head = el("tr", *(el("th", h) for h in headers))
-    body = join(el("tr", *(el("td", c) for c in row)) for row in rows)
+    body_rows = [list(row) for row in rows]
+    for i, row in enumerate(body_rows):
+        if len(row) != len(headers):
+            raise ValueError(
+                f"table row {i} has {len(row)} cells for {len(headers)} headers "
+                f"({[str(h) for h in headers]})"
+            )
+    body = join(el("tr", *(el("td", c) for c in row)) for row in body_rows)
     cap = el("caption", caption) if caption else Html("")
     return el("table", cap, el("thead", head), el("tbody", body), cls=cls)
 

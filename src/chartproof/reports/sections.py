@@ -440,9 +440,10 @@ def roscoe_section(summary: Mapping[str, Any]) -> Html:
     parts: list[Html] = [
         el("h2", "Explanation quality: ROSCOE"),
         table(
-            ["model", *_ROSCOE_ORDER],
+            ["model", *_ROSCOE_ORDER, "AS renorm."],
             [row],
-            caption="means over answered samples — layout of ChartQA-X Table 5",
+            caption="means over answered samples — layout of ChartQA-X Table 5; AS renorm. is "
+            "the answer-selection score with the weights renormalised over the scores computed",
         ),
     ]
     if notes:
