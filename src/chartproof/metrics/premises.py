@@ -1,5 +1,12 @@
 """Visual premise proving metrics of RealCQA-V2: per-premise accuracy by kind, Acc_VPP
-(share of sequences with every premise right) and DCP (depth of correct premises).
+(share of sequences with every premise right) and DCP (depth of correct premises), with the
+figures a reader needs to judge them: the constant-answer baseline and two class-balanced
+scores (balanced accuracy, MCC).
+
+Premises are generated 1 true : 3 false, so answering "false" to everything scores about
+75 % premise accuracy; `premise_baseline` gives that figure for the premises at hand and
+`balanced_accuracy` (mean of the per-class accuracies, 50 % for any constant answer) and
+`mcc` (Matthews correlation, 0 for any constant answer) do not reward it.
 
 Pure functions of per-premise correctness; sequences are the ordered premise lists of one
 question each.
@@ -16,8 +23,11 @@ __all__ = [
     "KIND_ORDER",
     "PremiseOutcome",
     "acc_vpp",
+    "balanced_accuracy",
     "dcp",
+    "mcc",
     "premise_accuracy",
+    "premise_baseline",
     "premise_metrics",
     "premise_scores",
 ]
@@ -40,7 +50,9 @@ class PremiseOutcome(Record):
     kind: str
     """Premise kind: "structural", "data", "reasoning" or "math"."""
     correct: bool
-    """The model's true/false verdict matched the premise's label."""
+    """The model's true/false verdict matched the premise's label (no verdict is wrong)."""
+    truth: bool | None = None
+    """The premise's label, when known: needed for the baseline and the balanced scores."""
 
 
 def _check(sequences: Sequence[Sequence[bool]]) -> None:
@@ -80,43 +92,119 @@ def premise_accuracy(sequences: Sequence[Sequence[bool]]) -> float | None:
     return None if n == 0 else sum(sum(seq) for seq in sequences) / n
 
 
-def _by_kind(
+def _labelled(sequences: Sequence[Sequence[PremiseOutcome]]) -> list[PremiseOutcome] | None:
+    """Every premise, or None when one lacks its label (class-aware figures need them all)."""
+    flat = [p for seq in sequences for p in seq]
+    if not flat or any(p.truth is None for p in flat):
+        return None
+    return flat
+
+
+def balanced_accuracy(sequences: Sequence[Sequence[PremiseOutcome]]) -> float | None:
+    """Mean of the accuracy on true premises and on false ones (over the classes present);
+    None without premises or when a label is missing. Any constant answer scores 0.5 when
+    both classes occur."""
+    flat = _labelled(sequences)
+    if flat is None:
+        return None
+    recalls = []
+    for label in (True, False):
+        cls = [p.correct for p in flat if p.truth is label]
+        if cls:
+            recalls.append(sum(cls) / len(cls))
+    return sum(recalls) / len(recalls)
+
+
+def mcc(sequences: Sequence[Sequence[PremiseOutcome]]) -> float | None:
+    """Matthews correlation between verdicts and labels, "true" the positive class.
+
+    A premise without a verdict counts as the wrong verdict. 0 when a row or column of the
+    confusion matrix is empty (a constant answer; scikit-learn's convention); None without
+    premises or when a label is missing."""
+    flat = _labelled(sequences)
+    if flat is None:
+        return None
+    tp = sum(1 for p in flat if p.truth and p.correct)
+    fn = sum(1 for p in flat if p.truth and not p.correct)
+    tn = sum(1 for p in flat if not p.truth and p.correct)
+    fp = sum(1 for p in flat if not p.truth and not p.correct)
+    denom = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
+    if denom == 0:
+        return 0.0
+    return float((tp * tn - fp * fn) / denom**0.5)
+
+
+def premise_baseline(sequences: Sequence[Sequence[PremiseOutcome]]) -> dict[str, object] | None:
+    """What the better constant answer scores on these premises: its answer ("true" or
+    "false"), premise accuracy, Acc_VPP (sequences whose premises all carry that label),
+    balanced accuracy and MCC. None without premises or when a label is missing."""
+    flat = _labelled(sequences)
+    if flat is None:
+        return None
+    n_true = sum(1 for p in flat if p.truth)
+    answer = n_true > len(flat) - n_true  # ties go to "false", the designed majority
+    constant = [
+        [PremiseOutcome(kind=p.kind, correct=p.truth is answer, truth=p.truth) for p in seq]
+        for seq in sequences
+    ]
+    right = [[p.correct for p in seq] for seq in constant]
+    return {
+        "answer": "true" if answer else "false",
+        "accuracy": premise_accuracy(right),
+        "acc_vpp": acc_vpp(right),
+        "balanced_accuracy": balanced_accuracy(constant),
+        "mcc": mcc(constant),
+    }
+
+
+def _by_kind_outcomes(
     sequences: Sequence[Sequence[PremiseOutcome]],
-) -> dict[str, list[list[bool]]]:
+) -> dict[str, list[list[PremiseOutcome]]]:
     """Per kind, each sequence restricted to that kind's premises (empty ones dropped)."""
     kinds = [k for k in KIND_ORDER] + sorted(
         {p.kind for seq in sequences for p in seq} - set(KIND_ORDER)
     )
-    out: dict[str, list[list[bool]]] = {}
+    out: dict[str, list[list[PremiseOutcome]]] = {}
     for kind in kinds:
-        sub = [[p.correct for p in seq if p.kind == kind] for seq in sequences]
+        sub = [[p for p in seq if p.kind == kind] for seq in sequences]
         sub = [s for s in sub if s]
         if sub:
             out[kind] = sub
     return out
 
 
-def premise_metrics(sequences: Sequence[Sequence[PremiseOutcome]]) -> dict[str, object]:
-    """Accuracy, Acc_VPP, DCP and counts, overall and per kind (RealCQA-V2 Table 4 layout:
-    per kind, sequences are restricted to that kind's premises)."""
+def _by_kind(
+    sequences: Sequence[Sequence[PremiseOutcome]],
+) -> dict[str, list[list[bool]]]:
+    """`_by_kind_outcomes` as correctness only."""
+    return {
+        kind: [[p.correct for p in seq] for seq in sub]
+        for kind, sub in _by_kind_outcomes(sequences).items()
+    }
+
+
+def _figures(sequences: Sequence[Sequence[PremiseOutcome]]) -> dict[str, object]:
     flat = [[p.correct for p in seq] for seq in sequences]
-    out: dict[str, object] = {
+    return {
         "accuracy": premise_accuracy(flat),
         "acc_vpp": acc_vpp(flat),
         "dcp": dcp(flat),
+        "balanced_accuracy": balanced_accuracy(sequences),
+        "mcc": mcc(sequences),
+        "baseline": premise_baseline(sequences),
         "n": sum(len(s) for s in flat),
         "sequences": len(flat),
     }
+
+
+def premise_metrics(sequences: Sequence[Sequence[PremiseOutcome]]) -> dict[str, object]:
+    """Accuracy, Acc_VPP, DCP, balanced accuracy, MCC, the constant-answer baseline and
+    counts, overall and per kind (RealCQA-V2 Table 4 layout: per kind, sequences are
+    restricted to that kind's premises)."""
+    out = _figures(sequences)
     out["by_kind"] = {
-        kind: {
-            "code": KIND_CODES.get(kind, kind),
-            "accuracy": premise_accuracy(sub),
-            "acc_vpp": acc_vpp(sub),
-            "dcp": dcp(sub),
-            "n": sum(len(s) for s in sub),
-            "sequences": len(sub),
-        }
-        for kind, sub in _by_kind(sequences).items()
+        kind: {"code": KIND_CODES.get(kind, kind), **_figures(sub)}
+        for kind, sub in _by_kind_outcomes(sequences).items()
     }
     return out
 
