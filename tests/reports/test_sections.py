@@ -63,3 +63,25 @@ def test_roscoe_table_has_a_header_for_every_cell() -> None:
     page = str(roscoe_section(summary))
     assert misaligned_rows(page) == []
     assert page.count("<th>") == 12 and page.count("<td>") == 12
+
+
+def test_premise_section_shows_the_baseline_and_the_rule() -> None:
+    from chartproof.reports.sections import premise_section
+
+    figures = {"accuracy": 0.8, "balanced_accuracy": 0.6, "mcc": 0.25, "acc_vpp": 0.2}
+    base = {"answer": "false", "accuracy": 0.75, "balanced_accuracy": 0.5, "mcc": 0.0}
+    summary = {
+        "premise": {
+            **figures,
+            "dcp": 0.5,
+            "n": 40,
+            "by_kind": {"data": {**figures, "dcp": 0.5, "n": 40}},
+            "baseline": {**base, "acc_vpp": 0.0},
+            "rule": "over every premise; failures count as wrong",
+            "failed": 1,
+        }
+    }
+    page = str(premise_section(summary))
+    assert misaligned_rows(page) == []
+    assert "baseline: always &#x27;false&#x27;" in page or "baseline: always 'false'" in page
+    assert "75.00" in page and "failures count as wrong" in page

@@ -347,6 +347,24 @@ def _run_premise(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResul
         resps = per_sample[s.id]
         cached, calls, latency = _usage(resps)
         error = next((r.error for r in resps if not r.ok), None)
+        # every premise gets a step, failed calls too (no verdict, counted wrong), so the
+        # run's premise figures keep one denominator: all premises of all questions asked
+        steps: list[dict[str, JsonValue]] = []
+        for p, resp in zip(s.premises, resps, strict=True):
+            verdict = resp.parsed.truth if resp.ok and resp.parsed else None
+            step: dict[str, JsonValue] = {
+                "id": p.id,
+                "kind": p.kind,
+                "slot": p.slot,
+                "statement": p.text,
+                "truth": p.truth,
+                "prediction": verdict,
+                "output": resp.text,
+                "correct": verdict is not None and verdict == p.truth,
+            }
+            if not resp.ok:
+                step["error"] = resp.error
+            steps.append(step)
         if error is not None:
             out.append(
                 SampleResult(
@@ -355,27 +373,13 @@ def _run_premise(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResul
                     model=ctx.model,
                     groups=s.group_labels(),
                     error=error,
+                    steps=tuple(steps),
                     cached=cached,
                     calls=calls,
                     latency_s=latency,
                 )
             )
             continue
-        steps: list[dict[str, JsonValue]] = []
-        for p, resp in zip(s.premises, resps, strict=True):
-            verdict = resp.parsed.truth if resp.parsed else None
-            steps.append(
-                {
-                    "id": p.id,
-                    "kind": p.kind,
-                    "slot": p.slot,
-                    "statement": p.text,
-                    "truth": p.truth,
-                    "prediction": verdict,
-                    "output": resp.text,
-                    "correct": verdict is not None and verdict == p.truth,
-                }
-            )
         right = [bool(st["correct"]) for st in steps]
         scores: dict[str, float | None] = {
             "premise_accuracy": sum(right) / len(right),

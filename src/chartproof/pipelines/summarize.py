@@ -19,7 +19,7 @@ __all__ = ["BREAKDOWN_KEYS", "HEADLINE", "summarize"]
 HEADLINE: dict[str, tuple[str, ...]] = {
     "direct": ("accuracy", "relaxed_accuracy", "exact_match", "anls"),
     "chain": ("isa", "csa", "faa", "cfa", "accuracy"),
-    "premise": ("premise_accuracy", "acc_vpp"),
+    "premise": ("premise_accuracy", "premise_balanced_accuracy", "acc_vpp"),
 }
 """Metrics shown first for each protocol (others follow in name order)."""
 
@@ -92,7 +92,7 @@ def summarize(
     if protocol == "chain":
         summary["chain"] = _chain_diagnostics(answered)
     if protocol == "premise":
-        summary["premise"] = _premise_diagnostics(answered)
+        _premise_figures(summary, results, samples)
     families = _families(scored, samples)
     if families:
         summary["families"] = families
@@ -173,9 +173,101 @@ def _chain_diagnostics(results: Sequence[SampleResult]) -> dict[str, Any]:
     return dict(error_analysis(outcomes))
 
 
-def _premise_diagnostics(results: Sequence[SampleResult]) -> dict[str, Any]:
-    sequences = [
-        [PremiseOutcome(kind=str(st["kind"]), correct=bool(st["correct"])) for st in r.steps]
-        for r in results
-    ]
-    return dict(premise_metrics(sequences))
+PREMISE_RULE = (
+    "over every premise of every question asked: a premise whose call failed or whose reply "
+    "gave no true/false verdict counts as wrong"
+)
+"""The one counting rule behind every premise figure of a summary (stated in the report)."""
+
+
+def _premise_sequences(
+    results: Sequence[SampleResult], samples: Sequence[Sample]
+) -> dict[str, list[PremiseOutcome]]:
+    """Each result's premise outcomes; a failed result recorded without steps (older runs)
+    has all its dataset premises wrong."""
+    premises = {s.id: s.premises for s in samples}
+    out: dict[str, list[PremiseOutcome]] = {}
+    for r in results:
+        if r.steps:
+            out[r.sample_id] = [
+                PremiseOutcome(
+                    kind=str(st["kind"]),
+                    correct=bool(st.get("correct")),
+                    truth=st["truth"] if isinstance(st.get("truth"), bool) else None,
+                )
+                for st in r.steps
+            ]
+        elif premises.get(r.sample_id):
+            out[r.sample_id] = [
+                PremiseOutcome(kind=p.kind, correct=False, truth=p.truth)
+                for p in premises[r.sample_id]
+            ]
+    return out
+
+
+def _premise_score(metric: str, seqs: Sequence[Sequence[PremiseOutcome]]) -> dict[str, Any]:
+    """premise_accuracy (with a standard error clustered by question: premises of one
+    question are not independent), premise_balanced_accuracy or acc_vpp over `seqs`."""
+    figures = premise_metrics(seqs)
+    baseline = figures["baseline"]
+    base = baseline if isinstance(baseline, dict) else {}
+    n_prem = sum(len(q) for q in seqs)
+    if metric == "acc_vpp":
+        value, n = figures["acc_vpp"], len(seqs)
+        stderr = (
+            (value * (1 - value) / (n - 1)) ** 0.5 if isinstance(value, float) and n > 1 else None
+        )
+        key = "acc_vpp"
+    else:
+        key = "accuracy" if metric == "premise_accuracy" else "balanced_accuracy"
+        value, n = figures[key], n_prem
+        stderr = None
+        if metric == "premise_accuracy" and isinstance(value, float) and len(seqs) > 1:
+            k = len(seqs)
+            resid = sum((sum(p.correct for p in q) - value * len(q)) ** 2 for q in seqs)
+            stderr = (resid * k / (k - 1)) ** 0.5 / n_prem
+    note = None
+    if isinstance(base.get(key), float):
+        note = f"always {base['answer']!r} scores {100 * float(base[key]):.2f}"
+    return Score(
+        metric=metric,
+        value=value if isinstance(value, float) else None,
+        n=n,
+        stderr=stderr,
+        note=note,
+    ).model_dump(exclude_defaults=False)
+
+
+def _premise_figures(
+    summary: dict[str, Any], results: Sequence[SampleResult], samples: Sequence[Sample]
+) -> None:
+    """Give every premise figure of the summary one definition (RealCQA-V2's: accuracy over
+    premises, Acc_VPP over questions) and one rule (`PREMISE_RULE`), whether it is a
+    headline card, a breakdown cell or the VPP table, and add the baseline beside it."""
+    seqs = _premise_sequences(results, samples)
+    premise = dict(premise_metrics(list(seqs.values())))
+    premise["rule"] = PREMISE_RULE
+    premise["questions"] = len(results)
+    premise["failed"] = sum(1 for r in results if r.error is not None)
+    summary["premise"] = premise
+    names = ("premise_accuracy", "premise_balanced_accuracy", "acc_vpp")
+
+    def subset(group: dict[str, str]) -> list[list[PremiseOutcome]]:
+        return [
+            seqs[r.sample_id]
+            for r in results
+            if r.sample_id in seqs and all(r.groups.get(k) == v for k, v in group.items())
+        ]
+
+    def redo(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        out = []
+        for row in rows:
+            if row["metric"] in names:
+                row = {**_premise_score(row["metric"], subset(row["group"])), "group": row["group"]}
+            out.append(row)
+        return out
+
+    metrics = [_premise_score(m, subset({})) for m in names]
+    summary["metrics"] = metrics + [m for m in summary["metrics"] if m["metric"] not in names]
+    summary["breakdowns"] = {k: redo(v) for k, v in summary["breakdowns"].items()}
+    summary["grid"] = redo(summary["grid"])

@@ -51,6 +51,7 @@ _LABELS = {
     "faa": "FAA",
     "cfa": "CFA",
     "acc_vpp": "Acc_VPP",
+    "premise_balanced_accuracy": "premise balanced accuracy",
     "dcp": "DCP",
     "anls": "ANLS",
 }
@@ -311,32 +312,44 @@ def chain_section(summary: Mapping[str, Any]) -> Html:
 def premise_section(summary: Mapping[str, Any]) -> Html:
     prem = summary["premise"]
     parts: list[Html] = [el("h2", "Visual premise proving (VPP)")]
-    rows = []
-    by_kind = prem.get("by_kind", {})
-    for kind, vals in by_kind.items():
-        rows.append(
-            [
-                kind,
-                pct(vals.get("accuracy")),
-                pct(vals.get("acc_vpp")),
-                pct(vals.get("dcp")),
-                vals.get("n", "–"),
-            ]
-        )
-    rows.append(
-        [
-            "all",
-            pct(prem.get("accuracy")),
-            pct(prem.get("acc_vpp")),
-            pct(prem.get("dcp")),
-            prem.get("n", "–"),
+
+    def cells(label: str, vals: Mapping[str, Any]) -> list[object]:
+        return [
+            label,
+            pct(vals.get("accuracy")),
+            pct(vals.get("balanced_accuracy")),
+            fmt(vals.get("mcc")),
+            pct(vals.get("acc_vpp")),
+            pct(vals.get("dcp")),
+            vals.get("n", "–"),
         ]
-    )
+
+    rows = [cells(kind, vals) for kind, vals in prem.get("by_kind", {}).items()]
+    rows.append(cells("all", prem))
+    base = prem.get("baseline")
+    if isinstance(base, Mapping):
+        rows.append(
+            cells(f"baseline: always {base.get('answer')!r}", {**base, "n": prem.get("n", "–")})
+        )
     parts.append(
         table(
-            ["premise kind", "accuracy %", "Acc_VPP %", "DCP %", "n"],
+            ["premise kind", "accuracy %", "balanced acc. %", "MCC", "Acc_VPP %", "DCP %", "n"],
             rows,
-            caption="layout of RealCQA-V2 Table 4",
+            caption="layout of RealCQA-V2 Table 4, with class-balanced figures and the "
+            "constant-answer baseline",
+        )
+    )
+    rule = prem.get("rule")
+    failed = prem.get("failed", 0)
+    parts.append(
+        el(
+            "p",
+            f"Premises are generated 1 true : 3 false, so a constant answer already scores the "
+            f"baseline row; balanced accuracy (mean of the accuracy on true and on false "
+            f"premises) and MCC give a constant answer 50 % and 0. Every figure here and in the "
+            f"summary is {rule or 'over the answered premises'}"
+            + (f" ({failed} questions had a failed call)." if failed else "."),
+            cls="note",
         )
     )
     return join(parts)
