@@ -13,7 +13,7 @@ from typing import Any
 
 from chartproof.datasets import dataset_fingerprint, load_dataset
 from chartproof.models import load_backend, load_prompts
-from chartproof.models.base import Backend, accepts_overlap, in_flight
+from chartproof.models.base import Backend, accepts_overlap, explanation_generator, in_flight
 from chartproof.models.cache import with_cache
 from chartproof.pipelines.explanations import EXPLANATION_METRICS, RoscoeStage, ngram_summary
 from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
@@ -139,7 +139,9 @@ def evaluate(
             results = [r for r in run.results() if r.protocol == protocol]
             summary = summarize(results, protocol=protocol, samples=samples)
             if "ngram" in metrics:
-                summary["ngram"] = ngram_summary(results, by_id)
+                summary["ngram"] = ngram_summary(
+                    results, by_id, generator=explanation_generator(inner)
+                )
             summary["model"] = model_name
             summary["prompt"] = config["prompt"]
             summary["dataset"] = {

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import Field, JsonValue
 
 from chartproof.questions.chains import chain_dag
+from chartproof.questions.explain import GENERATOR as EXPLANATION_GENERATOR
 from chartproof.questions.explain import explain
 from chartproof.questions.premises import (
     Claim,
@@ -100,6 +101,8 @@ class QuestionItem(Record):
         source = dict(fields.pop("source", {}) or {})  # type: ignore[call-overload]
         source.setdefault("question_item", self.id)
         source.setdefault("program_args", self.args)
+        if self.explanation:
+            source.setdefault("explanation_generator", EXPLANATION_GENERATOR)
         return Sample(
             id=sample_id,
             image=image,

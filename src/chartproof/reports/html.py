@@ -88,6 +88,7 @@ h2 { font-size: 18px; margin: 36px 0 8px; padding-bottom: 4px; border-bottom: 2p
 h3 { font-size: 15px; margin: 20px 0 6px; }
 p.lead { color: var(--muted); margin: 0 0 16px; }
 .note { color: var(--muted); font-size: 12.5px; }
+.warn { border-left: 4px solid var(--bad); background: #fdf1f0; padding: 8px 12px; }
 .cards { display:flex; flex-wrap:wrap; gap:12px; margin: 12px 0; }
 .card { border:1px solid var(--line); border-radius:8px; padding:10px 14px; min-width:150px;
         background: var(--soft); }

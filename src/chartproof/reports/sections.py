@@ -483,6 +483,19 @@ def ngram_section(summary: Mapping[str, Any]) -> Html:
             caption=f"against the reference explanations of {ng.get('n', 0)} samples — layout of ChartQA-X Table 6",
         ),
     ]
+    own = ng.get("self_template")
+    if own:
+        parts.append(
+            el(
+                "p",
+                el("b", "Not a measure of explanation quality: "),
+                f"{own.get('shared')} of {own.get('of')} reference explanations were written by "
+                f"the same trace-to-text code ({own.get('generator')}) that writes this model's "
+                "explanations, so these overlap scores are high by construction. The run is "
+                "left out of explanation rankings.",
+                cls="warn",
+            )
+        )
     notes = ng.get("notes") or {}
     if notes or ng.get("note"):
         parts.append(
@@ -515,7 +528,43 @@ def failures(summary: Mapping[str, Any]) -> Html:
 
 def comparison(runs: Sequence[tuple[Path, RunRecord]]) -> Html:
     rows = list(zip(run_names(runs), (r.summary for _, r in runs), strict=True))
-    return join([el("h2", "Runs compared"), table3(rows, compare=True)])
+    return join([el("h2", "Runs compared"), table3(rows, compare=True), explanation_ranking(rows)])
+
+
+def explanation_ranking(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> Html:
+    """Runs ranked by CIDEr-D of their explanations against the references; a run whose
+    explanations share the references' generator is listed apart, unranked."""
+    scored = [
+        (name, s["ngram"])
+        for name, s in rows
+        if isinstance((s.get("ngram") or {}).get("corpus"), dict)
+    ]
+    if not scored:
+        return Html("")
+    ranked = sorted(
+        ((n, ng) for n, ng in scored if not ng.get("self_template")),
+        key=lambda item: -(item[1]["corpus"].get("cider_d") or 0.0),
+    )
+    body: list[list[object]] = [
+        [str(i), n, fmt(ng["corpus"].get("bleu4")), fmt(ng["corpus"].get("cider_d"))]
+        for i, (n, ng) in enumerate(ranked, start=1)
+    ]
+    body += [
+        ["not ranked", n, fmt(ng["corpus"].get("bleu4")), fmt(ng["corpus"].get("cider_d"))]
+        for n, ng in scored
+        if ng.get("self_template")
+    ]
+    return join(
+        [
+            el("h3", "Explanations ranked by CIDEr-D"),
+            table(
+                ["rank", "run", "BLEU-4", "CIDEr-D"],
+                body,
+                caption="runs whose explanations come from the references' own generator are "
+                "not ranked",
+            ),
+        ]
+    )
 
 
 def run_names(runs: Sequence[tuple[Path, RunRecord]]) -> list[str]:
