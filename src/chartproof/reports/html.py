@@ -102,6 +102,12 @@ table.grid thead th { background: var(--soft); }
 .gallery { display:grid; grid-template-columns: repeat(auto-fill, minmax(340px, 1fr)); gap:14px; }
 .item { border:1px solid var(--line); border-radius:8px; padding:10px; overflow:hidden; }
 .item img { width:100%; height:auto; border:1px solid var(--line); border-radius:4px; }
+.item.wide { grid-column: 1 / -1; display:grid; grid-template-columns: minmax(240px, 340px) 1fr;
+             gap: 14px; align-items: start; }
+table.steps { width: 100%; }
+table.steps td { text-align: left; vertical-align: top; }
+table.steps td:nth-child(2) { width: 55%; }
+details > summary { cursor: pointer; margin: 12px 0; color: var(--accent); font-weight: 600; }
 .item .q { font-weight:600; margin:6px 0 2px; }
 .item pre { white-space: pre-wrap; word-break: break-word; background: var(--soft);
             padding: 6px 8px; border-radius: 4px; margin: 4px 0; font-size: 12.5px; }
