@@ -21,12 +21,24 @@ class Dimension(Record):
     """Axis or legend title, e.g. "Energy source"."""
     labels: tuple[str, ...] = Field(min_length=2)
     """Category labels, unique."""
+    ordinal: bool = False
+    """The labels have a natural order (age groups, seasons, sizes) and are listed in it:
+    charts show a contiguous run of them, in that order, never sorted by value."""
+    sizes: tuple[float, ...] = ()
+    """Relative size of each label's population (e.g. millions of people), when the labels
+    are entities of very different sizes: counts and totals scale with it."""
 
     @model_validator(mode="after")
     def _unique(self) -> Dimension:
         if len(set(self.labels)) != len(self.labels):
             raise ValueError(f"dimension {self.title!r} repeats a label")
+        if self.sizes and (len(self.sizes) != len(self.labels) or min(self.sizes) <= 0):
+            raise ValueError(f"dimension {self.title!r}: one positive size per label")
         return self
+
+    def size_of(self, label: str) -> float | None:
+        """The label's size, None when the dimension has no sizes."""
+        return self.sizes[self.labels.index(label)] if self.sizes else None
 
 
 class Measure(Record):
@@ -48,6 +60,18 @@ class Measure(Record):
     """Monthly series only: index of the peak month (0 = January)."""
     additive: bool = False
     """Yearly series only: values of different entities add up to a meaningful total."""
+    over: tuple[str, ...] = ()
+    """Titles of the category dimensions the measure describes ("Protected land area" by
+    "Country", not by "Waste type"); empty: all of them."""
+    by_groups: bool = True
+    """Whether the measure splits meaningfully by the domain's groups (grouped bars)."""
+    extensive: bool = False
+    """A count or total that grows with the size of what is measured (a country's hires),
+    so over a dimension with `sizes` its values follow them."""
+
+    def describes(self, dimension: str) -> bool:
+        """Whether the measure makes sense per label of `dimension`."""
+        return not self.over or dimension in self.over
 
     @model_validator(mode="after")
     def _range(self) -> Measure:
@@ -72,6 +96,9 @@ class Pair(Record):
     """Vertical measure."""
     sign: int
     """+1 when y grows with x, -1 when it falls."""
+    groups: Dimension | None = None
+    """A grouping of the entities that colours the points (countries by region); None when
+    the domain has none that fits, and then points are not grouped."""
 
 
 class Share(Record):
@@ -117,7 +144,21 @@ class Domain(Record):
             raise ValueError(
                 f"domain {self.name!r}: stack {self.stack!r} is not one of its measures"
             )
+        titles = {d.title for d in self.categories}
+        for m in (*self.measures, self.spread, self.change):
+            unknown = set(m.over) - titles
+            if unknown:
+                raise ValueError(f"domain {self.name!r}: {m.name!r} is over {sorted(unknown)}")
+        for d in self.categories:
+            if not any(m.describes(d.title) for m in self.measures):
+                raise ValueError(f"domain {self.name!r}: no measure describes {d.title!r}")
         return self
+
+    def measures_over(self, dimension: str, *, by_groups: bool = False) -> list[Measure]:
+        """The measures that describe `dimension` (and split by groups, when asked)."""
+        return [
+            m for m in self.measures if m.describes(dimension) and (m.by_groups or not by_groups)
+        ]
 
     def stack_measure(self) -> Measure | None:
         """The measure named by `stack`."""
