@@ -106,7 +106,8 @@ def ngram_summary(
         shared = sum(
             1
             for r in results
-            if r.sample_id in samples
+            if r.explanation
+            and r.sample_id in samples
             and samples[r.sample_id].explanation
             and samples[r.sample_id].source.get("explanation_generator") == generator
         )

@@ -105,7 +105,7 @@ table.grid thead th { background: var(--soft); }
 .item.wide { grid-column: 1 / -1; display:grid; grid-template-columns: minmax(240px, 340px) 1fr;
              gap: 14px; align-items: start; }
 table.steps { width: 100%; }
-table.steps td { text-align: left; vertical-align: top; }
+table.steps th, table.steps td { text-align: left; vertical-align: top; }
 table.steps td:nth-child(2) { width: 55%; }
 details > summary { cursor: pointer; margin: 12px 0; color: var(--accent); font-weight: 600; }
 .item .q { font-weight:600; margin:6px 0 2px; }
