@@ -27,14 +27,22 @@ class Dimension(Record):
     sizes: tuple[float, ...] = ()
     """Relative size of each label's population (e.g. millions of people), when the labels
     are entities of very different sizes: counts and totals scale with it."""
+    income: tuple[float, ...] = ()
+    """Income per head of each label (thousand USD of GDP per person), when the labels are
+    countries: amounts per person (health spending, revenue per user) follow it."""
 
     @model_validator(mode="after")
     def _unique(self) -> Dimension:
         if len(set(self.labels)) != len(self.labels):
             raise ValueError(f"dimension {self.title!r} repeats a label")
-        if self.sizes and (len(self.sizes) != len(self.labels) or min(self.sizes) <= 0):
-            raise ValueError(f"dimension {self.title!r}: one positive size per label")
+        for name, values in (("size", self.sizes), ("income", self.income)):
+            if values and (len(values) != len(self.labels) or min(values) <= 0):
+                raise ValueError(f"dimension {self.title!r}: one positive {name} per label")
         return self
+
+    def income_of(self, label: str) -> float | None:
+        """The label's income per head, None when the dimension has none."""
+        return self.income[self.labels.index(label)] if self.income else None
 
     def size_of(self, label: str) -> float | None:
         """The label's size, None when the dimension has no sizes."""
@@ -68,6 +76,9 @@ class Measure(Record):
     extensive: bool = False
     """A count or total that grows with the size of what is measured (a country's hires),
     so over a dimension with `sizes` its values follow them."""
+    follows_income: bool = False
+    """An amount per person that grows with income (health spending per head), so over a
+    dimension with `income` its values follow it."""
 
     def describes(self, dimension: str) -> bool:
         """Whether the measure makes sense per label of `dimension`."""

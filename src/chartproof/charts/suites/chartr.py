@@ -43,6 +43,9 @@ def single_bars(
         if m.extensive and dim.sizes:
             sizes = [dim.size_of(c) or 1.0 for c in cats]
             values = data.sized(rng, sizes, m.low, m.high, m.decimals)
+        elif m.follows_income and dim.income:
+            incomes = [dim.income_of(c) or 1.0 for c in cats]
+            values = data.sized(rng, incomes, m.low, m.high, m.decimals)
         else:
             values = data.distinct(rng, len(cats), m.low, m.high, m.decimals)
         while signed and (min(values) >= 0 or max(values) <= 0):
