@@ -6,6 +6,11 @@ the naive pyplot script (`naive_render.py`) on the same specs, timed in the same
 Specs come from the chartr suite (realcqa for extra log and scatter charts), n per chart type.
 Each spec is rendered by both, alternating which goes first, `repeat` times; the fastest time
 of each counts (as timeit does), so load from other processes hits both alike and little.
+
+Target: chartproof renders at least as many charts per second as the naive script
+(`--target 1.0`, the ratio naive time / chartproof time over all chart types), although it
+also writes the geometry sidecar of every mark and label: the sidecar must come at no cost in
+throughput. The exit status is 1 below the target.
 """
 
 from __future__ import annotations
@@ -45,6 +50,9 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=50, help="charts per chart type")
     parser.add_argument("--repeat", type=int, default=3, help="timings per spec (min counts)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--target", type=float, default=1.0, help="minimum overall speed ratio against naive"
+    )
     args = parser.parse_args()
     specs = specs_per_type(args.n, args.seed)
     # warm both paths (font cache, imports) before timing
@@ -77,10 +85,16 @@ def main() -> None:
             f"{kind:<12} {len(batch):>4} {len(batch) / ours:>13.1f} {len(batch) / naive:>9.1f} "
             f"{naive / ours:>6.2f}x"
         )
+    ratio = total["naive"] / total["ours"]
     print(
         f"{'all':<12} {count:>4} {count / total['ours']:>13.1f} {count / total['naive']:>9.1f} "
-        f"{total['naive'] / total['ours']:>6.2f}x"
+        f"{ratio:>6.2f}x"
     )
+    ok = ratio >= args.target
+    print(f"{'PASS' if ok else 'BELOW TARGET'}: {ratio:.2f}x the naive script (target >= "
+          f"{args.target:.2f}x)")  # fmt: skip
+    if not ok:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -164,3 +164,25 @@ def test_side_by_side_with_pycocoevalcap_on_opencqa() -> None:
     assert report.corpus["bleu4"] == Bleu(4).compute_score(gts, res, verbose=0)[0][3]
     assert report.corpus["rouge_l"] == pytest.approx(Rouge().compute_score(gts, res)[0], abs=1e-12)
     assert report.corpus["cider_d"] == pytest.approx(Cider().compute_score(gts, res)[0], abs=1e-12)
+
+
+# pycocoevalcap writes one call's texts to one file, a line each; the lexer reads past a
+# line's end to decide whether a final initial ends a sentence
+_NEXT_LINE = [
+    (["behind Gen Z.", "The end"], ["behind gen z", "the end"]),
+    (["behind Gen Z.", "And then"], ["behind gen z.", "and then"]),
+    (["behind Gen Z.", "the end"], ["behind gen z.", "the end"]),
+]
+
+
+@pytest.mark.parametrize(("texts", "tokens"), _NEXT_LINE)
+def test_ptb_reads_into_the_next_line_like_the_jar(texts: list[str], tokens: list[str]) -> None:
+    assert ptb_tokenize(texts) == tokens
+
+
+@needs_coco
+def test_next_line_cases_are_what_the_jar_says() -> None:
+    from chartproof.metrics.ngram import java_ptb_tokenize
+
+    for texts, tokens in _NEXT_LINE:
+        assert java_ptb_tokenize(texts) == tokens

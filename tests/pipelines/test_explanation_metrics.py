@@ -76,3 +76,78 @@ def test_unknown_metric_is_refused(data: Path, tmp_path: Path) -> None:
         evaluate(
             data, out=tmp_path / "r", backend=ScriptedBackend(lambda r: "x"), metrics=["bleurt"]
         )
+
+
+class TemplateBackend(ScriptedBackend):
+    """A scripted model that declares it explains with the references' own generator."""
+
+    @property
+    def explanation_generator(self) -> str:
+        from chartproof.questions.explain import GENERATOR
+
+        return GENERATOR
+
+
+def test_self_template_is_flagged_and_left_out_of_rankings(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from chartproof.questions.explain import GENERATOR
+
+    monkeypatch.setattr(shutil, "which", lambda _name: None)  # no METEOR jar: 3 runs in ~1 s
+
+    samples = {s.id: s for s in load_samples(data).samples}
+    assert all(s.source.get("explanation_generator") == GENERATOR for s in samples.values())
+
+    def copy(request: ModelRequest) -> str:
+        s = samples[str(request.metadata["sample_id"])]
+        return f"The answer is: {s.answer.text()}. Explanation: {s.explanation}"
+
+    def plain(request: ModelRequest) -> str:
+        s = samples[str(request.metadata["sample_id"])]
+        return f"The answer is: {s.answer.text()}. Explanation: I read the chart."
+
+    own = evaluate(
+        data, out=tmp_path / "own", backend=TemplateBackend(copy), metrics=["ngram"], cache=False
+    )
+    assert own.summary["ngram"]["self_template"] == {
+        "generator": GENERATOR,
+        "shared": len(samples),
+        "of": len(samples),
+    }
+    # the flag comes from the declaration, not from the text: a model that happens to write
+    # the same sentences is scored as it is
+    same = evaluate(
+        data, out=tmp_path / "same", backend=ScriptedBackend(copy), metrics=["ngram"], cache=False
+    )
+    assert "self_template" not in same.summary["ngram"]
+    other = evaluate(
+        data, out=tmp_path / "other", backend=ScriptedBackend(plain), metrics=["ngram"], cache=False
+    )
+    page = report(tmp_path / "own").read_text()
+    assert "Not a measure of explanation quality" in page and GENERATOR in page
+    both = report(tmp_path / "own", tmp_path / "other", out=tmp_path / "both.html").read_text()
+    ranking = both[both.index("Explanations ranked by CIDEr-D") :]
+    ranking = ranking[: ranking.index("</table>")]
+    rows = ranking.split("<tr>")[2:]
+    assert rows[0].startswith("<td>1</td>") and "other" not in rows[-1]
+    assert rows[-1].startswith("<td>not ranked</td>")
+    assert other.summary["ngram"]["corpus"]["cider_d"] < own.summary["ngram"]["corpus"]["cider_d"]
+
+
+def test_the_reader_declares_its_template(tmp_path: Path) -> None:
+    pytest.importorskip("cv2")
+    from chartproof.models.reader.backend import ReaderBackend, ReaderSettings
+
+    from chartproof.models.base import explanation_generator
+    from chartproof.models.cache import with_cache
+    from chartproof.questions.explain import GENERATOR
+
+    reader = ReaderBackend(ReaderSettings(table="gold"))
+    assert explanation_generator(reader) == GENERATOR
+    wrapped, store = with_cache(reader, tmp_path / "cache.sqlite")
+    assert explanation_generator(wrapped) == GENERATOR
+    if store is not None:
+        store.close()
+    assert explanation_generator(ScriptedBackend(lambda r: "x")) is None

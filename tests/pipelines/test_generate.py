@@ -49,15 +49,14 @@ def test_variants_share_questions(tmp_path: Path) -> None:
         2,
         tmp_path,
         per_chart=2,
-        variants=("blur", "label_removal"),
-        levels=2,
+        variants=("blur:2", "label_removal"),
         workers=1,
     )
-    assert res.variants == 2 * (2 + 2)
+    assert res.variants == 2 * (2 + 1)
     samples = load_samples(tmp_path).samples
     originals = {s.id: s for s in samples if s.parent_id is None}
     variants = [s for s in samples if s.parent_id is not None]
-    assert len(variants) == len(originals) * 4
+    assert len(variants) == len(originals) * 3
     for v in variants:
         parent = originals[v.parent_id or ""]
         assert (v.question, v.answer) == (parent.question, parent.answer)
@@ -87,3 +86,9 @@ def test_chartr_gives_every_chart_one_chain_then_other_questions(tmp_path: Path)
     chained = [s for s in samples if s.chain]
     assert len(chained) == 8 and all(4 <= len(s.chain) <= 10 for s in chained)
     assert json.loads((tmp_path / "dataset.json").read_text())["chains_per_chart"] == 1
+
+
+def test_a_level_a_perturbation_lacks_fails_before_work(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"'label_removal' has levels \[1\], not \[2\]"):
+        generate("chartr", 2, tmp_path, variants=("blur", "label_removal"), levels=2)
+    assert not (tmp_path / "samples.jsonl").exists()

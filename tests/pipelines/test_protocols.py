@@ -135,3 +135,55 @@ def test_chain_protocol_feeds_the_model_its_own_earlier_answers(
         assert final.metadata["earlier_steps"] == [st.id + 1 for st in sample.chain]
         finals += 1
     assert finals == len(samples)
+
+
+def test_premise_figures_have_a_baseline_and_one_definition(
+    chain_data: tuple[Path, dict[str, Sample]], tmp_path: Path
+) -> None:
+    """The summary cards and the VPP table's "all" row are one figure each: failed calls
+    count as wrong in both, and the constant-answer baseline stands beside them."""
+    root, samples = chain_data
+    truth = {(s.id, p.text): p.truth for s in samples.values() for p in s.premises}
+    broken = sorted(samples)[0]
+
+    def oracle(request: ModelRequest) -> str:
+        sample_id = str(request.metadata["sample_id"])
+        if sample_id == broken:
+            raise RuntimeError("server down")
+        return "True" if truth[(sample_id, str(request.metadata["question"]))] else "False"
+
+    rec = evaluate(
+        root, out=tmp_path / "c", protocol="premise", backend=ScriptedBackend(oracle), cache=False
+    )
+    s = rec.summary
+    n_all = sum(len(x.premises) for x in samples.values())
+    n_broken = len(samples[broken].premises)
+    m = {row["metric"]: row for row in s["metrics"]}
+    assert m["premise_accuracy"]["value"] == pytest.approx((n_all - n_broken) / n_all)
+    assert m["premise_accuracy"]["value"] == pytest.approx(s["premise"]["accuracy"])
+    assert m["premise_accuracy"]["n"] == s["premise"]["n"] == n_all
+    assert m["acc_vpp"]["value"] == pytest.approx(s["premise"]["acc_vpp"])
+    assert m["acc_vpp"]["value"] == pytest.approx((len(samples) - 1) / len(samples))
+    n_false = sum(1 for x in samples.values() for p in x.premises if not p.truth)
+    base = s["premise"]["baseline"]
+    assert base["answer"] == "false" and base["accuracy"] == pytest.approx(n_false / n_all)
+    assert "always 'false' scores" in m["premise_accuracy"]["note"]
+    assert m["premise_balanced_accuracy"]["value"] == pytest.approx(
+        s["premise"]["balanced_accuracy"]
+    )
+    # a breakdown cell follows the same rule as the headline
+    for row in s["breakdowns"]["chart_type"]:
+        if row["metric"] == "premise_accuracy":
+            group = [
+                x
+                for x in samples.values()
+                if x.group_labels()["chart_type"] == row["group"]["chart_type"]
+            ]
+            assert row["n"] == sum(len(x.premises) for x in group)
+
+    always_false = ScriptedBackend(lambda r: "False")
+    rec2 = evaluate(root, out=tmp_path / "d", protocol="premise", backend=always_false, cache=False)
+    m2 = {row["metric"]: row["value"] for row in rec2.summary["metrics"]}
+    assert m2["premise_accuracy"] == pytest.approx(base["accuracy"])
+    assert m2["premise_balanced_accuracy"] == pytest.approx(0.5)
+    assert rec2.summary["premise"]["mcc"] == 0.0

@@ -96,8 +96,37 @@ def _box(spec: ChartSpec) -> pd.DataFrame:
     return df
 
 
+def as_drawn(spec: ChartSpec) -> ChartSpec:
+    """The spec with every name, label and title as the chart draws it (mathtext converted
+    cell by cell), which is how questions and answers name them."""
+    from chartproof.charts.mathtext import display_text as d
+
+    t = spec.table
+    columns = tuple(
+        c.model_copy(update={"name": d(c.name), "unit": d(c.unit) if c.unit else c.unit})
+        for c in t.columns
+    )
+    rows = tuple(tuple(d(v) if isinstance(v, str) else v for v in row) for row in t.rows)
+    enc = spec.encoding
+    encoding = enc.model_copy(
+        update={
+            "x": d(enc.x),
+            "y": tuple(d(y) for y in enc.y),
+            "series": d(enc.series) if enc.series else None,
+        }
+    )
+    st = spec.style
+    style = st.model_copy(
+        update={k: d(getattr(st, k)) for k in ("title", "x_title", "y_title") if getattr(st, k)}
+    )
+    table = t.model_copy(update={"columns": columns, "rows": rows})
+    return spec.model_copy(update={"table": table, "encoding": encoding, "style": style})
+
+
 def recompute(name: str, args: dict[str, Any], spec: ChartSpec) -> Any:
-    """The answer value of program `name` with `args` on `spec`, recomputed from the table."""
+    """The answer value of program `name` with `args` on `spec`, recomputed from the table
+    as drawn (`as_drawn`)."""
+    spec = as_drawn(spec)
     if name.startswith("structure_"):
         return _structure(name[len("structure_") :], spec)
     if spec.chart_type == "box":

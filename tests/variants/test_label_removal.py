@@ -61,19 +61,31 @@ def test_spec_label_removal_leaves_no_value_label_pixels(
     assert np.array_equal(image, to_rgb(charts.render(plain).png))
 
 
-def test_spec_label_removal_level_two_drops_tick_labels_and_records_the_spec(
+def test_spec_label_removal_keeps_the_structure_and_records_the_spec(
+    make_vbar: Callable[..., ChartSpec],
+) -> None:
+    """ChartR removes the printed numbers and keeps axes, tick labels and category names."""
+    spec = make_vbar()
+    [v1] = variants_for(spec, ["label_removal"], [1], "bars")
+    assert v1.spec is not None and v1.spec.style.value_labels is False
+    assert v1.spec.style.tick_labels == spec.style.tick_labels
+    assert v1.spec.id == "bars~label_removal-1" and v1.spec.parent_id == "bars"
+    assert v1.spec.transforms[-1] == v1.transform
+    assert v1.spec.table == spec.table  # the data, hence the answers, are unchanged
+    before = charts.render(spec).geometry.texts
+    after = charts.render(v1.spec).geometry.texts
+    assert [t.text for t in after] == [t.text for t in before if t.role != "value_label"]
+    assert any(t.role == "tick_label" for t in after)
+
+
+def test_label_removal_has_no_level_that_deletes_names(
     make_vbar: Callable[..., ChartSpec],
 ) -> None:
     spec = make_vbar()
-    [v1, v2] = variants_for(spec, ["label_removal"], range(1, 6), "bars")
-    assert [v1.transform.level, v2.transform.level] == [1, 2]
-    assert v2.spec is not None and v2.spec.style.tick_labels is False
-    assert v2.spec.style.value_labels is False
-    assert v2.spec.id == "bars~label_removal-2" and v2.spec.parent_id == "bars"
-    assert v2.spec.transforms[-1] == v2.transform
-    assert v2.spec.table == spec.table  # the data, hence the answers, are unchanged
-    geometry = charts.render(v2.spec).geometry
-    assert not [t for t in geometry.texts if t.role in ("tick_label", "value_label")]
+    with pytest.raises(ValueError, match=r"'label_removal' has levels \[1\], not 2"):
+        perturb(None, "label_removal", 2, sample_id="bars", spec=spec)
+    with pytest.raises(ValueError, match=r"'label_removal' has levels \[1\], not 2"):
+        variants_for(spec, ["label_removal"], range(1, 4), "bars")
 
 
 def _box(text: str, x0: float, y0: float, x1: float, y1: float) -> OcrToken:

@@ -13,6 +13,7 @@ from chartproof.types import Answer, ImageRef, Sample
 from chartproof.variants import (
     PERTURBATIONS,
     apply_transform,
+    level_plan,
     level_table,
     perturb,
     stable_seed,
@@ -131,7 +132,7 @@ def test_registry_levels_are_documented() -> None:
     assert set(PERTURBATIONS) == {"blur", "noise", "salt_pepper", "watermark", "label_removal"}
     for name in PIXEL:
         assert PERTURBATIONS[name].levels == (1, 2, 3, 4, 5)
-    assert PERTURBATIONS["label_removal"].levels == (1, 2)
+    assert PERTURBATIONS["label_removal"].levels == (1,)
     # the tables in the module docstrings, at the reference 480 px height
     assert [p["sigma"] for p in level_table("blur").values()] == [0.6, 1.2, 2.0, 3.0, 4.5]
     assert [p["std"] for p in level_table("noise").values()] == [8, 16, 28, 44, 64]
@@ -145,8 +146,28 @@ def test_registry_levels_are_documented() -> None:
     assert [p["words"] for p in level_table("watermark").values()] == [2, 4, 6, 8, 10]
     assert level_table("label_removal") == {
         1: {"method": "rerender", "removes": "value_labels"},
-        2: {"method": "rerender", "removes": "value_and_tick_labels"},
     }
+
+
+def test_level_plan_is_an_error_not_a_cap() -> None:
+    assert level_plan(["blur", "label_removal"]) == (
+        ("blur", (1, 2, 3, 4, 5)),
+        ("label_removal", (1,)),
+    )
+    assert level_plan(["blur", "label_removal:1"], 3) == (
+        ("blur", (1, 2, 3)),
+        ("label_removal", (1,)),
+    )
+    with pytest.raises(ValueError, match=r"'label_removal' has levels \[1\], not \[2, 3\]"):
+        level_plan(["blur", "label_removal"], 3)
+    with pytest.raises(ValueError, match=r"'blur' has levels \[1, 2, 3, 4, 5\], not \[6\]"):
+        level_plan(["blur:6"])
+    with pytest.raises(ValueError, match="unknown perturbation 'fog'"):
+        level_plan(["fog"])
+    with pytest.raises(ValueError, match="whole number"):
+        level_plan(["blur:x"])
+    with pytest.raises(ValueError, match="listed twice"):
+        level_plan(["blur", "blur:2"])
 
 
 def test_variant_sample_keeps_question_and_answer(chart_image: RGB) -> None:

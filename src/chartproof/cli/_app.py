@@ -2,9 +2,50 @@
 
 from __future__ import annotations
 
+import inspect
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import typer
 
-app = typer.Typer(
+__all__ = ["App", "app", "reflow"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s")
+
+
+def reflow(doc: str) -> str:
+    """A docstring as help text: the lines of each paragraph joined into one, so the help
+    wraps at the terminal's width instead of breaking where the source line did (typer's
+    rich output keeps single newlines). Paragraphs and list items keep their breaks."""
+    paragraphs = re.split(r"\n\s*\n", inspect.cleandoc(doc))
+    out = []
+    for para in paragraphs:
+        lines = para.splitlines()
+        if any(_LIST_ITEM.match(line) for line in lines):
+            out.append("\n".join(lines))
+        else:
+            out.append(" ".join(line.strip() for line in lines))
+    return "\n\n".join(out)
+
+
+class App(typer.Typer):
+    """A `typer.Typer` whose commands take their help from their reflowed docstrings."""
+
+    def command(self, *args: Any, **kwargs: Any) -> Callable[[F], F]:
+        register = super().command(*args, **kwargs)
+
+        def decorator(f: F) -> F:
+            if kwargs.get("help") is None and f.__doc__:
+                f.__doc__ = reflow(f.__doc__)
+            return register(f)
+
+        return decorator
+
+
+app = App(
     name="chartproof",
     help="Trustworthy chart question answering: generate, evaluate, explain, report.",
     no_args_is_help=True,

@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 
-from chartproof.cli._app import app
+from chartproof.cli._app import App, app
 
-cache_app = typer.Typer(
+cache_app = App(
     name="cache",
     help="Inspect or clear the model response cache (SQLite; $CHARTPROOF_CACHE overrides).",
     no_args_is_help=True,

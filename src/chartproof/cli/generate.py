@@ -29,10 +29,18 @@ def generate(
     variants: Annotated[
         str | None,
         typer.Option(
-            help="Comma-separated perturbations, e.g. blur,noise,watermark,label_removal."
+            help="Comma-separated perturbations, e.g. blur,noise,watermark,label_removal; "
+            "NAME:N sweeps one perturbation to its own top level N."
         ),
     ] = None,
-    levels: Annotated[int, typer.Option(help="Intensity levels 1..LEVELS per perturbation.")] = 3,
+    levels: Annotated[
+        int | None,
+        typer.Option(
+            help="Intensity levels 1..LEVELS per perturbation (default: every level each "
+            "defines); a level a perturbation lacks is an error.",
+            min=1,
+        ),
+    ] = None,
     premises: Annotated[bool, typer.Option(help="Attach VPP premise sequences.")] = True,
     counterfactuals: Annotated[
         int, typer.Option(help="Counterfactual data edits per chart (0 = no families).", min=0)

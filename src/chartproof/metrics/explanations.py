@@ -88,9 +88,19 @@ def roscoe_stage(*, scorer: Any = None, with_table: bool = False) -> RoscoeStage
 
 
 @scorer(kind="explanation", name="ngram", section="ngram")
-def ngram_summary(results: Sequence[SampleResult], samples: Mapping[str, Sample]) -> dict[str, Any]:
+def ngram_summary(
+    results: Sequence[SampleResult],
+    samples: Mapping[str, Sample],
+    *,
+    generator: str | None = None,
+) -> dict[str, Any]:
     """BLEU-4, METEOR, ROUGE-L and CIDEr-D (COCO definitions) of the models' explanations
-    against the samples' reference explanations; a missing explanation counts as empty."""
+    against the samples' reference explanations; a missing explanation counts as empty.
+
+    `generator` is the backend's declared explanation generator
+    (`chartproof.models.base.explanation_generator`): when references were written by the
+    same code (their `source["explanation_generator"]`), the summary says so under
+    "self_template" and the report keeps the run out of explanation rankings."""
     from chartproof.metrics.ngram import ngram_scores
 
     pairs = [
@@ -101,9 +111,21 @@ def ngram_summary(results: Sequence[SampleResult], samples: Mapping[str, Sample]
     if not pairs:
         return {"note": "no sample has a reference explanation", "n": 0}
     report = ngram_scores([c for c, _ in pairs], [[ref] for _, ref in pairs])
-    return {
+    out: dict[str, Any] = {
         "corpus": report.corpus,
         "notes": report.notes,
         "n": report.n,
         "missing_explanations": sum(1 for c, _ in pairs if not c),
     }
+    if generator is not None:
+        shared = sum(
+            1
+            for r in results
+            if r.explanation
+            and r.sample_id in samples
+            and samples[r.sample_id].explanation
+            and samples[r.sample_id].source.get("explanation_generator") == generator
+        )
+        if shared:
+            out["self_template"] = {"generator": generator, "shared": shared, "of": len(pairs)}
+    return out

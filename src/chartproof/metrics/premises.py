@@ -1,5 +1,12 @@
 """Visual premise proving metrics of RealCQA-V2: per-premise accuracy by kind, Acc_VPP
-(share of sequences with every premise right) and DCP (depth of correct premises).
+(share of sequences with every premise right) and DCP (depth of correct premises), with the
+figures a reader needs to judge them: the constant-answer baseline and two class-balanced
+scores (balanced accuracy, MCC).
+
+Premises are generated 1 true : 3 false, so answering "false" to everything scores about
+75 % premise accuracy; `premise_baseline` gives that figure for the premises at hand and
+`balanced_accuracy` (mean of the per-class accuracies, 50 % for any constant answer) and
+`mcc` (Matthews correlation, 0 for any constant answer) do not reward it.
 
 Pure functions of per-premise correctness; sequences are the ordered premise lists of one
 question each.
@@ -11,16 +18,28 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chartproof.metrics.registry import Metric, RunInput, scorer
-from chartproof.types import PremiseKind, PremiseStepRecord, Record, Sample, Score, StepRecord
+from chartproof.types import (
+    PremiseKind,
+    PremiseStepRecord,
+    Record,
+    Sample,
+    SampleResult,
+    Score,
+    StepRecord,
+)
 
 __all__ = [
     "KIND_CODES",
     "KIND_ORDER",
+    "PREMISE_RULE",
     "PremiseOutcome",
     "acc_vpp",
+    "balanced_accuracy",
     "dcp",
+    "mcc",
     "premise_accuracy",
-    "premise_diagnostics",
+    "premise_baseline",
+    "premise_figures",
     "premise_metrics",
     "premise_scores",
     "premise_step_scores",
@@ -44,7 +63,9 @@ class PremiseOutcome(Record):
     kind: str
     """Premise kind: "structural", "data", "reasoning" or "math"."""
     correct: bool
-    """The model's true/false verdict matched the premise's label."""
+    """The model's true/false verdict matched the premise's label (no verdict is wrong)."""
+    truth: bool | None = None
+    """The premise's label, when known: needed for the baseline and the balanced scores."""
 
 
 def _check(sequences: Sequence[Sequence[bool]]) -> None:
@@ -84,43 +105,119 @@ def premise_accuracy(sequences: Sequence[Sequence[bool]]) -> float | None:
     return None if n == 0 else sum(sum(seq) for seq in sequences) / n
 
 
-def _by_kind(
+def _labelled(sequences: Sequence[Sequence[PremiseOutcome]]) -> list[PremiseOutcome] | None:
+    """Every premise, or None when one lacks its label (class-aware figures need them all)."""
+    flat = [p for seq in sequences for p in seq]
+    if not flat or any(p.truth is None for p in flat):
+        return None
+    return flat
+
+
+def balanced_accuracy(sequences: Sequence[Sequence[PremiseOutcome]]) -> float | None:
+    """Mean of the accuracy on true premises and on false ones (over the classes present);
+    None without premises or when a label is missing. Any constant answer scores 0.5 when
+    both classes occur."""
+    flat = _labelled(sequences)
+    if flat is None:
+        return None
+    recalls = []
+    for label in (True, False):
+        cls = [p.correct for p in flat if p.truth is label]
+        if cls:
+            recalls.append(sum(cls) / len(cls))
+    return sum(recalls) / len(recalls)
+
+
+def mcc(sequences: Sequence[Sequence[PremiseOutcome]]) -> float | None:
+    """Matthews correlation between verdicts and labels, "true" the positive class.
+
+    A premise without a verdict counts as the wrong verdict. 0 when a row or column of the
+    confusion matrix is empty (a constant answer; scikit-learn's convention); None without
+    premises or when a label is missing."""
+    flat = _labelled(sequences)
+    if flat is None:
+        return None
+    tp = sum(1 for p in flat if p.truth and p.correct)
+    fn = sum(1 for p in flat if p.truth and not p.correct)
+    tn = sum(1 for p in flat if not p.truth and p.correct)
+    fp = sum(1 for p in flat if not p.truth and not p.correct)
+    denom = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
+    if denom == 0:
+        return 0.0
+    return float((tp * tn - fp * fn) / denom**0.5)
+
+
+def premise_baseline(sequences: Sequence[Sequence[PremiseOutcome]]) -> dict[str, object] | None:
+    """What the better constant answer scores on these premises: its answer ("true" or
+    "false"), premise accuracy, Acc_VPP (sequences whose premises all carry that label),
+    balanced accuracy and MCC. None without premises or when a label is missing."""
+    flat = _labelled(sequences)
+    if flat is None:
+        return None
+    n_true = sum(1 for p in flat if p.truth)
+    answer = n_true > len(flat) - n_true  # ties go to "false", the designed majority
+    constant = [
+        [PremiseOutcome(kind=p.kind, correct=p.truth is answer, truth=p.truth) for p in seq]
+        for seq in sequences
+    ]
+    right = [[p.correct for p in seq] for seq in constant]
+    return {
+        "answer": "true" if answer else "false",
+        "accuracy": premise_accuracy(right),
+        "acc_vpp": acc_vpp(right),
+        "balanced_accuracy": balanced_accuracy(constant),
+        "mcc": mcc(constant),
+    }
+
+
+def _by_kind_outcomes(
     sequences: Sequence[Sequence[PremiseOutcome]],
-) -> dict[str, list[list[bool]]]:
+) -> dict[str, list[list[PremiseOutcome]]]:
     """Per kind, each sequence restricted to that kind's premises (empty ones dropped)."""
     kinds = [k for k in KIND_ORDER] + sorted(
         {p.kind for seq in sequences for p in seq} - set(KIND_ORDER)
     )
-    out: dict[str, list[list[bool]]] = {}
+    out: dict[str, list[list[PremiseOutcome]]] = {}
     for kind in kinds:
-        sub = [[p.correct for p in seq if p.kind == kind] for seq in sequences]
+        sub = [[p for p in seq if p.kind == kind] for seq in sequences]
         sub = [s for s in sub if s]
         if sub:
             out[kind] = sub
     return out
 
 
-def premise_metrics(sequences: Sequence[Sequence[PremiseOutcome]]) -> dict[str, object]:
-    """Accuracy, Acc_VPP, DCP and counts, overall and per kind (RealCQA-V2 Table 4 layout:
-    per kind, sequences are restricted to that kind's premises)."""
+def _by_kind(
+    sequences: Sequence[Sequence[PremiseOutcome]],
+) -> dict[str, list[list[bool]]]:
+    """`_by_kind_outcomes` as correctness only."""
+    return {
+        kind: [[p.correct for p in seq] for seq in sub]
+        for kind, sub in _by_kind_outcomes(sequences).items()
+    }
+
+
+def _figures(sequences: Sequence[Sequence[PremiseOutcome]]) -> dict[str, object]:
     flat = [[p.correct for p in seq] for seq in sequences]
-    out: dict[str, object] = {
+    return {
         "accuracy": premise_accuracy(flat),
         "acc_vpp": acc_vpp(flat),
         "dcp": dcp(flat),
+        "balanced_accuracy": balanced_accuracy(sequences),
+        "mcc": mcc(sequences),
+        "baseline": premise_baseline(sequences),
         "n": sum(len(s) for s in flat),
         "sequences": len(flat),
     }
+
+
+def premise_metrics(sequences: Sequence[Sequence[PremiseOutcome]]) -> dict[str, object]:
+    """Accuracy, Acc_VPP, DCP, balanced accuracy, MCC, the constant-answer baseline and
+    counts, overall and per kind (RealCQA-V2 Table 4 layout: per kind, sequences are
+    restricted to that kind's premises)."""
+    out = _figures(sequences)
     out["by_kind"] = {
-        kind: {
-            "code": KIND_CODES.get(kind, kind),
-            "accuracy": premise_accuracy(sub),
-            "acc_vpp": acc_vpp(sub),
-            "dcp": dcp(sub),
-            "n": sum(len(s) for s in sub),
-            "sequences": len(sub),
-        }
-        for kind, sub in _by_kind(sequences).items()
+        kind: {"code": KIND_CODES.get(kind, kind), **_figures(sub)}
+        for kind, sub in _by_kind_outcomes(sequences).items()
     }
     return out
 
@@ -177,7 +274,7 @@ def _premise_steps(steps: Sequence[StepRecord]) -> list[PremiseStepRecord]:
         Metric(
             "acc_vpp",
             "Acc_VPP",
-            headline={"premise": 1},
+            headline={"premise": 2},
             description="1 when every premise of the sample is judged right",
         ),
     ],
@@ -190,13 +287,113 @@ def premise_step_scores(
     return {"premise_accuracy": premise_accuracy(right), "acc_vpp": acc_vpp(right)}
 
 
-@scorer(kind="run", name="premise_diagnostics", protocols=("premise",), section="premise")
-def premise_diagnostics(run: RunInput) -> dict[str, Any] | None:
-    """Accuracy, Acc_VPP and DCP overall and per premise kind over the answered samples."""
-    if run.protocol != "premise":
-        return None
-    sequences = [
-        [PremiseOutcome(kind=st.kind, correct=st.correct) for st in _premise_steps(r.steps)]
-        for r in run.answered
-    ]
-    return dict(premise_metrics(sequences))
+PREMISE_RULE = (
+    "over every premise of every question asked: a premise whose call failed or whose reply "
+    "gave no true/false verdict counts as wrong"
+)
+"""The one counting rule behind every premise figure of a summary (stated in the report)."""
+
+_FIGURES = ("premise_accuracy", "premise_balanced_accuracy", "acc_vpp")
+
+
+def _premise_sequences(
+    results: Sequence[SampleResult], samples: Sequence[Sample]
+) -> dict[str, list[PremiseOutcome]]:
+    """Each result's premise outcomes; a failed result recorded without steps (older runs)
+    has all its dataset premises wrong."""
+    premises = {s.id: s.premises for s in samples}
+    out: dict[str, list[PremiseOutcome]] = {}
+    for r in results:
+        if r.steps:
+            out[r.sample_id] = [
+                PremiseOutcome(kind=st.kind, correct=st.correct, truth=st.truth)
+                for st in _premise_steps(r.steps)
+            ]
+        elif premises.get(r.sample_id):
+            out[r.sample_id] = [
+                PremiseOutcome(kind=p.kind, correct=False, truth=p.truth)
+                for p in premises[r.sample_id]
+            ]
+    return out
+
+
+def _premise_score(metric: str, seqs: Sequence[Sequence[PremiseOutcome]]) -> dict[str, Any]:
+    """premise_accuracy (with a standard error clustered by question: premises of one
+    question are not independent), premise_balanced_accuracy or acc_vpp over `seqs`."""
+    figures = premise_metrics(seqs)
+    baseline = figures["baseline"]
+    base = baseline if isinstance(baseline, dict) else {}
+    n_prem = sum(len(q) for q in seqs)
+    if metric == "acc_vpp":
+        value, n = figures["acc_vpp"], len(seqs)
+        stderr = (
+            (value * (1 - value) / (n - 1)) ** 0.5 if isinstance(value, float) and n > 1 else None
+        )
+        key = "acc_vpp"
+    else:
+        key = "accuracy" if metric == "premise_accuracy" else "balanced_accuracy"
+        value, n = figures[key], n_prem
+        stderr = None
+        if metric == "premise_accuracy" and isinstance(value, float) and len(seqs) > 1:
+            k = len(seqs)
+            resid = sum((sum(p.correct for p in q) - value * len(q)) ** 2 for q in seqs)
+            stderr = (resid * k / (k - 1)) ** 0.5 / n_prem
+    note = None
+    if isinstance(base.get(key), float):
+        note = f"always {base['answer']!r} scores {100 * float(base[key]):.2f}"
+    return Score(
+        metric=metric,
+        value=value if isinstance(value, float) else None,
+        n=n,
+        stderr=stderr,
+        note=note,
+    ).model_dump(exclude_defaults=False)
+
+
+@scorer(
+    kind="summary",
+    name="premise_figures",
+    protocols=("premise",),
+    metrics=[
+        Metric(
+            "premise_balanced_accuracy",
+            "premise balanced accuracy",
+            headline={"premise": 1},
+            description="mean of the accuracies on true and on false premises (50 % for any "
+            "constant answer)",
+        )
+    ],
+)
+def premise_figures(summary: dict[str, Any], run: RunInput) -> None:
+    """Give every premise figure of the summary one definition (RealCQA-V2's: accuracy over
+    premises, Acc_VPP over questions) and one rule (`PREMISE_RULE`), whether it is a
+    headline card, a breakdown cell or the VPP table, and add the baseline beside it: the
+    "premise" section holds accuracy, Acc_VPP, DCP overall and per kind, the constant-answer
+    baseline, balanced accuracy and MCC."""
+    results = run.results
+    seqs = _premise_sequences(results, run.samples)
+    premise = dict(premise_metrics(list(seqs.values())))
+    premise["rule"] = PREMISE_RULE
+    premise["questions"] = len(results)
+    premise["failed"] = sum(1 for r in results if r.error is not None)
+    summary["premise"] = premise
+
+    def subset(group: dict[str, str]) -> list[list[PremiseOutcome]]:
+        return [
+            seqs[r.sample_id]
+            for r in results
+            if r.sample_id in seqs and all(r.groups.get(k) == v for k, v in group.items())
+        ]
+
+    def redo(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        out = []
+        for row in rows:
+            if row["metric"] in _FIGURES:
+                row = {**_premise_score(row["metric"], subset(row["group"])), "group": row["group"]}
+            out.append(row)
+        return out
+
+    metrics = [_premise_score(m, subset({})) for m in _FIGURES]
+    summary["metrics"] = metrics + [m for m in summary["metrics"] if m["metric"] not in _FIGURES]
+    summary["breakdowns"] = {k: redo(v) for k, v in summary["breakdowns"].items()}
+    summary["grid"] = redo(summary["grid"])

@@ -21,6 +21,9 @@ Kinds and the call each gets:
   (chain steps or premise verdicts) and the sample-level scores computed before it.
 * ``run`` — ``fn(RunInput) -> dict | None`` over a whole run's results; the dict becomes the
   summary's `section` (left out when None or empty).
+* ``summary`` — ``fn(summary, RunInput) -> None`` after the run scorers: may restate the
+  summary's headline rows, breakdown cells and grid of its metrics under its own counting
+  rule (premise figures count over premises, not as means of per-sample values).
 * ``explanation`` — opt-in scorers of explanation quality, chosen by name with
   ``evaluate(metrics=[...])``; their fn is given to the evaluation as a stage (see
   `chartproof.metrics.explanations`).
@@ -58,8 +61,9 @@ __all__ = [
     "unregister",
 ]
 
-MetricKind: TypeAlias = Literal["sample", "step", "run", "explanation"]
-"""What a scorer looks at: one final answer, one sample's steps, a whole run, explanations."""
+MetricKind: TypeAlias = Literal["sample", "step", "run", "summary", "explanation"]
+"""What a scorer looks at: one final answer, one sample's steps, a whole run, the finished
+summary, explanations."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 

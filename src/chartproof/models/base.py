@@ -18,6 +18,7 @@ __all__ = [
     "BackendIdentity",
     "answered",
     "backend_identity",
+    "explanation_generator",
     "failed",
     "in_flight",
     "output_kind",
@@ -119,6 +120,22 @@ def _settings_inside(backend: object) -> Iterator[object]:
         current = getattr(current, "inner", None)
         if current is None:
             return
+
+
+def explanation_generator(backend: object) -> str | None:
+    """The generator a backend declares its explanations come from (an
+    ``explanation_generator`` property, e.g. the reader's trace-to-text template), looked up
+    through wrappers such as the response cache; None when it declares none (a real model)."""
+    current: object = backend
+    for _ in range(8):  # wrappers nest a few levels at most
+        found = getattr(type(current), "explanation_generator", None)
+        if found is not None:
+            value = getattr(current, "explanation_generator", None)
+            return value if isinstance(value, str) else None
+        current = getattr(current, "inner", None)
+        if current is None:
+            return None
+    return None
 
 
 def in_flight(backend: object) -> int:

@@ -16,7 +16,7 @@ from pydantic import field_validator
 from chartproof.datasets import dataset_fingerprint, load_dataset
 from chartproof.metrics.registry import explanation_scorers
 from chartproof.models import load_backend, load_prompts
-from chartproof.models.base import Backend, accepts_overlap, in_flight
+from chartproof.models.base import Backend, accepts_overlap, explanation_generator, in_flight
 from chartproof.models.cache import with_cache
 from chartproof.models.registry import run_identity
 from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
@@ -234,7 +234,11 @@ def run_evaluation(
             summary = summarize(results, protocol=protocol, samples=samples)
             for m, entry in explainers.items():
                 if m in metrics and entry.section is not None:
-                    summary[entry.section] = entry.fn(results, by_id)
+                    # section scorers learn whether the backend wrote its explanations with
+                    # the references' own generator (n-gram scores against itself)
+                    summary[entry.section] = entry.fn(
+                        results, by_id, generator=explanation_generator(inner)
+                    )
             summary["model"] = model_name
             summary["prompt"] = config["prompt"]
             summary["dataset"] = {

@@ -47,8 +47,7 @@ class _Job:
     seed: int
     per_chart: int
     families: tuple[str, ...] | None
-    variants: tuple[str, ...]
-    levels: int
+    variants: tuple[tuple[str, tuple[int, ...]], ...]
     premises: bool
     counterfactuals: int
     chains: int = 0
@@ -71,7 +70,7 @@ def generate(
     per_chart: int = 3,
     families: Sequence[str] | None = None,
     variants: Sequence[str] = (),
-    levels: int = 3,
+    levels: int | None = None,
     premises: bool = True,
     counterfactuals: int = 0,
     chains: int | None = None,
@@ -85,8 +84,10 @@ def generate(
 
     Everything is seeded: the same arguments give the same folder, byte for byte.
     `variants` names perturbations (e.g. "blur", "noise", "watermark", "label_removal");
-    each is applied at levels 1..`levels` to every chart, and the variant samples share
-    their original's questions and answers. `counterfactuals` > 0 turns every chart into a
+    each is applied at levels 1..`levels` (None: every level it defines; "name:N" gives one
+    perturbation its own top level) to every chart, and the variant samples share their
+    original's questions and answers. A level a perturbation does not define is an error
+    (`chartproof.variants.level_plan`). `counterfactuals` > 0 turns every chart into a
     counterfactual family (Chartographer): the original, its reconstruction from code and
     that many seed-controlled data edits, each asked the original's questions with answers
     re-derived by the same programs. `workers` processes render in parallel (default: up
@@ -132,7 +133,7 @@ def generate_from_specs(
     per_chart: int = 3,
     families: Sequence[str] | None = None,
     variants: Sequence[str] = (),
-    levels: int = 3,
+    levels: int | None = None,
     premises: bool = True,
     counterfactuals: int = 0,
     chains: int = 0,
@@ -144,12 +145,9 @@ def generate_from_specs(
     counterfactual families. `suite` labels the samples' suite group; `expected` is the
     number of specs, for progress (None: unknown)."""
     from chartproof.datasets import SampleWriter
+    from chartproof.variants import level_plan
 
-    if variants:
-        from chartproof.variants import get_perturbation
-
-        for name in variants:
-            get_perturbation(name)  # fail before any work on an unknown name
+    plan = level_plan(variants, levels)  # fail before any work on a bad name or level
     folder = Path(out)
     (folder / "images").mkdir(parents=True, exist_ok=True)
     jobs = (
@@ -159,8 +157,7 @@ def generate_from_specs(
             seed=seed,
             per_chart=per_chart,
             families=tuple(families) if families else None,
-            variants=tuple(variants),
-            levels=levels,
+            variants=plan,
             premises=premises,
             counterfactuals=counterfactuals,
             chains=chains,
@@ -189,7 +186,7 @@ def generate_from_specs(
         "per_chart": per_chart,
         "families": list(families) if families else None,
         "variants": list(variants),
-        "levels": levels if variants else None,
+        "levels": {name: list(wanted) for name, wanted in plan} if plan else None,
         "counterfactuals": counterfactuals,
         "chains_per_chart": chains,
         "charts": charts,
@@ -295,7 +292,11 @@ def _chart_job(job: _Job) -> _ChartOutput:
     if job.variants:
         from chartproof.variants import variant_sample, variants_for
 
-        made = variants_for(spec, job.variants, range(1, job.levels + 1), spec.id, seed=job.seed)
+        made = [
+            v
+            for name, wanted in job.variants
+            for v in variants_for(spec, [name], wanted, spec.id, seed=job.seed)
+        ]
         for variant in made:
             vrel = f"images/{variant.id}.png"
             files.append((vrel, variant.png))

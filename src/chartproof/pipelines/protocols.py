@@ -403,9 +403,21 @@ class PremiseProtocol(Protocol):
         ]
 
     def score(self, sample: Sample, replies: Sequence[ModelResponse], ctx: RunContext) -> Scored:
+        steps = self._steps(sample, replies)
+        return Scored(scores=step_scores(sample, list(steps), {}, self.name), steps=steps)
+
+    def failure_steps(
+        self, sample: Sample, replies: Sequence[ModelResponse], ctx: RunContext
+    ) -> tuple[StepRecord, ...]:
+        # every premise keeps a step, failed calls too (no verdict, counted wrong), so the
+        # run's premise figures keep one denominator: all premises of all questions asked
+        return self._steps(sample, replies)
+
+    @staticmethod
+    def _steps(sample: Sample, replies: Sequence[ModelResponse]) -> tuple[StepRecord, ...]:
         steps: list[StepRecord] = []
         for p, resp in zip(sample.premises, replies, strict=True):
-            verdict = resp.parsed.truth if resp.parsed else None
+            verdict = resp.parsed.truth if resp.ok and resp.parsed else None
             steps.append(
                 PremiseStepRecord(
                     id=p.id,
@@ -416,9 +428,10 @@ class PremiseProtocol(Protocol):
                     prediction=verdict,
                     output=resp.text,
                     correct=verdict is not None and verdict == p.truth,
+                    error=None if resp.ok else resp.error,
                 )
             )
-        return Scored(scores=step_scores(sample, steps, {}, self.name), steps=tuple(steps))
+        return tuple(steps)
 
 
 # ------------------------------------------------------------------------------ dispatch

@@ -86,6 +86,9 @@ def summarize(
         section = entry.fn(run)
         if section:
             summary[entry.section] = section
+    # summary scorers may restate headline rows and breakdown cells under their own rule
+    for entry in scorers("summary", protocol):
+        entry.fn(summary, run)
     return summary
 
 

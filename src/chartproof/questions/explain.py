@@ -7,7 +7,13 @@ from collections.abc import Sequence
 
 from chartproof.questions.trace import Op, value_text
 
-__all__ = ["MAX_SENTENCES", "explain"]
+__all__ = ["GENERATOR", "MAX_SENTENCES", "explain"]
+
+GENERATOR = "chartproof.questions.explain@1"
+"""Names this trace-to-text generator. Samples whose reference explanation it wrote carry it
+as `source["explanation_generator"]`; a backend whose own explanations come from the same
+code declares it as its `explanation_generator`, so reports can tell that an overlap score
+against those references measures the template, not the model."""
 
 MAX_SENTENCES = 4
 """ChartQA-X limits explanations to four sentences."""

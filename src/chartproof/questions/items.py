@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import Field, JsonValue
 
 from chartproof.questions.chains import chain_dag
+from chartproof.questions.explain import GENERATOR as EXPLANATION_GENERATOR
 from chartproof.questions.explain import explain
 from chartproof.questions.premises import (
     Claim,
@@ -105,6 +106,13 @@ class QuestionItem(Record):
         source = dict(fields.pop("source", {}) or {})  # type: ignore[call-overload]
         source.setdefault("question_item", self.id)
         source.setdefault("program_args", self.args)
+        if self.explanation:
+            source.setdefault("explanation_generator", EXPLANATION_GENERATOR)
+        if spec is not None:
+            shown = _mathtext_labels(spec)
+            if shown:
+                # questions and answers name labels as drawn; the source stays findable
+                source.setdefault("mathtext", shown)
         return Sample(
             id=sample_id,
             image=image,
@@ -122,6 +130,20 @@ class QuestionItem(Record):
             source=source,
             **fields,
         )
+
+
+def _mathtext_labels(spec: ChartSpec) -> dict[str, str]:
+    """Every label of the chart that is mathtext, as {text as drawn: mathtext source}."""
+    from chartproof.charts.mathtext import display_text, has_mathtext
+
+    st, table = spec.style, spec.table
+    texts = [st.title, st.x_title, st.y_title, *table.names]
+    for col in table.columns:
+        if col.kind != "number":
+            texts.extend(table.labels(col.name))
+        if col.unit:
+            texts.append(col.unit)
+    return {display_text(t): t for t in dict.fromkeys(texts) if t and has_mathtext(t)}
 
 
 def make_item(

@@ -92,7 +92,15 @@ class ChartView:
 
     @classmethod
     def from_spec(cls, spec: ChartSpec) -> ChartView:
-        """The view of a full chart spec (what a reader of the rendered image can know)."""
+        """The view of a full chart spec (what a reader of the rendered image can know).
+
+        Names and titles are the text the chart shows: mathtext labels ("Loss
+        $\\mathcal{L}$") read as drawn ("Loss ℒ", `chartproof.charts.mathtext`), so the
+        questions, answers and premises built on the view name them as a reader sees them."""
+        return _displayed(cls._from_spec(spec))
+
+    @classmethod
+    def _from_spec(cls, spec: ChartSpec) -> ChartView:
         enc, st, table = spec.encoding, spec.style, spec.table
         x_col = table.col(enc.x)
         units = {table.col(y).unit for y in enc.y}
@@ -337,6 +345,37 @@ def _replace(view: ChartView, **changes: object) -> ChartView:
     from dataclasses import replace
 
     return replace(view, **changes)  # type: ignore[arg-type]
+
+
+def _displayed(view: ChartView) -> ChartView:
+    """The view with every name and title as drawn (mathtext converted)."""
+    from chartproof.charts.mathtext import display_text, has_mathtext
+
+    texts = [view.x_name, *view.x_labels, *view.series, view.x_title, view.y_title, view.title]
+    texts += [view.unit, *view.points, *view.boxes, *view.colors]
+    if not any(t is not None and has_mathtext(t) for t in texts):
+        return view
+
+    def d(t: str) -> str:
+        return display_text(t)
+
+    def opt(t: str | None) -> str | None:
+        return None if t is None else display_text(t)
+
+    return _replace(
+        view,
+        x_name=d(view.x_name),
+        x_labels=tuple(d(x) for x in view.x_labels),
+        series=tuple(d(s) for s in view.series),
+        values={d(k): v for k, v in view.values.items()},
+        points={d(k): v for k, v in view.points.items()},
+        boxes={d(k): v for k, v in view.boxes.items()},
+        colors={d(k): v for k, v in view.colors.items()},
+        x_title=opt(view.x_title),
+        y_title=opt(view.y_title),
+        title=opt(view.title),
+        unit=opt(view.unit),
+    )
 
 
 def _shown(v: float, style: Style) -> float:

@@ -67,6 +67,15 @@ class ReaderBackend:
         return "builtin:reader" + ("?table=gold" if self.settings.table == "gold" else "")
 
     @property
+    def explanation_generator(self) -> str:
+        """The reader explains with the trace-to-text code that writes the reference
+        explanations of chartproof's suites (`chartproof.questions.explain`), so its overlap
+        scores against them measure that template, not explanation quality."""
+        from chartproof.questions.explain import GENERATOR
+
+        return GENERATOR
+
+    @property
     def identity(self) -> BackendIdentity:
         """Cache identity: the mode is part of the model; the revision is the package version
         plus a hash of the reader's own source, so a changed reader never serves answers

@@ -3,7 +3,9 @@ thumbnail, gold and predicted answers, the model's output (escaped) and step tab
 
 from __future__ import annotations
 
+import hashlib
 import io
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -11,9 +13,13 @@ from chartproof.metrics.registry import correct_value
 from chartproof.reports.html import Html, el, img_png, join, table
 from chartproof.types import ChainStepRecord, PremiseStepRecord, Sample, SampleResult
 
-__all__ = ["GALLERY_SIZE", "THUMB_WIDTH", "gallery"]
+__all__ = ["GALLERY_SIZE", "GALLERY_VISIBLE", "THUMB_WIDTH", "gallery", "pick"]
 
 GALLERY_SIZE = 36
+"""Samples a report shows at most."""
+GALLERY_VISIBLE = 12
+"""Samples shown open; the rest sit in one collapsed block, so the gallery does not crowd
+out the figures above it."""
 THUMB_WIDTH = 520
 
 
@@ -33,18 +39,71 @@ def thumbnail(path: Path) -> bytes | None:
         return None
 
 
-def pick(results: Sequence[SampleResult]) -> list[SampleResult]:
-    """A fixed, varied selection: wrong and right answers interleaved, failures included."""
-    main = [r for r in results if r.error is None]
-    wrong = [r for r in main if (correct_value(r.scores) or 0) < 1]
-    right = [r for r in main if r not in wrong]
-    failed = [r for r in results if r.error is not None]
+def _outcome(r: SampleResult) -> str:
+    if r.error is not None:
+        return "failed"
+    return "right" if correct_value(r.scores) == 1.0 else "wrong"
+
+
+def _chart_of(r: SampleResult) -> str:
+    """The chart a result is about: its id before the question part and the variant."""
+    return r.sample_id.split("~", 1)[0].rsplit("/", 1)[0]
+
+
+def _spread(r: SampleResult) -> str:
+    # a fixed pseudo-random order within a stratum, so picks come from the whole run and
+    # not its first charts, and the same run always shows the same samples
+    return hashlib.sha1(r.sample_id.encode("utf-8")).hexdigest()
+
+
+def pick(results: Sequence[SampleResult], size: int = GALLERY_SIZE) -> list[SampleResult]:
+    """A fixed selection that samples the whole run: one result in turn from every stratum
+    of (chart type, perturbation, outcome), so every chart type, perturbation and outcome
+    (right, wrong, failed) present shows up before any repeats; at most two results per
+    chart, and at most four failures."""
+    strata: dict[tuple[str, str, str], list[SampleResult]] = defaultdict(list)
+    for r in results:
+        key = (
+            r.groups.get("chart_type", "?"),
+            r.groups.get("perturbation", "original"),
+            _outcome(r),
+        )
+        strata[key].append(r)
+    # the round-robin order: chart types take turns, and each type starts at a different
+    # (perturbation, outcome) stratum, so the first cycle already varies all three
+    by_type: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    for key in sorted(strata):
+        by_type[key[0]].append(key)
+    order = sorted(
+        (key for keys in by_type.values() for key in keys),
+        key=lambda k: (
+            (by_type[k[0]].index(k) - sorted(by_type).index(k[0])) % len(by_type[k[0]]),
+            sorted(by_type).index(k[0]),
+        ),
+    )
+    queues = [sorted(strata[k], key=_spread) for k in order]
     picked: list[SampleResult] = []
-    for i in range(GALLERY_SIZE):
-        for pool in (wrong, right):
-            if i < len(pool) and len(picked) < GALLERY_SIZE:
-                picked.append(pool[i])
-    picked.extend(failed[: max(0, GALLERY_SIZE - len(picked))][:4])
+    per_chart: Counter[str] = Counter()
+    failures = 0
+    # first a round-robin that keeps to two results per chart, then one that fills up
+    for limit in (2, None):
+        progress = True
+        while len(picked) < size and progress:
+            progress = False
+            for queue in queues:
+                for i, r in enumerate(queue):
+                    if limit is not None and per_chart[_chart_of(r)] >= limit:
+                        continue
+                    if r.error is not None and failures >= 4:
+                        continue
+                    queue.pop(i)
+                    failures += r.error is not None
+                    per_chart[_chart_of(r)] += 1
+                    picked.append(r)
+                    progress = True
+                    break
+                if len(picked) >= size:
+                    break
     return picked
 
 
@@ -57,6 +116,7 @@ def gallery(
     for r in pick(results):
         s = samples.get(r.sample_id)
         parts: list[Html] = []
+        picture: list[Html] = []
         if s is not None and root is not None:
             key = s.image.path
             if key not in thumbs:
@@ -68,9 +128,11 @@ def gallery(
                     thumbs[key] = None
             png = thumbs[key]
             if png is not None:
-                parts.append(img_png(png, f"chart of {s.id}"))
+                picture.append(img_png(png, f"chart of {s.id}"))
             else:
-                parts.append(el("div", "image unavailable (unreadable or too large)", cls="noimg"))
+                picture.append(
+                    el("div", "image unavailable (unreadable or too large)", cls="noimg")
+                )
         tags = [
             el("span", f"{k}: {v}", cls="tag")
             for k, v in sorted(r.groups.items())
@@ -99,18 +161,35 @@ def gallery(
             if r.steps:
                 parts.append(steps_table(r))
         parts.append(el("div", r.sample_id, cls="note"))
-        items.append(el("div", *parts, cls="item"))
+        if r.steps:
+            # a chain or premise table needs the page's width: picture beside it, not above
+            items.append(el("div", el("div", *picture), el("div", *parts), cls="item wide"))
+        else:
+            items.append(el("div", *picture, *parts, cls="item"))
     if not items:
         return Html("")
+    shown, rest = items[:GALLERY_VISIBLE], items[GALLERY_VISIBLE:]
+    body = [el("div", *shown, cls="gallery")]
+    if rest:
+        body.append(
+            el(
+                "details",
+                el("summary", f"{len(rest)} more samples"),
+                el("div", *rest, cls="gallery"),
+            )
+        )
+    strata = sorted({(r.groups.get("chart_type", "?")) for r in results})
     return join(
         [
             el("h2", "Samples"),
             el(
                 "p",
-                "A fixed selection of wrong and right answers; model outputs are shown verbatim (escaped).",
+                f"{len(items)} of {len(results)} results, drawn from the whole run: in turn "
+                f"from every chart type ({len(strata)}), perturbation and outcome, at most two "
+                "per chart. Model outputs are shown verbatim (escaped).",
                 cls="note",
             ),
-            el("div", *items, cls="gallery"),
+            *body,
         ]
     )
 
@@ -137,7 +216,7 @@ def steps_table(r: SampleResult) -> Html:
         if r.steps and isinstance(r.steps[0], PremiseStepRecord)
         else ["task", "sub-question", "gold", "said", ""]
     )
-    return table(head, rows, cls="grid")
+    return table(head, rows, cls="grid steps")
 
 
 def _tick(correct: bool) -> str:

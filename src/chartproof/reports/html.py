@@ -58,9 +58,19 @@ def table(
     cls: str = "grid",
     caption: str | None = None,
 ) -> Html:
-    """A table; cells may be `Html` (kept) or anything else (escaped)."""
+    """A table; cells may be `Html` (kept) or anything else (escaped).
+
+    Every row has one cell per header: a row of another length is a ValueError, since a
+    browser would shift its cells under the wrong headers without a word."""
     head = el("tr", *(el("th", h) for h in headers))
-    body = join(el("tr", *(el("td", c) for c in row)) for row in rows)
+    body_rows = [list(row) for row in rows]
+    for i, row in enumerate(body_rows):
+        if len(row) != len(headers):
+            raise ValueError(
+                f"table row {i} has {len(row)} cells for {len(headers)} headers "
+                f"({[str(h) for h in headers]})"
+            )
+    body = join(el("tr", *(el("td", c) for c in row)) for row in body_rows)
     cap = el("caption", caption) if caption else Html("")
     return el("table", cap, el("thead", head), el("tbody", body), cls=cls)
 
@@ -78,6 +88,7 @@ h2 { font-size: 18px; margin: 36px 0 8px; padding-bottom: 4px; border-bottom: 2p
 h3 { font-size: 15px; margin: 20px 0 6px; }
 p.lead { color: var(--muted); margin: 0 0 16px; }
 .note { color: var(--muted); font-size: 12.5px; }
+.warn { border-left: 4px solid var(--bad); background: #fdf1f0; padding: 8px 12px; }
 .cards { display:flex; flex-wrap:wrap; gap:12px; margin: 12px 0; }
 .card { border:1px solid var(--line); border-radius:8px; padding:10px 14px; min-width:150px;
         background: var(--soft); }
@@ -91,6 +102,12 @@ table.grid thead th { background: var(--soft); }
 .gallery { display:grid; grid-template-columns: repeat(auto-fill, minmax(340px, 1fr)); gap:14px; }
 .item { border:1px solid var(--line); border-radius:8px; padding:10px; overflow:hidden; }
 .item img { width:100%; height:auto; border:1px solid var(--line); border-radius:4px; }
+.item.wide { grid-column: 1 / -1; display:grid; grid-template-columns: minmax(240px, 340px) 1fr;
+             gap: 14px; align-items: start; }
+table.steps { width: 100%; }
+table.steps th, table.steps td { text-align: left; vertical-align: top; }
+table.steps td:nth-child(2) { width: 55%; }
+details > summary { cursor: pointer; margin: 12px 0; color: var(--accent); font-weight: 600; }
 .item .q { font-weight:600; margin:6px 0 2px; }
 .item pre { white-space: pre-wrap; word-break: break-word; background: var(--soft);
             padding: 6px 8px; border-radius: 4px; margin: 4px 0; font-size: 12.5px; }

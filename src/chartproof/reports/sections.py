@@ -362,32 +362,44 @@ def chain_section(summary: Mapping[str, Any]) -> Html:
 def premise_section(summary: Mapping[str, Any]) -> Html:
     prem = summary["premise"]
     parts: list[Html] = [el("h2", "Visual premise proving (VPP)")]
-    rows = []
-    by_kind = prem.get("by_kind", {})
-    for kind, vals in by_kind.items():
-        rows.append(
-            [
-                kind,
-                pct(vals.get("accuracy")),
-                pct(vals.get("acc_vpp")),
-                pct(vals.get("dcp")),
-                vals.get("n", "–"),
-            ]
-        )
-    rows.append(
-        [
-            "all",
-            pct(prem.get("accuracy")),
-            pct(prem.get("acc_vpp")),
-            pct(prem.get("dcp")),
-            prem.get("n", "–"),
+
+    def cells(label: str, vals: Mapping[str, Any]) -> list[object]:
+        return [
+            label,
+            pct(vals.get("accuracy")),
+            pct(vals.get("balanced_accuracy")),
+            fmt(vals.get("mcc")),
+            pct(vals.get("acc_vpp")),
+            pct(vals.get("dcp")),
+            vals.get("n", "–"),
         ]
-    )
+
+    rows = [cells(kind, vals) for kind, vals in prem.get("by_kind", {}).items()]
+    rows.append(cells("all", prem))
+    base = prem.get("baseline")
+    if isinstance(base, Mapping):
+        rows.append(
+            cells(f"baseline: always {base.get('answer')!r}", {**base, "n": prem.get("n", "–")})
+        )
     parts.append(
         table(
-            ["premise kind", "accuracy %", "Acc_VPP %", "DCP %", "n"],
+            ["premise kind", "accuracy %", "balanced acc. %", "MCC", "Acc_VPP %", "DCP %", "n"],
             rows,
-            caption="layout of RealCQA-V2 Table 4",
+            caption="layout of RealCQA-V2 Table 4, with class-balanced figures and the "
+            "constant-answer baseline",
+        )
+    )
+    rule = prem.get("rule")
+    failed = prem.get("failed", 0)
+    parts.append(
+        el(
+            "p",
+            f"Premises are generated 1 true : 3 false, so a constant answer already scores the "
+            f"baseline row; balanced accuracy (mean of the accuracy on true and on false "
+            f"premises) and MCC give a constant answer 50 % and 0. Every figure here and in the "
+            f"summary is {rule or 'over the answered premises'}"
+            + (f" ({failed} questions had a failed call)." if failed else "."),
+            cls="note",
         )
     )
     return join(parts)
@@ -500,9 +512,10 @@ def roscoe_section(summary: Mapping[str, Any]) -> Html:
     parts: list[Html] = [
         el("h2", "Explanation quality: ROSCOE"),
         table(
-            ["model", *_ROSCOE_ORDER],
+            ["model", *_ROSCOE_ORDER, "AS renorm."],
             [row],
-            caption="means over answered samples — layout of ChartQA-X Table 5",
+            caption="means over answered samples — layout of ChartQA-X Table 5; AS renorm. is "
+            "the answer-selection score with the weights renormalised over the scores computed",
         ),
     ]
     if notes:
@@ -530,6 +543,19 @@ def ngram_section(summary: Mapping[str, Any]) -> Html:
             caption=f"against the reference explanations of {ng.get('n', 0)} samples — layout of ChartQA-X Table 6",
         ),
     ]
+    own = ng.get("self_template")
+    if own:
+        parts.append(
+            el(
+                "p",
+                el("b", "Not a measure of explanation quality: "),
+                f"{own.get('shared')} of {own.get('of')} reference explanations were written by "
+                f"the same trace-to-text code ({own.get('generator')}) that writes this model's "
+                "explanations, so these overlap scores are high by construction. The run is "
+                "left out of explanation rankings.",
+                cls="warn",
+            )
+        )
     notes = ng.get("notes") or {}
     if notes or ng.get("note"):
         parts.append(
@@ -562,7 +588,43 @@ def failures(summary: Mapping[str, Any]) -> Html:
 
 def comparison(runs: Sequence[tuple[Path, RunRecord]]) -> Html:
     rows = list(zip(run_names(runs), (r.summary for _, r in runs), strict=True))
-    return join([el("h2", "Runs compared"), table3(rows, compare=True)])
+    return join([el("h2", "Runs compared"), table3(rows, compare=True), explanation_ranking(rows)])
+
+
+def explanation_ranking(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> Html:
+    """Runs ranked by CIDEr-D of their explanations against the references; a run whose
+    explanations share the references' generator is listed apart, unranked."""
+    scored = [
+        (name, s["ngram"])
+        for name, s in rows
+        if isinstance((s.get("ngram") or {}).get("corpus"), dict)
+    ]
+    if not scored:
+        return Html("")
+    ranked = sorted(
+        ((n, ng) for n, ng in scored if not ng.get("self_template")),
+        key=lambda item: -(item[1]["corpus"].get("cider_d") or 0.0),
+    )
+    body: list[list[object]] = [
+        [str(i), n, fmt(ng["corpus"].get("bleu4")), fmt(ng["corpus"].get("cider_d"))]
+        for i, (n, ng) in enumerate(ranked, start=1)
+    ]
+    body += [
+        ["not ranked", n, fmt(ng["corpus"].get("bleu4")), fmt(ng["corpus"].get("cider_d"))]
+        for n, ng in scored
+        if ng.get("self_template")
+    ]
+    return join(
+        [
+            el("h3", "Explanations ranked by CIDEr-D"),
+            table(
+                ["rank", "run", "BLEU-4", "CIDEr-D"],
+                body,
+                caption="runs whose explanations come from the references' own generator are "
+                "not ranked",
+            ),
+        ]
+    )
 
 
 def run_names(runs: Sequence[tuple[Path, RunRecord]]) -> list[str]:

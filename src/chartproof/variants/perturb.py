@@ -15,12 +15,14 @@ from pydantic import ConfigDict
 from chartproof.types import ChartSpec, ImageRef, Record, Sample, Transform
 from chartproof.variants.images import ImageInput, encode_png, to_rgb
 from chartproof.variants.perturbations import PERTURBATIONS, Canvas, ParamValue, Perturbation
+from chartproof.variants.perturbations.base import check_level
 from chartproof.variants.seeds import stable_seed
 
 __all__ = [
     "Variant",
     "apply_transform",
     "get_perturbation",
+    "level_plan",
     "level_table",
     "perturb",
     "variant_id",
@@ -78,6 +80,44 @@ def level_table(name: str) -> dict[int, dict[str, ParamValue]]:
     return {level: pert.params(level, canvas) for level in pert.levels}
 
 
+def level_plan(
+    variants: Sequence[str], levels: int | None = None
+) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Which levels of which perturbations a sweep makes, checked before any work.
+
+    Each entry is a name ("blur": levels 1..`levels`, or every level it defines when
+    `levels` is None) or a name with its own top level ("label_removal:1"). A level a
+    perturbation does not define is a ValueError naming it: a sweep is never capped quietly,
+    so "level 3" means the same intensity in every row of a robustness table.
+    """
+    plan: list[tuple[str, tuple[int, ...]]] = []
+    for entry in variants:
+        name, _, top_text = entry.partition(":")
+        name = name.strip()
+        pert = get_perturbation(name)
+        top: int | None = levels
+        if top_text:
+            try:
+                top = int(top_text)
+            except ValueError:
+                raise ValueError(
+                    f"variant {entry!r}: the level after ':' must be a whole number"
+                ) from None
+        if top is not None and top < 1:
+            raise ValueError(f"variant {entry!r}: levels start at 1, not {top}")
+        wanted = pert.levels if top is None else tuple(range(1, top + 1))
+        missing = [level for level in wanted if level not in pert.levels]
+        if missing:
+            raise ValueError(
+                f"perturbation {name!r} has levels {list(pert.levels)}, not {missing}; "
+                f"ask for {name}:{max(pert.levels)} to sweep it to its own top level"
+            )
+        if any(done == name for done, _ in plan):
+            raise ValueError(f"perturbation {name!r} is listed twice")
+        plan.append((name, wanted))
+    return tuple(plan)
+
+
 def variant_id(parent_id: str, name: str, level: int) -> str:
     """The id of a variant: "chart-7~blur-3"."""
     return f"{parent_id}~{name}-{level}"
@@ -125,8 +165,8 @@ def variants_for(
     """Every (name, level) variant of one chart, names outer, levels inner.
 
     `source` is a spec (rendered once) or an image (then `spec`, if given, enables exact
-    label removal). Levels a perturbation does not define are skipped (label removal has
-    two), so `levels=range(1, 4)` asks for "up to level 3" everywhere.
+    label removal). A level a perturbation does not define is a ValueError (label removal
+    has one); `level_plan` gives each perturbation its own levels.
     """
     canvas = _canvas(None, source) if isinstance(source, ChartSpec) else _canvas(source, spec)
     wanted = sorted(set(levels))
@@ -134,8 +174,8 @@ def variants_for(
     for name in names:
         pert = get_perturbation(name)
         for level in wanted:
-            if level in pert.levels:
-                out.append(_from_canvas(canvas, pert, level, sample_id, seed))
+            check_level(pert.name, level, pert.levels)
+            out.append(_from_canvas(canvas, pert, level, sample_id, seed))
     return out
 
 
@@ -167,8 +207,7 @@ def _make(
     spec: ChartSpec | None,
 ) -> Variant:
     pert = get_perturbation(name)
-    if level not in pert.levels:
-        raise ValueError(f"perturbation {name!r} has levels {list(pert.levels)}, not {level!r}")
+    check_level(pert.name, level, pert.levels)
     return _from_canvas(_canvas(image, spec), pert, level, sample_id, seed)
 
 

@@ -57,15 +57,25 @@ class Ctx:
         """The chart's id."""
         return chart_id(self.suite, self.seed, self.index)
 
-    def pick(self, labels: tuple[str, ...], lo: int, hi: int) -> list[str]:
-        """Between lo and hi labels, in their listed order."""
+    def pick(
+        self, labels: tuple[str, ...], lo: int, hi: int, *, ordinal: bool = False
+    ) -> list[str]:
+        """Between lo and hi labels, in their listed order; a contiguous run of them when
+        they are `ordinal` (age groups 25-34, 35-44, 45-54, never 18-24, 35-44, 65-74)."""
         k = self.rng.randint(min(lo, len(labels)), min(hi, len(labels)))
+        if ordinal:
+            start = self.rng.randint(0, len(labels) - k)
+            return list(labels[start : start + k])
         keep = sorted(self.rng.sample(range(len(labels)), k))
         return [labels[i] for i in keep]
 
-    def measure(self) -> Measure:
-        """One of the domain's per-category measures."""
-        return self.rng.choice(self.domain.measures)
+    def measure(self, dimension: str | None = None, *, by_groups: bool = False) -> Measure:
+        """One of the domain's per-category measures; one that describes `dimension` (and
+        splits by the domain's groups) when given."""
+        if dimension is None:
+            return self.rng.choice(self.domain.measures)
+        fits = self.domain.measures_over(dimension, by_groups=by_groups)
+        return self.rng.choice(fits or self.domain.measures_over(dimension))
 
     def years(self, n: int) -> list[str]:
         """n consecutive years ending between 2019 and 2024."""

@@ -46,14 +46,15 @@ def look(ctx: Ctx, **override: Any) -> dict[str, Any]:
 def pick_category(ctx: Ctx, lo: int, hi: int) -> tuple[Dimension, list[str]]:
     """A category dimension of the domain and between lo and hi of its labels."""
     dim = ctx.rng.choice(ctx.domain.categories)
-    return dim, ctx.pick(dim.labels, lo, hi)
+    return dim, ctx.pick(dim.labels, lo, hi, ordinal=dim.ordinal)
 
 
 def pick_groups(ctx: Ctx, lo: int, hi: int) -> tuple[str, list[str]]:
     """Series names: the domain's groups, or recent years."""
     if ctx.rng.random() < 0.35:
         return "Year", ctx.years(ctx.rng.randint(lo, min(hi, 4)))
-    return ctx.domain.groups.title, ctx.pick(ctx.domain.groups.labels, lo, hi)
+    groups = ctx.domain.groups
+    return groups.title, ctx.pick(groups.labels, lo, hi, ordinal=groups.ordinal)
 
 
 def grouped_rows(labels: list[str], columns: list[list[float]]) -> list[list[Any]]:

