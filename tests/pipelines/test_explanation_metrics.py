@@ -138,11 +138,10 @@ def test_self_template_is_flagged_and_left_out_of_rankings(
 
 def test_the_reader_declares_its_template(tmp_path: Path) -> None:
     pytest.importorskip("cv2")
-    from chartproof.models.reader.backend import ReaderBackend, ReaderSettings
-
     from chartproof.models.base import explanation_generator
     from chartproof.models.cache import with_cache
     from chartproof.questions.explain import GENERATOR
+    from chartproof.reader.backend import ReaderBackend, ReaderSettings
 
     reader = ReaderBackend(ReaderSettings(table="gold"))
     assert explanation_generator(reader) == GENERATOR
