@@ -283,14 +283,16 @@ def score_answer(prediction: str, gold: Answer) -> float:
     """Score one prediction against a typed gold answer, by `gold.kind`: 1.0 or 0.0.
 
     number: within `gold.tolerance` of |target| (years exact, see the module docstring);
-    text: equal after `normalize_text`; bool: yes/no/true/false (or a leading yes/no);
+    text: equal after `normalize_text`; choice: the picked option's text equals the gold
+    option's (after `normalize_text`); bool: yes/no/true/false (or a leading yes/no);
     list: the same items in any order (a one-to-one pairing); ranked_list: the same items
     in the same order. List items that are numbers use the number rule.
     """
     if gold.kind == "number":
         assert isinstance(gold.value, float)
         return float(_number_right(prediction, gold.value, gold.tolerance, gold.unit))
-    if gold.kind == "text":
+    if gold.kind in ("text", "choice"):
+        # a choice prediction is the picked option's text (the parser maps letters to it)
         return float(normalize_text(prediction) == normalize_text(gold.text()))
     if gold.kind == "bool":
         return float(parse_bool(prediction) is gold.value)

@@ -17,6 +17,7 @@ from pydantic import JsonValue
 from chartproof.datasets import resolve_image
 from chartproof.metrics.accuracy import anls, exact_match, relaxed_accuracy, score_answer
 from chartproof.metrics.chains import ChainOutcome, chain_scores
+from chartproof.metrics.choice import choice_scores
 from chartproof.models import Backend, PromptSet, build_request, default_prompts
 from chartproof.models.images import image_part
 from chartproof.types import (
@@ -111,13 +112,20 @@ def _request(
     question: str,
     suffix: str,
     earlier: Sequence[tuple[str, str]] = (),
+    choices: Sequence[str] = (),
 ) -> ModelRequest:
+    if not choices and "options" in ctx.prompts.get(prompt).fields():
+        raise ValueError(
+            f"prompt {ctx.prompts.get(prompt).id} shows answer options, but sample "
+            f"{sample.id!r} has none; use it on multiple-choice samples only"
+        )
     return build_request(
         prompt,
         ctx.image(sample),
         _question_text(sample, question, ctx),
         request_id=f"{sample.id}/{suffix}",
         earlier=earlier,
+        choices=choices,
         config=ctx.config,
         prompts=ctx.prompts,
         metadata=_metadata(sample, ctx),
@@ -144,7 +152,11 @@ def _answer_of(response: ModelResponse) -> str | None:
 def _run_direct(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]:
     requests: list[ModelRequest] = []
     for s in samples:
-        requests.append(_request(s, ctx, prompt=ctx.prompt, question=s.question, suffix="direct"))
+        requests.append(
+            _request(
+                s, ctx, prompt=ctx.prompt, question=s.question, suffix="direct", choices=s.choices
+            )
+        )
     responses = ctx.backend.generate(requests)
     _check_responses(requests, responses)
     out = []
@@ -158,6 +170,8 @@ def _run_direct(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult
                     model=ctx.model,
                     groups=s.group_labels(),
                     error=resp.error,
+                    # a failed multiple-choice sample is a wrong answer, below chance
+                    scores=choice_scores(0.0, s.choices),
                     cached=cached,
                     calls=calls,
                     latency_s=latency,
@@ -165,6 +179,8 @@ def _run_direct(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult
             )
             continue
         prediction = _answer_of(resp)
+        scores = answer_scores(prediction, s.answer)
+        scores.update(choice_scores(scores["accuracy"] or 0.0, s.choices))
         out.append(
             SampleResult(
                 sample_id=s.id,
@@ -173,7 +189,7 @@ def _run_direct(samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult
                 prediction=prediction,
                 output=resp.text,
                 explanation=resp.parsed.explanation if resp.parsed else None,
-                scores=answer_scores(prediction, s.answer),
+                scores=scores,
                 groups=s.group_labels(),
                 cached=cached,
                 calls=calls,

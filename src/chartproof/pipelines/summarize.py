@@ -9,6 +9,7 @@ from typing import Any
 
 from chartproof.metrics.breakdown import breakdown_results, mean_score
 from chartproof.metrics.chains import arm, error_analysis
+from chartproof.metrics.choice import CHOICE_METRICS
 from chartproof.metrics.families import edit_breakage, family_scores, outcomes_from_samples
 from chartproof.metrics.premises import PremiseOutcome, premise_metrics
 from chartproof.pipelines.protocols import chain_outcome
@@ -17,7 +18,15 @@ from chartproof.types import Sample, SampleResult, Score
 __all__ = ["BREAKDOWN_KEYS", "HEADLINE", "summarize"]
 
 HEADLINE: dict[str, tuple[str, ...]] = {
-    "direct": ("accuracy", "relaxed_accuracy", "exact_match", "anls"),
+    "direct": (
+        "accuracy",
+        "relaxed_accuracy",
+        "exact_match",
+        "anls",
+        "choice_accuracy",
+        "chance",
+        "chance_corrected_accuracy",
+    ),
     "chain": ("isa", "csa", "faa", "cfa", "accuracy"),
     "premise": ("premise_accuracy", "acc_vpp"),
 }
@@ -30,6 +39,7 @@ BREAKDOWN_KEYS = (
     "program",
     "perturbation",
     "level",
+    "gold_position",
     "family_member",
     "split",
     "domain",
@@ -56,7 +66,8 @@ def summarize(
     failed = [r for r in results if r.error is not None]
     # failures count as wrong answers: a model that cannot answer does not score
     scored = [
-        r if r.error is None else r.model_copy(update={"scores": _zeros(results)}) for r in results
+        r if r.error is None else r.model_copy(update={"scores": _failed_scores(r, results)})
+        for r in results
     ]
     names = _metric_names(scored, protocol)
     summary: dict[str, Any] = {
@@ -126,9 +137,14 @@ def _metric_names(results: Sequence[SampleResult], protocol: str) -> list[str]:
     return first + sorted(present - set(first))
 
 
-def _zeros(results: Sequence[SampleResult]) -> dict[str, float | None]:
+def _failed_scores(failed: SampleResult, results: Sequence[SampleResult]) -> dict[str, float | None]:
+    """A failed sample scores 0 on every metric, except the multiple-choice ones, which it
+    has only when it is a multiple-choice sample (its protocol recorded them as a wrong
+    answer: chance-corrected below 0, chance unchanged)."""
     names = {m for r in results for m in r.scores}
-    return dict.fromkeys(names, 0.0)
+    scores: dict[str, float | None] = dict.fromkeys(names - set(CHOICE_METRICS), 0.0)
+    scores.update({m: failed.scores[m] for m in CHOICE_METRICS if m in failed.scores})
+    return scores
 
 
 def _robustness(results: Sequence[SampleResult], names: Sequence[str]) -> dict[str, Any]:
