@@ -551,13 +551,17 @@ class Sample(Record):
                 raise ValueError("a multiple-choice answer needs the sample's choices")
             return self
         if len(self.choices) < 2:
-            raise ValueError(f"a multiple-choice question needs two or more options, got {self.choices}")
+            raise ValueError(
+                f"a multiple-choice question needs two or more options, got {self.choices}"
+            )
         if any(not c.strip() for c in self.choices):
             raise ValueError(f"empty answer option in {self.choices}")
         if len(set(self.choices)) != len(self.choices):
             raise ValueError(f"duplicate answer options in {self.choices}")
         if self.answer.kind != "choice":
-            raise ValueError(f"a sample with choices needs a 'choice' answer, not {self.answer.kind!r}")
+            raise ValueError(
+                f"a sample with choices needs a 'choice' answer, not {self.answer.kind!r}"
+            )
         if self.answer.value not in self.choices:
             raise ValueError(f"gold option {self.answer.value!r} is not one of {self.choices}")
         return self

@@ -61,6 +61,14 @@ def evaluate(
     with_table: Annotated[bool, typer.Option(help="Give the model the gold data table.")] = False,
     cache: Annotated[bool, typer.Option(help="Use the response cache.")] = True,
     strict: Annotated[bool, typer.Option(help="Stop at the first bad dataset row.")] = False,
+    shuffle_choices: Annotated[
+        int,
+        typer.Option(help="Seeded option-order shuffles per multiple-choice sample.", min=0),
+    ] = 0,
+    rotate_choices: Annotated[
+        bool,
+        typer.Option(help="Also ask every circular rotation of the options (gold at each letter)."),
+    ] = False,
     report: Annotated[bool, typer.Option(help="Write RUN/report.html at the end.")] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
@@ -83,6 +91,8 @@ def evaluate(
             with_table=with_table,
             cache=cache,
             strict=strict,
+            shuffle_choices=shuffle_choices,
+            rotate_choices=rotate_choices,
             progress=hook,
         )
     for m in record.summary.get("metrics", [])[:6]:

@@ -18,12 +18,12 @@ __all__ = [
     "clean_answer",
     "extract_answer",
     "extract_choice",
-    "option_letter",
     "extract_code",
     "extract_explanation",
     "extract_items",
     "extract_truth",
     "extract_verdict",
+    "option_letter",
     "parse_output",
     "split_items",
     "strip_markup",
@@ -503,7 +503,9 @@ _OPTION_LEAD = re.compile(
     r"(?:option|choice|answer|letter)\s*(?:is\s*)?[:：=\-–—]?\s*",
     re.I,
 )
-_LETTER_LABEL = re.compile(r"^(?:\((?P<p>[A-Za-z])\)|\[(?P<b>[A-Za-z])\]|(?P<l>[A-Za-z])(?=[.):：]|$))[.):：]?\s*")
+_LETTER_LABEL = re.compile(
+    r"^(?:\((?P<p>[A-Za-z])\)|\[(?P<b>[A-Za-z])\]|(?P<l>[A-Za-z])(?=[.):：]|$))[.):：]?\s*"
+)
 _MARKED_LETTER = re.compile(
     r"\b(?:option|choice|answer(?:\s+is)?|letter)\s*[:：=]?\s*\(?(?P<x>[A-Za-z])\)?(?![A-Za-z0-9])",
     re.I,
@@ -572,11 +574,10 @@ def _choice_in_answer(answer: str, choices: Sequence[str]) -> int | None:
             if named:
                 return index if index in named else _CONFLICT
             others = {
-                i
+                _letter_index(m.group("a") or m.group("b"), len(choices))
                 for m in _OTHER_LABEL.finditer(rest)
-                if (i := _letter_index(m.group("a") or m.group("b"), len(choices))) is not None
             }
-            return _CONFLICT if others - {index} else index
+            return _CONFLICT if others - {index, None} else index
     return _mentioned(s, choices)
 
 
@@ -615,9 +616,7 @@ def extract_choice(text: str, choices: Sequence[str], *, prefer_last: bool = Fal
 # ------------------------------------------------------------------ dispatch
 
 
-def parse_output(
-    text: str, output: str = "answer", *, choices: Sequence[str] = ()
-) -> ParsedOutput:
+def parse_output(text: str, output: str = "answer", *, choices: Sequence[str] = ()) -> ParsedOutput:
     """Parse a reply according to its prompt's output kind (see `prompts.OutputKind`).
 
     "answer" and "answer_explanation" read the answer, explanation and items; "cot" prefers

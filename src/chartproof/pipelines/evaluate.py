@@ -53,6 +53,8 @@ def evaluate(
     with_table: bool = False,
     cache: bool | str | Path = True,
     strict: bool = False,
+    shuffle_choices: int = 0,
+    rotate_choices: bool = False,
     backend: Backend | None = None,
     progress: ProgressHook | None = None,
 ) -> RunRecord:
@@ -70,7 +72,10 @@ def evaluate(
     reference explanations). `batch_size` samples go to the model at a time and are recorded
     together (default: four times the backend's concurrency, at least 16, so an API
     backend's request slots stay full). Pass `backend` to use an already-built backend (its
-    `name` is recorded as the model; it is not closed).
+    `name` is recorded as the model; it is not closed). `shuffle_choices` adds that many
+    seeded option-order shuffles of every multiple-choice sample and `rotate_choices` its
+    circular rotations (`chartproof.variants.choice_order`), so the summary's robustness
+    section and `gold_position` breakdown measure position bias.
     """
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r}; choose one of {list(PROTOCOLS)}")
@@ -86,6 +91,12 @@ def evaluate(
     if where:
         samples = [s for s in samples if _matches(s, where)]
     samples = samples[:limit] if limit is not None else samples
+    if shuffle_choices < 0:
+        raise ValueError("shuffle_choices must be 0 or more")
+    if shuffle_choices or rotate_choices:
+        from chartproof.variants.choice_order import choice_order_variants
+
+        samples = choice_order_variants(samples, shuffles=shuffle_choices, rotations=rotate_choices)
     if not samples:
         raise ValueError(f"no samples to evaluate in {data}" + (f" where {where}" if where else ""))
     prompts = load_prompts(prompts_file) if prompts_file else None
@@ -101,6 +112,8 @@ def evaluate(
         "where": dict(sorted(where.items())) if where else None,
         "metrics": sorted(set(metrics)),
         "with_table": with_table,
+        **({"shuffle_choices": shuffle_choices} if shuffle_choices else {}),
+        **({"rotate_choices": True} if rotate_choices else {}),
         "generation": gen.model_dump(),
     }
     fingerprint = dataset_fingerprint(samples, loaded.root)

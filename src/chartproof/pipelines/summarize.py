@@ -137,7 +137,9 @@ def _metric_names(results: Sequence[SampleResult], protocol: str) -> list[str]:
     return first + sorted(present - set(first))
 
 
-def _failed_scores(failed: SampleResult, results: Sequence[SampleResult]) -> dict[str, float | None]:
+def _failed_scores(
+    failed: SampleResult, results: Sequence[SampleResult]
+) -> dict[str, float | None]:
     """A failed sample scores 0 on every metric, except the multiple-choice ones, which it
     has only when it is a multiple-choice sample (its protocol recorded them as a wrong
     answer: chance-corrected below 0, chance unchanged)."""
