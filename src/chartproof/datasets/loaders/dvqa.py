@@ -80,12 +80,18 @@ def load_dvqa(
         )  # fmt: skip
         for pos, item in json_records(read_json(file), file, log):
             image = item.get("image")
+            qid = item.get("question_id", pos)
             if not isinstance(image, str) or not image:
                 log.error(
-                    RowError(file=str(file), line=pos, field="image", message="image is missing")
+                    RowError(
+                        file=str(file),
+                        line=pos,
+                        field="image",
+                        sample_id=f"dvqa-{name}-{qid}",
+                        message="image is missing",
+                    )
                 )
                 continue
-            qid = item.get("question_id", pos)
             template = item.get("template_id", item.get("question_type"))
             record: dict[str, JsonValue] = {
                 **{k: v for k, v in item.items() if k not in ("image",)},

@@ -15,8 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import JsonValue
-
 from chartproof.datasets.embedded import EmbeddedImages, image_bytes_of, json_safe
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
 from chartproof.datasets.images import resolve_image
