@@ -328,3 +328,61 @@ def test_embedded_parquet_evaluates_without_images_option(
         cache=False,
     )
     assert record.counts["answered"] == 3 and record.counts["failed"] == 0
+
+
+def _mc_and_plain(folder: Path, make_sample: MakeSample, write_png: WritePng) -> list[Any]:
+    plain = make_sample(0)
+    mc = make_sample(1).model_copy(
+        update={"answer": Answer.option("2020"), "choices": ("2019", "2020", "2021")}
+    )
+    for s in (plain, mc):
+        write_png(folder / s.image.path)
+    return [plain, mc]
+
+
+def test_parquet_round_trip_keeps_choices(
+    tmp_path: Path, make_sample: MakeSample, write_png: WritePng
+) -> None:
+    from chartproof.datasets import load_parquet
+
+    samples = _mc_and_plain(tmp_path / "ds", make_sample, write_png)
+    path = save_parquet(samples, tmp_path / "mc.parquet")
+    assert load_parquet(path).samples == samples
+
+
+def test_old_parquet_without_choices_column_still_loads(
+    tmp_path: Path, make_sample: MakeSample
+) -> None:
+    import pyarrow.parquet as pq
+
+    from chartproof.datasets import load_parquet
+
+    path = save_parquet([make_sample(0)], tmp_path / "new.parquet")
+    table = pq.read_table(path)
+    old = table.drop_columns(["choices"]).replace_schema_metadata(table.schema.metadata)
+    pq.write_table(old, tmp_path / "old.parquet")
+    assert load_parquet(tmp_path / "old.parquet").samples == [make_sample(0)]
+
+
+@pytest.mark.slow
+def test_hf_export_folder_loads_back_as_data(
+    tmp_path: Path, make_sample: MakeSample, write_png: WritePng
+) -> None:
+    """`chartproof export --to hf` output given as --data: the exact samples come back, with
+    their images in the cache (same bytes, same hash)."""
+    from chartproof.datasets import to_hf_dataset
+
+    folder = tmp_path / "ds"
+    samples = _mc_and_plain(folder, make_sample, write_png)
+    to_hf_dataset(samples, folder).save_to_disk(str(tmp_path / "hf"))
+    assert detect_format(tmp_path / "hf") == "hf"
+    loaded = load_dataset(tmp_path / "hf")
+    assert loaded.n_bad == 0
+    assert [
+        s.model_copy(update={"image": s.image.model_copy(update={"path": "x"})})
+        for s in loaded.samples
+    ] == [s.model_copy(update={"image": s.image.model_copy(update={"path": "x"})}) for s in samples]
+    for got, want in zip(loaded.samples, samples, strict=True):
+        assert (loaded.root / got.image.path).read_bytes() == (
+            folder / want.image.path
+        ).read_bytes()

@@ -32,6 +32,7 @@ from chartproof.types import ImageRef, Sample
 __all__ = [
     "IMAGE_BYTES",
     "JSON_FIELDS",
+    "OPTIONAL_FIELDS",
     "SCALAR_FIELDS",
     "load_parquet",
     "sample_columns",
@@ -46,8 +47,12 @@ SCALAR_FIELDS = (
 
 JSON_FIELDS = (
     "image", "answer", "table", "spec", "chain", "premises", "groups", "transforms", "source",
+    "choices",
 )  # fmt: skip
 """Sample fields stored as JSON text columns."""
+
+OPTIONAL_FIELDS = {"choices": "[]"}
+"""Columns added after files were first written, and the value a file without one means."""
 
 IMAGE_BYTES = "image_bytes"
 """Name of the optional binary column of embedded image files."""
@@ -124,14 +129,18 @@ def _iter_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     import pyarrow.parquet as pq
 
     pf = pq.ParquetFile(path)
-    missing = [n for n in (*SCALAR_FIELDS, *JSON_FIELDS) if n not in pf.schema_arrow.names]
+    names = pf.schema_arrow.names
+    missing = [
+        n for n in (*SCALAR_FIELDS, *JSON_FIELDS) if n not in names and n not in OPTIONAL_FIELDS
+    ]
     if missing:
         raise ValueError(f"{path} is not a chartproof samples file: no columns {missing}")
+    defaults = {k: v for k, v in OPTIONAL_FIELDS.items() if k not in names}
     number = 0
     for batch in pf.iter_batches(batch_size=_BATCH):
         for row in batch.to_pylist():
             number += 1
-            yield number, row
+            yield number, {**defaults, **row} if defaults else row
 
 
 def load_parquet(

@@ -81,6 +81,21 @@ def table_files(path: Path, split: str | None = None) -> list[Path]:
 TableRows = Iterator[tuple[int, dict[str, Any]]]
 
 
+def table_columns(file: Path) -> list[str]:
+    """Column names of a Parquet or Arrow data file (read from its schema only)."""
+    import pyarrow as pa
+
+    if file.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return list(pq.ParquetFile(file).schema_arrow.names)
+    source = pa.memory_map(str(file))
+    try:
+        return list(pa.ipc.open_stream(source).schema.names)
+    except pa.ArrowInvalid:
+        return list(pa.ipc.open_file(pa.memory_map(str(file))).schema.names)
+
+
 def iter_table_rows(file: Path) -> TableRows:
     """(row number, row) of a Parquet or Arrow (stream or file format) data file."""
     import pyarrow as pa
@@ -199,11 +214,15 @@ def load_hf_folder(
 
     `split` keeps one split's files; embedded images go to `images` (default
     `default_image_cache()`), which is the result's root. Rows without an id column get
-    "<name>-<file stem>-<row>".
+    "<name>-<file stem>-<row>". A folder written by `chartproof export --to hf` (its
+    `*_json` columns) is restored to the exact samples, whatever the field options say.
     """
     root = Path(path)
     files = table_files(root, split)
     base = root if root.is_dir() else root.parent
+    store = EmbeddedImages(Path(images) if images else None)
+    if set(table_columns(files[0])) >= _EXPORT_COLUMNS:
+        return _restore_export(files, store, strict)
     fields = field_map(
         id=id,
         image=image,
@@ -218,7 +237,6 @@ def load_hf_folder(
         explanation=explanation,
         options_in_question=options_in_question,
     )
-    store = EmbeddedImages(Path(images) if images else None)
     dataset = name or (root.name if root.is_dir() else root.stem)
 
     def to_record(row: dict[str, Any], file: Path, number: int) -> list[dict[str, Any]]:
@@ -241,4 +259,62 @@ def load_hf_folder(
         images=RowImages(base, store),
         log=log,
     )
+    return LoadResult(samples=samples, errors=log.errors, root=store.root)
+
+
+_EXPORT_COLUMNS = {"id", "image", "image_json", "answer_json", "question"}
+
+
+def _restore_export(files: list[Path], store: EmbeddedImages, strict: bool) -> LoadResult:
+    """The samples of a chartproof HF export, their images written to the cache."""
+    from pydantic import ValidationError
+
+    from chartproof.datasets.errors import validation_message
+    from chartproof.datasets.parquet import JSON_FIELDS, OPTIONAL_FIELDS, SCALAR_FIELDS
+
+    log = RowLog([], strict=strict)
+    samples: list[Sample] = []
+    seen: set[str] = set()
+    for file in files:
+        for number, row in iter_table_rows(file):
+            sid = row.get("id")
+
+            def fail(
+                field: str | None,
+                message: str,
+                number: int = number,
+                sid: Any = sid,
+                file: Path = file,
+            ) -> None:
+                log.error(
+                    RowError(
+                        file=str(file),
+                        line=number,
+                        field=field,
+                        sample_id=sid if isinstance(sid, str) else None,
+                        message=message,
+                    )
+                )
+
+            try:
+                data: dict[str, Any] = {n: row.get(n) for n in SCALAR_FIELDS}
+                for n in JSON_FIELDS:
+                    data[n] = json.loads(row.get(f"{n}_json") or OPTIONAL_FIELDS.get(n, "null"))
+                image = image_bytes_of(row.get("image"))
+                if image is None:
+                    fail("image", "the image cell holds no bytes")
+                    continue
+                data["image"] = {**data["image"], "path": store.store(image)}
+                sample = Sample.model_validate(data)
+            except json.JSONDecodeError as exc:
+                fail(None, f"malformed JSON column: {exc}")
+                continue
+            except ValidationError as exc:
+                fail(*validation_message(exc))
+                continue
+            if sample.id in seen:
+                fail("id", "duplicate sample id")
+                continue
+            seen.add(sample.id)
+            samples.append(sample)
     return LoadResult(samples=samples, errors=log.errors, root=store.root)
