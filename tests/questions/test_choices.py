@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from chartproof.metrics.accuracy import score_answer
 from chartproof.questions.choices import distractors, multiple_choice, with_multiple_choice
 from chartproof.types import Answer, Column, DataTable, ImageRef, Sample
@@ -64,3 +66,41 @@ def test_no_form_without_distractors() -> None:
         "s1",
         "s1~mc",
     ]
+
+
+def test_computed_numbers_get_near_derived_distractors() -> None:
+    # 55.5 = 31 + 24.5 is no table value: pair sums and differences near it are offered,
+    # nearest first (49.5 = 31 + 18.5, 48.5 = 24 + 24.5, 43 = 24.5 + 18.5); 55 = 31 + 24 is
+    # within 5 % of the gold, so it would also score as right and is left out
+    assert distractors(_sample(Answer.number(55.5))) == ["49.5", "48.5", "43"]
+
+
+def test_ranks_get_other_positions() -> None:
+    ranked = _sample(Answer.number(2.0)).model_copy(update={"program": "rank_of_label"})
+    assert distractors(ranked) == ["1", "3", "4"]
+
+
+def test_generate_emits_multiple_choice_forms(tmp_path: Path) -> None:
+    from chartproof.datasets import load_dataset
+    from chartproof.pipelines.generate import generate
+
+    generate("chartqax", 3, tmp_path / "mc", seed=5, choices=4, premises=False, workers=1)
+    samples = load_dataset(tmp_path / "mc").samples
+    by_id = {s.id: s for s in samples}
+    forms = [s for s in samples if s.choices]
+    assert forms and all(s.id.endswith("~mc") for s in forms)
+    for mc in forms:
+        open_form = by_id[mc.id.removesuffix("~mc")]
+        # the gold option is the open question's answer, and it scores as right
+        assert mc.answer.value == open_form.answer.text()
+        assert score_answer(open_form.answer.text(), mc.answer) == 1.0
+        assert 2 <= len(mc.choices) <= 4 and mc.question == open_form.question
+
+
+def test_generate_rejects_one_option(tmp_path: Path) -> None:
+    import pytest
+
+    from chartproof.pipelines.generate import generate
+
+    with pytest.raises(ValueError, match="2 and more"):
+        generate("chartqax", 1, tmp_path / "x", choices=1)

@@ -36,6 +36,10 @@ def generate(
     counterfactuals: Annotated[
         int, typer.Option(help="Counterfactual data edits per chart (0 = no families).", min=0)
     ] = 0,
+    choices: Annotated[
+        int,
+        typer.Option(help="Also ask each question as multiple choice with up to CHOICES options."),
+    ] = 0,
     workers: Annotated[int | None, typer.Option(help="Worker processes (default 2).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
@@ -54,6 +58,7 @@ def generate(
             levels=levels,
             premises=premises,
             counterfactuals=counterfactuals,
+            choices=choices,
             workers=workers,
             progress=hook,
         )

@@ -50,6 +50,7 @@ class _Job:
     levels: int
     premises: bool
     counterfactuals: int
+    choices: int = 0
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ def generate(
     levels: int = 3,
     premises: bool = True,
     counterfactuals: int = 0,
+    choices: int = 0,
     workers: int | None = None,
     progress: ProgressHook | None = None,
 ) -> GenerateResult:
@@ -83,7 +85,9 @@ def generate(
     their original's questions and answers. `counterfactuals` > 0 turns every chart into a
     counterfactual family (Chartographer): the original, its reconstruction from code and
     that many seed-controlled data edits, each asked the original's questions with answers
-    re-derived by the same programs. `workers` processes render in parallel (default: up
+    re-derived by the same programs. `choices` >= 2 adds a multiple-choice form of every
+    question whose answer allows distractors from its chart, with up to that many options
+    (`chartproof.questions.choices`). `workers` processes render in parallel (default: up
     to 2).
     """
     from chartproof.charts.suites import generate_specs
@@ -102,6 +106,7 @@ def generate(
         levels=levels,
         premises=premises,
         counterfactuals=counterfactuals,
+        choices=choices,
         workers=workers,
         progress=progress,
     )
@@ -120,6 +125,7 @@ def generate_from_specs(
     levels: int = 3,
     premises: bool = True,
     counterfactuals: int = 0,
+    choices: int = 0,
     workers: int | None = None,
     progress: ProgressHook | None = None,
 ) -> GenerateResult:
@@ -129,6 +135,11 @@ def generate_from_specs(
     number of specs, for progress (None: unknown)."""
     from chartproof.datasets import SampleWriter
 
+    if choices == 1 or choices < 0:
+        raise ValueError(f"choices must be 0 (none) or 2 and more options, got {choices}")
+    if choices and counterfactuals:
+        # family members re-derive their answers; their distractors would need the same
+        raise ValueError("choices cannot be combined with counterfactuals yet")
     if variants:
         from chartproof.variants import get_perturbation
 
@@ -147,6 +158,7 @@ def generate_from_specs(
             levels=levels,
             premises=premises,
             counterfactuals=counterfactuals,
+            choices=choices,
         )
         for spec in specs
     )
@@ -264,6 +276,10 @@ def _chart_job(job: _Job) -> _ChartOutput:
         item.to_sample(sample_id=item.id, image=image, spec=spec, split="test", groups=groups)
         for item in items
     ]
+    if job.choices:
+        from chartproof.questions.choices import with_multiple_choice
+
+        originals = with_multiple_choice(originals, k=job.choices, seed=job.seed)
     dags = tuple((item.id, item.dag()) for item in items if item.chain)
     samples: list[Sample] = list(originals)
     if job.counterfactuals > 0:

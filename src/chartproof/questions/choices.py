@@ -44,28 +44,52 @@ def _label_pool(sample: Sample, gold: str) -> list[str]:
     return []
 
 
-def _number_pool(sample: Sample, gold: Answer) -> list[str]:
-    """Other values of the chart's table, formatted as the gold is, never within the gold's
-    tolerance (a distractor that scores as right would be a second right answer)."""
+def _number_pool(sample: Sample, gold: Answer, k: int) -> list[str]:
+    """Wrong numbers from the chart, never within the gold's tolerance (a distractor that
+    scores as right would be a second right answer).
+
+    A gold read off the chart gets the chart's other values (reading the wrong mark); a
+    computed gold (a sum, a difference, an average) gets the chart's values and the sums
+    and differences of their pairs, nearest the gold in magnitude first, so the options
+    cannot be told apart by size alone; a rank, position or count (by its program's name)
+    gets the other whole numbers it could be.
+    """
     table = _table(sample)
     if table is None:
         return []
     assert isinstance(gold.value, float)
     target = gold.value
+    program = sample.program or ""
+    if any(word in program for word in ("rank", "position", "count")):
+        # a position or a count: the other whole numbers it could be, nearest first
+        low = 0 if "count" in program else 1
+        others = [float(i) for i in range(low, max(table.n_rows, int(target)) + 1) if i != target]
+        others.sort(key=lambda v: (abs(v - target), v))
+        return [Answer.number(v).text() for v in others[: k - 1]]
+    values = [
+        v
+        for col in table.columns
+        if col.kind == "number"
+        for v in table.numbers(col.name)
+        if v is not None and math.isfinite(v)
+    ]
+    slack = max(gold.tolerance * abs(target), 1e-9)
+    candidates: list[float] = list(values)
+    if not any(abs(v - target) <= slack for v in values):
+        pairs = list(itertools.combinations(values, 2))
+        candidates += [a + b for a, b in pairs] + [abs(a - b) for a, b in pairs]
+        candidates.sort(key=lambda v: (abs(v - target), v))
     seen = {gold.text()}
     out: list[str] = []
-    for col in table.columns:
-        if col.kind != "number":
+    for v in candidates:
+        if abs(v - target) <= slack:
             continue
-        for v in table.numbers(col.name):
-            if v is None or not math.isfinite(v):
-                continue
-            if abs(v - target) <= max(gold.tolerance * abs(target), 1e-9):
-                continue
-            text = Answer.number(v, unit=gold.unit).text()
-            if text not in seen:
-                seen.add(text)
-                out.append(text)
+        text = Answer.number(v, unit=gold.unit).text()
+        if text not in seen:
+            seen.add(text)
+            out.append(text)
+        if len(out) == k - 1:
+            break
     return out
 
 
@@ -79,7 +103,7 @@ def distractors(sample: Sample, *, k: int = 4) -> list[str]:
         assert isinstance(gold.value, str)
         return _label_pool(sample, gold.value)[: k - 1]
     if gold.kind == "number":
-        return _number_pool(sample, gold)[: k - 1]
+        return _number_pool(sample, gold, k)
     if gold.kind == "ranked_list":
         assert isinstance(gold.value, tuple)
         items = list(gold.value)
