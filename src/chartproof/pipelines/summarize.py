@@ -18,14 +18,15 @@ from chartproof.types import Sample, SampleResult, Score
 __all__ = ["BREAKDOWN_KEYS", "HEADLINE", "summarize"]
 
 HEADLINE: dict[str, tuple[str, ...]] = {
+    # multiple-choice runs show the chance level and the corrected score next to accuracy
     "direct": (
         "accuracy",
-        "relaxed_accuracy",
-        "exact_match",
-        "anls",
         "choice_accuracy",
         "chance",
         "chance_corrected_accuracy",
+        "relaxed_accuracy",
+        "exact_match",
+        "anls",
     ),
     "chain": ("isa", "csa", "faa", "cfa", "accuracy"),
     "premise": ("premise_accuracy", "acc_vpp"),
