@@ -386,3 +386,23 @@ def test_hf_export_folder_loads_back_as_data(
         assert (loaded.root / got.image.path).read_bytes() == (
             folder / want.image.path
         ).read_bytes()
+
+
+def test_hf_image_paths_stay_inside_the_folder(tmp_path: Path, write_png: WritePng) -> None:
+    root = tmp_path / "ds"
+    write_png(root / "imgs" / "a.png")
+    write_png(tmp_path / "secret.png")
+    _write_parquet(
+        root / "data.parquet",
+        [
+            {"image": "imgs/a.png", "question": "Q1?", "answer": "1"},
+            {"image": "../secret.png", "question": "Q2?", "answer": "2"},
+            {"image": str(tmp_path / "secret.png"), "question": "Q3?", "answer": "3"},
+        ],
+    )
+    result = load_hf_folder(root)
+    assert [s.question for s in result.samples] == ["Q1?"]
+    assert result.n_bad == 2 and all("escapes" in e.message for e in result.errors)
+    assert (result.root / result.samples[0].image.path).read_bytes() == (
+        root / "imgs" / "a.png"
+    ).read_bytes()
