@@ -87,6 +87,10 @@ def test_choice_answer_letters_and_text() -> None:
     assert choice_answer("(a)", options) == Answer.option("Italy")
     assert choice_answer("Option A", options) == Answer.option("Italy")
     assert choice_answer("B", options) == Answer.option("B")  # the option text wins
+    assert choice_answer("B. Spain", options) == Answer.option("Spain")
+    assert choice_answer("(a) italy", options) == Answer.option("Italy")
+    with pytest.raises(ValueError, match="neither a letter"):
+        choice_answer("A. Spain", options)  # letter and text disagree
     with pytest.raises(ValueError, match="neither a letter"):
         choice_answer("Poland", options)
     with pytest.raises(ValueError, match="neither a letter"):

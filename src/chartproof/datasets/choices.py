@@ -20,6 +20,7 @@ _GOLD_LETTER = re.compile(
     r"[(\[]?(?P<x>[A-Za-z])[)\]]?[.:)]?$",
     re.I,
 )
+_LABELLED = re.compile(r"^[(\[]?(?P<x>[A-Za-z])[)\].:]\s*(?P<text>\S.*?)\s*$")
 _LINE_OPTION = re.compile(r"^\s*[(\[]?(?P<x>[A-Z])[)\].:]\s+(?P<text>\S.*?)\s*$")
 _INLINE_OPTION = re.compile(
     r"(?:(?<=\s)|^)[(\[](?P<x>[A-Z])[)\]]\s*|(?:(?<=\s)|^)(?P<y>[A-Z])\)\s+"
@@ -112,7 +113,8 @@ def read_choices(value: JsonValue) -> tuple[str, ...] | None:
 
 def choice_answer(raw: str, choices: Sequence[str]) -> Answer:
     """The gold answer of a multiple-choice question as an option: `raw` is the option's
-    text (case-insensitive) or its letter ("B", "(b)", "B.", "Option B").
+    text (case-insensitive), its letter ("B", "(b)", "B.", "Option B"), or both when they
+    agree ("B. Spain").
 
     The text is tried first, so options that are themselves letters stay right. ValueError
     names the answer and the options when it names none of them.
@@ -126,6 +128,12 @@ def choice_answer(raw: str, choices: Sequence[str]) -> Answer:
     if m:
         index = ord(m.group("x").upper()) - ord("A")
         if 0 <= index < len(choices):
+            return Answer.option(choices[index])
+    both = _LABELLED.match(text)
+    if both:
+        index = ord(both.group("x").upper()) - ord("A")
+        named = both.group("text").casefold().rstrip(".")
+        if 0 <= index < len(choices) and choices[index].strip().casefold().rstrip(".") == named:
             return Answer.option(choices[index])
     raise ValueError(
         f"answer {raw!r} is neither a letter nor the text of an option {list(choices)}"
