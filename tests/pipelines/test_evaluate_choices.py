@@ -90,8 +90,9 @@ def test_rotations_expose_position_bias(tmp_path: Path) -> None:
             return f"Option {'ABCD'[choices.index('Italy')]}"
         return "A"
 
-    # the mc prompt needs options on every sample: the open question makes that an error
-    with pytest.raises(ValueError, match="has none"):
+    # the mc prompt needs options on every sample: the open question is an error, raised
+    # before a run folder is made
+    with pytest.raises(ValueError, match="1 of 5 samples have none"):
         evaluate(
             tmp_path / "data",
             out=tmp_path / "run2",
@@ -99,6 +100,7 @@ def test_rotations_expose_position_bias(tmp_path: Path) -> None:
             cache=False,
             prompt="mc",
         )
+    assert not (tmp_path / "run2").exists()
     record = evaluate(
         tmp_path / "data",
         out=tmp_path / "run3",

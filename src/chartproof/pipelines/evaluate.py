@@ -100,7 +100,17 @@ def evaluate(
     if not samples:
         raise ValueError(f"no samples to evaluate in {data}" + (f" where {where}" if where else ""))
     prompts = load_prompts(prompts_file) if prompts_file else None
-    prompt_id = (prompts or _default_prompts()).get(prompt).id
+    template = (prompts or _default_prompts()).get(prompt)
+    prompt_id = template.id
+    if protocol == "direct" and "options" in template.fields():
+        bare = [s.id for s in samples if not s.choices]
+        if bare:
+            raise ValueError(
+                f"prompt {prompt_id} lists answer options, but {len(bare)} of {len(samples)} "
+                f"samples have none (first: {bare[0]!r}); select the multiple-choice samples "
+                "(--where) or use a prompt such as chartqax, which shows the options of the "
+                "samples that have them"
+            )
     model_name = backend.name if backend is not None else model
     gen = GenerationConfig(max_tokens=max_tokens)
     config: dict[str, Any] = {
