@@ -54,8 +54,15 @@ def _figureqa(root: Path, write_png: WritePng) -> Path:
     )  # fmt: skip
     _dump(
         root / "train1" / "annotations.json",
-        [{"image_index": 0, "type": "vbar_categorical"}, {"image_index": 1, "type": "dot_line"}],
-    )
+        [
+            {"image_index": 0, "type": "vbar_categorical",
+             "models": [{"name": "", "x": ["Red", "Blue"], "y": [12.5, 40]}],
+             "general_figure_info": {"x_axis": {"label": {"text": "colour"}}}},
+            {"image_index": 1, "type": "dot_line",
+             "models": [{"name": "Blue", "x": [0, 50], "y": [3, 4]},
+                        {"name": "Green", "x": [0, 50], "y": [5, 1.5]}]},
+        ],
+    )  # fmt: skip
     _dump(
         root / "validation1" / "qa_pairs.json",
         {
@@ -81,6 +88,11 @@ def test_figureqa_native_layout(tmp_path: Path, write_png: WritePng) -> None:
     assert first.image.path == "train1/png/0.png"
     assert first.chart_type == "vbar" and third.chart_type == "line"
     assert third.source["plot_type"] == "dot_line"
+    # the series data of annotations.json becomes the table
+    assert first.table is not None and first.table.names == ("colour", "series 1")
+    assert first.table.rows == (("Red", 12.5), ("Blue", 40.0))
+    assert third.table is not None and third.table.names == ("x", "Blue", "Green")
+    assert third.table.values("Green") == (5.0, 1.5)
     assert first.split == "train" and first.groups == {"figureqa_subset": "train1", "template": "0"}
     assert second.source["color2_name"] == "Blue"
     # the row without an image index and the unlabelled validation question are counted
@@ -148,7 +160,15 @@ def test_plotqa_native_layout(tmp_path: Path, write_png: WritePng) -> None:
             ]
         },
     )  # fmt: skip
-    _dump(root / "val" / "annotations.json", [{"type": "vbar_categorical"}, {"type": "line"}])
+    _dump(
+        root / "val" / "annotations.json",
+        [
+            {"type": "vbar_categorical",
+             "models": [{"name": "Exports", "x": ["2009", "2010"], "y": [10.0, 26.5]}],
+             "general_figure_info": {"x_axis": {"label": {"text": "Year"}}}},
+            {"type": "line", "models": [{"name": "A", "x": [1, 2], "y": [1]}]},
+        ],
+    )  # fmt: skip
     assert detect_format(root) == "plotqa"
     result = load_dataset(f"plotqa:{root}?split=val")
     ids = [s.id for s in result.samples]
@@ -158,6 +178,9 @@ def test_plotqa_native_layout(tmp_path: Path, write_png: WritePng) -> None:
     assert c.answer == Answer.number(4.0) and c.source["answer_raw"] == "4"
     assert a.question_type == "reasoning" and a.groups == {"template": "sum"}
     assert a.chart_type == "vbar" and b.chart_type == "line"
+    assert a.table is not None and a.table.names == ("Year", "Exports")
+    assert a.table.col("Year").kind == "time" and a.table.values("Exports") == (10.0, 26.5)
+    assert b.table is None  # x and y lengths differ: no table is made up
     assert result.n_bad == 1 and result.errors[0].field == "question"
     with pytest.raises(ValueError, match="qa_pairs_V1"):
         load_plotqa(root, version="V1")

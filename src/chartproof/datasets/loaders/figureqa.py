@@ -11,6 +11,7 @@ from pydantic import JsonValue
 
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
 from chartproof.datasets.loaders._json import json_records, read_json
+from chartproof.datasets.loaders._plot_models import annotation_table
 from chartproof.datasets.loaders._records import FieldMap, RecordContext, record_to_sample
 from chartproof.types import Sample
 
@@ -41,16 +42,17 @@ def figureqa_splits(root: Path) -> list[str]:
     return sorted(d.name for d in root.iterdir() if (d / "qa_pairs.json").is_file())
 
 
-def _types(folder: Path, log: RowLog) -> dict[int, str]:
+def _annotations(folder: Path, log: RowLog) -> dict[int, tuple[str | None, JsonValue]]:
+    """Plot type and data table (from the series data) of each figure, by image index."""
     file = folder / "annotations.json"
     if not file.is_file():
         return {}
-    out: dict[int, str] = {}
+    out: dict[int, tuple[str | None, JsonValue]] = {}
     for pos, item in json_records(read_json(file), file, log):
         index = item.get("image_index", pos - 1)
         kind = item.get("type")
-        if isinstance(index, int) and isinstance(kind, str):
-            out[index] = kind
+        if isinstance(index, int):
+            out[index] = (kind if isinstance(kind, str) else None, annotation_table(item))
     return out
 
 
@@ -82,7 +84,7 @@ def load_figureqa(
         folder = root / name if name else root
         subset = name or root.name
         file = folder / "qa_pairs.json"
-        types = _types(folder, log)
+        annotations = _annotations(folder, log)
         ctx = RecordContext(
             file=str(file), root=root, dataset="figureqa", log=log,
             check_images=check_images, seen=seen,
@@ -113,7 +115,9 @@ def load_figureqa(
                 "split": _split_name(subset),
                 "template": str(item.get("question_id")),
             }
-            kind = types.get(index)
+            kind, table = annotations.get(index, (None, None))
+            if table is not None:
+                record["table"] = table
             if kind is not None:
                 record["chart_type"] = FIGUREQA_TYPES.get(kind, kind)
                 record["plot_type"] = kind

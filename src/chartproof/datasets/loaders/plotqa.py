@@ -11,6 +11,7 @@ from pydantic import JsonValue
 
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
 from chartproof.datasets.loaders._json import json_records, read_json
+from chartproof.datasets.loaders._plot_models import annotation_table
 from chartproof.datasets.loaders._records import FieldMap, RecordContext, record_to_sample
 from chartproof.datasets.loaders.figureqa import FIGUREQA_TYPES
 from chartproof.types import Sample
@@ -28,16 +29,17 @@ def plotqa_splits(root: Path, version: str) -> list[str]:
     return sorted(d.name for d in root.iterdir() if (d / name).is_file())
 
 
-def _types(folder: Path, log: RowLog) -> dict[int, str]:
+def _annotations(folder: Path, log: RowLog) -> dict[int, tuple[str | None, JsonValue]]:
+    """Plot type and data table (from the series data) of each figure, by image index."""
     file = folder / "annotations.json"
     if not file.is_file():
         return {}
-    out: dict[int, str] = {}
+    out: dict[int, tuple[str | None, JsonValue]] = {}
     for pos, item in json_records(read_json(file), file, log):
         index = item.get("image_index", pos - 1)
         kind = item.get("type")
-        if isinstance(index, int) and isinstance(kind, str):
-            out[index] = kind
+        if isinstance(index, int):
+            out[index] = (kind if isinstance(kind, str) else None, annotation_table(item))
     return out
 
 
@@ -79,7 +81,7 @@ def load_plotqa(
     for name in chosen:
         folder = root / name if name else root
         file = folder / f"qa_pairs_{version}.json"
-        types = _types(folder, log)
+        annotations = _annotations(folder, log)
         label = name or root.name
         ctx = RecordContext(
             file=str(file), root=root, dataset="plotqa", log=log,
@@ -109,7 +111,9 @@ def load_plotqa(
                 "template": item.get("type") if isinstance(item.get("type"), str) else None,
                 "split": label,
             }
-            kind = types.get(index)
+            kind, table = annotations.get(index, (None, None))
+            if table is not None:
+                record["table"] = table
             if kind is not None:
                 record["chart_type"] = FIGUREQA_TYPES.get(kind, kind)
                 record["plot_type"] = kind
