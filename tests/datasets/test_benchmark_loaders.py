@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from chartproof.datasets import (
 from chartproof.datasets.errors import DatasetError
 from chartproof.types import Answer
 
-from .conftest import WritePng
+WritePng = Callable[..., Path]
 
 
 def _dump(path: Path, data: Any) -> None:

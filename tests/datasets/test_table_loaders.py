@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,10 @@ from chartproof.datasets import (
     save_parquet,
 )
 from chartproof.datasets.choices import choice_answer, read_choices, split_options
-from chartproof.types import Answer
+from chartproof.types import Answer, Sample
 
-from .conftest import MakeSample, WritePng
+MakeSample = Callable[..., Sample]
+WritePng = Callable[..., Path]
 
 
 @pytest.fixture(autouse=True)
