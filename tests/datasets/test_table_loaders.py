@@ -148,6 +148,13 @@ def test_options_inside_the_question(tmp_path: Path, write_png: WritePng) -> Non
     assert s.question == "Which is largest?" and s.choices == ("12", "15")
     assert s.answer == Answer.option("15")
     assert s.source["question_with_options"] == row["question"]
+    # options read from the text that the answer does not name: an open question, warned
+    odd = {**row, "answer": "about 15"}
+    (tmp_path / "q.jsonl").write_text(json.dumps(odd) + "\n", encoding="utf-8")
+    loaded = load_dataset(f"jsonl:{tmp_path / 'q.jsonl'}?options_in_question=true")
+    (o,) = loaded.samples
+    assert o.choices == () and o.question == row["question"] and o.answer.kind == "text"
+    assert loaded.n_warnings == 1 and "open question" in loaded.errors[0].message
 
 
 # ------------------------------------------------------------------ CSV

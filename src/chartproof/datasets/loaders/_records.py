@@ -201,6 +201,34 @@ def record_to_sample(
     used = fields.used()
     source.update({k: v for k, v in record.items() if k not in used})
 
+    question = required["question"]
+    try:
+        choices = _choices(record, fields)
+    except ValueError as exc:
+        fail(str(exc), ",".join(fields.choices), sample_id)
+        return None
+    answer: Answer | None = None
+    if choices is None and fields.options_in_question:
+        found = split_options(question)
+        if found is not None and found[0]:
+            try:
+                answer = choice_answer(required["answer"], found[1])
+            except ValueError as exc:
+                # options read out of the text are a guess: keep the question as written
+                warn(f"{exc}; loaded as an open question", fields.answer, sample_id)
+            else:
+                question, choices = found
+                source["question_with_options"] = required["question"]
+    if answer is None and choices is not None:
+        try:
+            answer = choice_answer(required["answer"], choices)
+        except ValueError as exc:
+            fail(str(exc), fields.answer, sample_id)
+            return None
+    if answer is None:
+        answer = type_answer(required["answer"])
+    explanation = _text(record.get(fields.explanation)) if fields.explanation else None
+
     table = None
     raw_table = record.get(fields.table) if fields.table else None
     if raw_table is not None:
@@ -211,28 +239,6 @@ def record_to_sample(
             kept = "table_csv" if isinstance(raw_table, str) else "table_raw"
             warn(f"table not loaded ({message}); kept in source.{kept}", fields.table, sample_id)
             source[kept] = raw_table
-
-    question = required["question"]
-    try:
-        choices = _choices(record, fields)
-    except ValueError as exc:
-        fail(str(exc), ",".join(fields.choices), sample_id)
-        return None
-    if choices is None and fields.options_in_question:
-        found = split_options(question)
-        if found is not None and found[0]:
-            question, choices = found
-            source["question_with_options"] = required["question"]
-    answer: Answer
-    if choices is not None:
-        try:
-            answer = choice_answer(required["answer"], choices)
-        except ValueError as exc:
-            fail(str(exc), fields.answer, sample_id)
-            return None
-    else:
-        answer = type_answer(required["answer"])
-    explanation = _text(record.get(fields.explanation)) if fields.explanation else None
     for role in ("question", "answer"):
         if _REPLACEMENT in required[role]:
             warn(f"{role} contains U+FFFD (characters lost upstream); kept as is", role, sample_id)
