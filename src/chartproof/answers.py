@@ -168,7 +168,8 @@ def matches(prediction: str, gold: Answer) -> bool:
     if gold.kind == "number":
         assert isinstance(gold.value, float)
         return number_right(prediction, gold.value, gold.tolerance, gold.unit)
-    if gold.kind == "text":
+    if gold.kind in ("text", "choice"):
+        # a choice prediction is the picked option's text (the parser maps letters to it)
         return normalize_text(prediction) == normalize_text(gold.text())
     if gold.kind == "bool":
         return parse_bool(prediction) is gold.value

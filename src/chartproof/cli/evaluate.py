@@ -58,6 +58,14 @@ def evaluate(
     with_table: Annotated[bool, typer.Option(help="Give the model the gold data table.")] = False,
     cache: UseCache = True,
     strict: Strict = False,
+    shuffle_choices: Annotated[
+        int,
+        typer.Option(help="Seeded option-order shuffles per multiple-choice sample.", min=0),
+    ] = 0,
+    rotate_choices: Annotated[
+        bool,
+        typer.Option(help="Also ask every circular rotation of the options (gold at each letter)."),
+    ] = False,
     report: Annotated[bool, typer.Option(help="Write RUN/report.html at the end.")] = True,
     quiet: Quiet = False,
 ) -> None:
@@ -79,6 +87,8 @@ def evaluate(
         with_table=with_table,
         cache=cache,
         strict=strict,
+        shuffle_choices=shuffle_choices,
+        rotate_choices=rotate_choices,
     )
     with progress_bar(f"eval {protocol}", not quiet) as hook, exit_on_bad_input():
         record = run_evaluation(settings, progress=hook)

@@ -53,6 +53,10 @@ def generate(
             min=0,
         ),
     ] = None,
+    choices: Annotated[
+        int,
+        typer.Option(help="Also ask each question as multiple choice with up to CHOICES options."),
+    ] = 0,
     workers: Annotated[int | None, typer.Option(help="Worker processes (default 2).")] = None,
     quiet: Quiet = False,
 ) -> None:
@@ -72,6 +76,7 @@ def generate(
             premises=premises,
             counterfactuals=counterfactuals,
             chains=chains,
+            choices=choices,
             workers=workers,
             progress=hook,
         )

@@ -8,7 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from chartproof.datasets.images import resolve_image
-from chartproof.datasets.parquet import JSON_FIELDS, SCALAR_FIELDS, sample_columns
+from chartproof.datasets.parquet import (
+    JSON_FIELDS,
+    OPTIONAL_FIELDS,
+    SCALAR_FIELDS,
+    sample_columns,
+)
 from chartproof.types import Sample
 
 __all__ = ["samples_from_hf", "to_hf_dataset"]
@@ -60,6 +65,6 @@ def samples_from_hf(dataset: Any) -> list[Sample]:
     for row in plain:
         data: dict[str, Any] = {name: row[name] for name in SCALAR_FIELDS}
         for name in JSON_FIELDS:
-            data[name] = json.loads(row[f"{name}_json"])
+            data[name] = json.loads(row.get(f"{name}_json") or OPTIONAL_FIELDS.get(name, "null"))
         out.append(Sample.model_validate(data))
     return out

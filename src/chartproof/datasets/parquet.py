@@ -14,13 +14,16 @@ losslessly through the same pydantic validation as JSONL. With `embed_images`, a
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from chartproof.datasets.embedded import default_image_cache
 from chartproof.datasets.errors import LoadResult, RowError, RowLog, validation_message
 from chartproof.datasets.images import resolve_image
 from chartproof.datasets.jsonl import gc_paused
@@ -29,6 +32,7 @@ from chartproof.types import ImageRef, Sample
 __all__ = [
     "IMAGE_BYTES",
     "JSON_FIELDS",
+    "OPTIONAL_FIELDS",
     "SCALAR_FIELDS",
     "load_parquet",
     "sample_columns",
@@ -43,8 +47,12 @@ SCALAR_FIELDS = (
 
 JSON_FIELDS = (
     "image", "answer", "table", "spec", "chain", "premises", "groups", "transforms", "source",
+    "choices",
 )  # fmt: skip
 """Sample fields stored as JSON text columns."""
+
+OPTIONAL_FIELDS = {"choices": "[]"}
+"""Columns added after files were first written, and the value a file without one means."""
 
 IMAGE_BYTES = "image_bytes"
 """Name of the optional binary column of embedded image files."""
@@ -121,14 +129,18 @@ def _iter_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     import pyarrow.parquet as pq
 
     pf = pq.ParquetFile(path)
-    missing = [n for n in (*SCALAR_FIELDS, *JSON_FIELDS) if n not in pf.schema_arrow.names]
+    names = pf.schema_arrow.names
+    missing = [
+        n for n in (*SCALAR_FIELDS, *JSON_FIELDS) if n not in names and n not in OPTIONAL_FIELDS
+    ]
     if missing:
         raise ValueError(f"{path} is not a chartproof samples file: no columns {missing}")
+    defaults = {k: v for k, v in OPTIONAL_FIELDS.items() if k not in names}
     number = 0
     for batch in pf.iter_batches(batch_size=_BATCH):
         for row in batch.to_pylist():
             number += 1
-            yield number, row
+            yield number, {**defaults, **row} if defaults else row
 
 
 def load_parquet(
@@ -140,11 +152,15 @@ def load_parquet(
 ) -> LoadResult:
     """Read samples written by `save_parquet`; bad rows are reported by row number.
 
-    With `image_dir`, embedded images are written there (at each sample's image path) and
-    become the result's root; otherwise the root is the Parquet file's folder, and
+    Embedded images (an `image_bytes` column) are written at each sample's image path into
+    `image_dir`, or, without one, into a cache folder named by the file's SHA-256
+    (`default_image_cache()/parquet/...`), which becomes the result's root: such a file
+    evaluates as it is. Without embedded images the root is the Parquet file's folder, and
     `check_images` verifies each image exists there.
     """
     path = Path(path)
+    if image_dir is None and _has_image_bytes(path):
+        image_dir = default_image_cache() / "parquet" / _file_digest(path)[:32]
     root = Path(image_dir) if image_dir is not None else path.parent
     log = RowLog([], strict=strict)
     samples: list[Sample] = []
@@ -249,5 +265,23 @@ def _write_image(root: Path, ref: ImageRef, data: bytes) -> None:
     target = (base / ref.path).resolve()
     if not target.is_relative_to(base):
         raise ValueError(f"image path {ref.path!r} resolves outside {base}")
+    if target.is_file() and target.read_bytes() == data:
+        return  # a rerun on the same file: nothing to write
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    partial.write_bytes(data)
+    partial.replace(target)
+
+
+def _has_image_bytes(path: Path) -> bool:
+    import pyarrow.parquet as pq
+
+    return IMAGE_BYTES in pq.ParquetFile(path).schema_arrow.names
+
+
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()

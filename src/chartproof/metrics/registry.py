@@ -85,6 +85,10 @@ class Metric:
     can slot in between with a fractional position, e.g. 0.5)."""
     description: str = ""
     """One line on what the number means."""
+    on_failure: Literal["zero", "recorded"] = "zero"
+    """How a failed sample counts: "zero" scores it 0; "recorded" keeps the value a missing
+    answer gets, which the protocol records on the failure (left out of the mean when the
+    sample has none, as for the multiple-choice metrics of a sample without options)."""
 
     @property
     def display(self) -> str:
@@ -156,6 +160,7 @@ _METRICS: dict[str, Metric] = {}
 # modules whose import registers chartproof's own scorers, in registration order
 _HOMES = (
     "chartproof.metrics.accuracy",
+    "chartproof.metrics.choice",
     "chartproof.metrics.robustness",
     "chartproof.metrics.chains",
     "chartproof.metrics.premises",

@@ -22,6 +22,7 @@ __all__ = [
     "failed",
     "in_flight",
     "output_kind",
+    "request_choices",
 ]
 
 
@@ -81,6 +82,15 @@ def output_kind(request: ModelRequest) -> str:
     return "answer"
 
 
+def request_choices(request: ModelRequest) -> tuple[str, ...]:
+    """The answer options of a multiple-choice request (`metadata["choices"]`, display
+    order); () for other requests."""
+    found = request.metadata.get("choices")
+    if isinstance(found, list) and all(isinstance(c, str) for c in found):
+        return tuple(str(c) for c in found)
+    return ()
+
+
 def answered(
     request: ModelRequest,
     model: str,
@@ -95,7 +105,7 @@ def answered(
         request_id=request.id,
         model=model,
         text=text,
-        parsed=parse_output(text, output_kind(request)),
+        parsed=parse_output(text, output_kind(request), choices=request_choices(request)),
         usage=usage or Usage(),
         latency_s=latency_s,
         cached=cached,

@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 
 from chartproof.answers import split_items
+from chartproof.numeric import parse_number
 from chartproof.types import ParsedOutput
 
 __all__ = [
     "clean_answer",
     "extract_answer",
+    "extract_choice",
     "extract_code",
     "extract_explanation",
     "extract_items",
     "extract_truth",
     "extract_verdict",
+    "option_letter",
     "parse_output",
     "strip_markup",
 ]
@@ -487,17 +491,137 @@ def extract_code(text: str) -> str | None:
     return None
 
 
+# ------------------------------------------------------------------ multiple choice
+
+_OPTION_LEAD = re.compile(
+    r"^(?:(?:so|thus|therefore|hence)\s+)?(?:the\s+)?(?:correct\s+|right\s+|best\s+)?"
+    r"(?:option|choice|answer|letter)\s*(?:is\s*)?[:：=\-–—]?\s*",
+    re.I,
+)
+_LETTER_LABEL = re.compile(
+    r"^(?:\((?P<p>[A-Za-z])\)|\[(?P<b>[A-Za-z])\]|(?P<l>[A-Za-z])(?=[.):：]|$))[.):：]?\s*"
+)
+_MARKED_LETTER = re.compile(
+    r"\b(?:option|choice|answer(?:\s+is)?|letter)\s*[:：=]?\s*\(?(?P<x>[A-Za-z])\)?(?![A-Za-z0-9])",
+    re.I,
+)
+_PAREN_LETTER = re.compile(r"\((?P<x>[A-Za-z])\)")
+_OTHER_LABEL = re.compile(r"\((?P<a>[A-Za-z])\)?|(?<!\w)(?P<b>[A-Za-z])\)")
+_CONFLICT = -1
+_OPTION_SPACE = re.compile(r"[\s\"'“”‘’`*_]+")
+
+
+def option_letter(index: int) -> str:
+    """The display letter of option `index`: 0 → "A", 1 → "B", ..."""
+    return chr(ord("A") + index)
+
+
+def _option_key(text: str) -> str:
+    return _OPTION_SPACE.sub(" ", text).strip(" .,;:!?").casefold()
+
+
+def _same_option(candidate: str, option: str) -> bool:
+    a, b = _option_key(candidate), _option_key(option)
+    if not a:
+        return False
+    if a == b:
+        return True
+    x, y = parse_number(a), parse_number(b)
+    return x is not None and y is not None and abs(x - y) <= 1e-9 * max(1.0, abs(y))
+
+
+def _letter_index(letter: str, n: int) -> int | None:
+    i = ord(letter.upper()) - ord("A")
+    return i if 0 <= i < n else None
+
+
+def _mentioned(text: str, choices: Sequence[str]) -> int | None:
+    """The one option whose text occurs in `text` as whole words (options inside a longer
+    mentioned option do not count); None when none or several do."""
+    low = _OPTION_SPACE.sub(" ", text).casefold()
+    found: list[int] = []
+    for i, option in enumerate(choices):
+        key = _option_key(option)
+        if key and re.search(rf"(?<![\w.]){re.escape(key)}(?![\w]|\.\d)", low):
+            found.append(i)
+    keys = {i: _option_key(choices[i]) for i in found}
+    outer = [i for i in found if not any(j != i and keys[i] in keys[j] for j in found)]
+    return outer[0] if len(outer) == 1 else None
+
+
+def _choice_in_answer(answer: str, choices: Sequence[str]) -> int | None:
+    """The option a short answer names: its text, its letter ("B", "(b)", "B.", "Option B",
+    "B) Paris"), or the one option it mentions; `_CONFLICT` when it names two ("B) Paris"
+    where B is another option, "(A) and (B)")."""
+    s = _OPTION_LEAD.sub("", answer.strip(), count=1).strip()
+    for i, option in enumerate(choices):
+        if _same_option(s, option):
+            return i
+    label = _LETTER_LABEL.match(s)
+    if label:
+        letter = label.group("p") or label.group("b") or label.group("l")
+        index = _letter_index(letter, len(choices))
+        rest = s[label.end() :].strip()
+        if index is not None:
+            if not rest:
+                return index
+            named = [i for i, option in enumerate(choices) if _same_option(rest, option)]
+            if named:
+                return index if index in named else _CONFLICT
+            others = {
+                _letter_index(m.group("a") or m.group("b"), len(choices))
+                for m in _OTHER_LABEL.finditer(rest)
+            }
+            return _CONFLICT if others - {index, None} else index
+    return _mentioned(s, choices)
+
+
+def extract_choice(text: str, choices: Sequence[str], *, prefer_last: bool = False) -> int | None:
+    """Index of the option a reply picks, or None when it names none or several.
+
+    Reads the reply's answer (as `extract_answer` finds it) as a letter — "B", "(b)", "B.",
+    "Option B", "The answer is: C" — or as an option's text (numbers compared by value:
+    "12.0" picks option "12"); failing that, an explicit "option C" / "(C)" anywhere in the
+    reply, or the one option the whole reply mentions.
+    """
+    if not choices:
+        return None
+    t = strip_markup(text)
+    if not t:
+        return None
+    answer = _answer(t, prefer_last)[0]
+    if answer:
+        found = _choice_in_answer(answer, choices)
+        if found is not None:
+            return None if found == _CONFLICT else found
+    first_line = t.split("\n", 1)[0]
+    found = _choice_in_answer(first_line, choices) if len(first_line) <= 80 else None
+    if found is not None:
+        return None if found == _CONFLICT else found
+    for pattern in (_MARKED_LETTER, _PAREN_LETTER):
+        letters = {m.group("x").upper() for m in pattern.finditer(t)}
+        indices = {i for x in letters if (i := _letter_index(x, len(choices))) is not None}
+        if len(indices) == 1:
+            return indices.pop()
+        if len(indices) > 1:
+            return None
+    return _mentioned(t, choices)
+
+
 # ------------------------------------------------------------------ dispatch
 
 
-def parse_output(text: str, output: str = "answer") -> ParsedOutput:
+def parse_output(text: str, output: str = "answer", *, choices: Sequence[str] = ()) -> ParsedOutput:
     """Parse a reply according to its prompt's output kind (see `prompts.OutputKind`).
 
     "answer" and "answer_explanation" read the answer, explanation and items; "cot" prefers
     the last answer-like line; "truth" adds the true/false verdict; "verdict" adds a judge's
     Correct/Incorrect (`extract_verdict`); "narrative" keeps the cleaned description as the
     explanation, and "explanation" too, less a leading "Explanation:" label; "code" keeps the
-    script (`extract_code`). Unknown kinds parse as "answer".
+    script (`extract_code`). Unknown kinds parse as "answer". With `choices` (the options
+    of a multiple-choice request, in display order) the answer becomes the text of the
+    option the reply picks (`extract_choice`) and `choice` its index; "choice" is the
+    output kind of the multiple-choice prompt.
     """
     if output == "code":
         return ParsedOutput(code=extract_code(text))
@@ -514,4 +638,14 @@ def parse_output(text: str, output: str = "answer") -> ParsedOutput:
     truth = extract_truth(t) if output == "truth" else None
     if output == "verdict":
         truth = extract_verdict(t)
-    return ParsedOutput(answer=answer, explanation=explanation, truth=truth, items=items)
+    picked = (
+        extract_choice(t, choices, prefer_last=output == "cot")
+        if choices and output not in ("truth", "verdict")
+        else None
+    )
+    if picked is not None:
+        answer = choices[picked]
+        items = (answer,)
+    return ParsedOutput(
+        answer=answer, explanation=explanation, truth=truth, items=items, choice=picked
+    )

@@ -35,15 +35,25 @@ __all__ = [
     "default_prompts",
     "load_prompts",
     "render_earlier",
+    "render_options",
 ]
 
 OutputKind: TypeAlias = Literal[
-    "answer", "answer_explanation", "cot", "truth", "narrative", "explanation", "verdict", "code"
+    "answer",
+    "answer_explanation",
+    "cot",
+    "truth",
+    "narrative",
+    "explanation",
+    "verdict",
+    "code",
+    "choice",
 ]
 """What a prompt asks the model to write, and so how its output is parsed: a short answer,
 "The answer is: ... Explanation: ...", reasoning then a final-answer line, a true/false
 verdict, free description, an explanation of a given answer, a judge's Correct/Incorrect
-verdict on an explanation, or a program (its code is taken from the reply's fenced block)."""
+verdict on an explanation, a program (its code is taken from the reply's fenced block), or
+the letter of one multiple-choice option (mapped back to that option's text)."""
 
 
 class PromptTemplate(Record):
@@ -144,6 +154,15 @@ BUILTIN_PROMPTS: tuple[PromptTemplate, ...] = (
         + "\n\nQuestion: {question}",
     ),
     PromptTemplate(
+        name="mc",
+        version=1,
+        output="choice",
+        description="Multiple choice: the question with its lettered options; the reply is a "
+        "letter, mapped back to the option it names.",
+        text="Look at the chart and answer the multiple-choice question. Reply with the "
+        "letter of the correct option only.\n\nQuestion: {question}\nOptions:\n{options}",
+    ),
+    PromptTemplate(
         name="narrative",
         version=1,
         output="narrative",
@@ -211,6 +230,11 @@ def render_earlier(earlier: Sequence[tuple[str, str]], steps: Sequence[int] | No
         lines.append(f"{i}. {question.strip()} Your answer: {answer.strip()}")
     lines.append("You may use these answers.")
     return "\n\n" + "\n".join(lines)
+
+
+def render_options(choices: Sequence[str]) -> str:
+    """The lettered option lines a multiple-choice prompt shows: "A. 12\nB. 15"."""
+    return "\n".join(f"{chr(ord('A') + i)}. {c.strip()}" for i, c in enumerate(choices))
 
 
 class PromptSet:
@@ -314,6 +338,7 @@ def build_request(
     request_id: str,
     earlier: Sequence[tuple[str, str]] = (),
     earlier_steps: Sequence[int] | None = None,
+    choices: Sequence[str] = (),
     config: GenerationConfig | None = None,
     prompts: PromptSet | None = None,
     metadata: Mapping[str, JsonValue] | None = None,
@@ -328,11 +353,24 @@ def build_request(
     numbers) when given; `fields` fill any other placeholder. The request's
     metadata records the output kind, the question and the fields (never a gold answer), so
     built-in models can read them without parsing the prompt.
+
+    `choices` are a multiple-choice question's options in display order: they fill
+    ``{options}`` as lettered lines (the `mc` prompt), or, for a prompt without that field,
+    follow the question as an "Options:" block, so every prompt shows them; they are
+    recorded as ``metadata["choices"]`` (a list of option texts, display order), which the
+    parser uses to map a letter or option text back to an option and which built-in models
+    read to answer with one.
     """
     template = (prompts or _DEFAULT).get(prompt)
+    shown = question
+    if choices:
+        options = render_options(choices)
+        fields = {**fields, "options": options}
+        if "options" not in template.fields():
+            shown = f"{question.rstrip()}\n\nOptions:\n{options}"
     values: dict[str, str] = {
-        "question": question,
-        "statement": question,
+        "question": shown,
+        "statement": shown,
         "earlier": render_earlier(earlier, earlier_steps),
         **fields,
     }
@@ -353,6 +391,7 @@ def build_request(
         **({"earlier": [[q, a] for q, a in earlier]} if earlier else {}),
         **({"earlier_steps": list(earlier_steps)} if earlier and earlier_steps else {}),
         **dict(fields),
+        **({"choices": list(choices)} if choices else {}),
         **dict(metadata or {}),
     }
     return ModelRequest(

@@ -11,7 +11,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from chartproof.datasets import dataset_fingerprint, load_dataset
 from chartproof.metrics.registry import explanation_scorers
@@ -73,6 +73,10 @@ class EvalSettings(Record):
     """Response cache: True for the default file, a path for that file, False for none."""
     strict: bool = False
     """Stop at the first bad dataset row."""
+    shuffle_choices: int = Field(default=0, ge=0)
+    """Seeded option-order shuffles added per multiple-choice sample."""
+    rotate_choices: bool = False
+    """Also ask every circular rotation of a multiple-choice sample's options."""
 
     @field_validator("protocol")
     @classmethod
@@ -115,6 +119,8 @@ def evaluate(
     with_table: bool = False,
     cache: bool | str | Path = True,
     strict: bool = False,
+    shuffle_choices: int = 0,
+    rotate_choices: bool = False,
     backend: Backend | None = None,
     progress: ProgressHook | None = None,
 ) -> RunRecord:
@@ -132,7 +138,10 @@ def evaluate(
     reference explanations). `batch_size` samples go to the model at a time and are recorded
     together (default: four times the backend's concurrency, at least 16, so an API
     backend's request slots stay full). Pass `backend` to use an already-built backend (its
-    `name` is recorded as the model; it is not closed).
+    `name` is recorded as the model; it is not closed). `shuffle_choices` adds that many
+    seeded option-order shuffles of every multiple-choice sample and `rotate_choices` its
+    circular rotations (`chartproof.variants.choice_order`), so the summary's robustness
+    section and `gold_position` breakdown measure position bias.
     """
     settings = EvalSettings(
         data=str(data),
@@ -149,6 +158,8 @@ def evaluate(
         with_table=with_table,
         cache=cache if isinstance(cache, bool) else Path(cache),
         strict=strict,
+        shuffle_choices=shuffle_choices,
+        rotate_choices=rotate_choices,
     )
     return run_evaluation(settings, backend=backend, progress=progress, roscoe_scorer=roscoe_scorer)
 
@@ -166,6 +177,7 @@ def run_evaluation(
     prompts_file, limit, where, metrics = cfg.prompts_file, cfg.limit, cfg.where, cfg.metrics
     batch_size, max_tokens, with_table = cfg.batch_size, cfg.max_tokens, cfg.with_table
     cache = cfg.cache
+    shuffle_choices, rotate_choices = cfg.shuffle_choices, cfg.rotate_choices
     explainers = explanation_scorers()
     loaded = load_dataset(data, strict=cfg.strict)
     if loaded.errors:
@@ -174,10 +186,24 @@ def run_evaluation(
     if where:
         samples = [s for s in samples if _matches(s, where)]
     samples = samples[:limit] if limit is not None else samples
+    if shuffle_choices or rotate_choices:
+        from chartproof.variants.choice_order import choice_order_variants
+
+        samples = choice_order_variants(samples, shuffles=shuffle_choices, rotations=rotate_choices)
     if not samples:
         raise ValueError(f"no samples to evaluate in {data}" + (f" where {where}" if where else ""))
     prompts = load_prompts(prompts_file) if prompts_file else None
-    prompt_id = (prompts or _default_prompts()).get(prompt).id
+    template = (prompts or _default_prompts()).get(prompt)
+    prompt_id = template.id
+    if protocol == "direct" and "options" in template.fields():
+        bare = [s.id for s in samples if not s.choices]
+        if bare:
+            raise ValueError(
+                f"prompt {prompt_id} lists answer options, but {len(bare)} of {len(samples)} "
+                f"samples have none (first: {bare[0]!r}); select the multiple-choice samples "
+                "(--where) or use a prompt such as chartqax, which shows the options of the "
+                "samples that have them"
+            )
     # transport options (?concurrency=, timeouts, retries) are not part of the run's identity
     model_name = backend.name if backend is not None else run_identity(model)
     gen = GenerationConfig(max_tokens=max_tokens)
@@ -190,6 +216,8 @@ def run_evaluation(
         "where": dict(sorted(where.items())) if where else None,
         "metrics": sorted(set(metrics)),
         "with_table": with_table,
+        **({"shuffle_choices": shuffle_choices} if shuffle_choices else {}),
+        **({"rotate_choices": True} if rotate_choices else {}),
         "generation": gen.model_dump(),
     }
     fingerprint = dataset_fingerprint(samples, loaded.root)

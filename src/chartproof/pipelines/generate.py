@@ -51,6 +51,7 @@ class _Job:
     premises: bool
     counterfactuals: int
     chains: int = 0
+    choices: int = 0
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ def generate(
     premises: bool = True,
     counterfactuals: int = 0,
     chains: int | None = None,
+    choices: int = 0,
     workers: int | None = None,
     progress: ProgressHook | None = None,
 ) -> GenerateResult:
@@ -90,7 +92,9 @@ def generate(
     (`chartproof.variants.level_plan`). `counterfactuals` > 0 turns every chart into a
     counterfactual family (Chartographer): the original, its reconstruction from code and
     that many seed-controlled data edits, each asked the original's questions with answers
-    re-derived by the same programs. `workers` processes render in parallel (default: up
+    re-derived by the same programs. `choices` >= 2 adds a multiple-choice form of every
+    question whose answer allows distractors from its chart, with up to that many options
+    (`chartproof.questions.choices`). `workers` processes render in parallel (default: up
     to 2).
     """
     from chartproof.charts.suites import SUITES, generate_specs
@@ -118,6 +122,7 @@ def generate(
         premises=premises,
         counterfactuals=counterfactuals,
         chains=chains,
+        choices=choices,
         workers=workers,
         progress=progress,
     )
@@ -137,6 +142,7 @@ def generate_from_specs(
     premises: bool = True,
     counterfactuals: int = 0,
     chains: int = 0,
+    choices: int = 0,
     workers: int | None = None,
     progress: ProgressHook | None = None,
 ) -> GenerateResult:
@@ -147,6 +153,11 @@ def generate_from_specs(
     from chartproof.datasets import SampleWriter
     from chartproof.variants import level_plan
 
+    if choices == 1 or choices < 0:
+        raise ValueError(f"choices must be 0 (none) or 2 and more options, got {choices}")
+    if choices and counterfactuals:
+        # family members re-derive their answers; their distractors would need the same
+        raise ValueError("choices cannot be combined with counterfactuals yet")
     plan = level_plan(variants, levels)  # fail before any work on a bad name or level
     folder = Path(out)
     (folder / "images").mkdir(parents=True, exist_ok=True)
@@ -161,6 +172,7 @@ def generate_from_specs(
             premises=premises,
             counterfactuals=counterfactuals,
             chains=chains,
+            choices=choices,
         )
         for spec in specs
     )
@@ -280,6 +292,10 @@ def _chart_job(job: _Job) -> _ChartOutput:
         item.to_sample(sample_id=item.id, image=image, spec=spec, split="test", groups=groups)
         for item in items
     ]
+    if job.choices:
+        from chartproof.questions.choices import with_multiple_choice
+
+        originals = with_multiple_choice(originals, k=job.choices, seed=job.seed)
     dags = tuple((item.id, item.dag()) for item in items if item.chain)
     samples: list[Sample] = list(originals)
     if job.counterfactuals > 0:

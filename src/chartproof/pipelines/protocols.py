@@ -16,7 +16,7 @@ from pydantic import JsonValue
 
 from chartproof.answers import matches
 from chartproof.datasets import resolve_image
-from chartproof.metrics.registry import scorers
+from chartproof.metrics.registry import metric, scorers
 from chartproof.models import Backend, PromptSet, build_request, default_prompts
 from chartproof.models.images import image_part
 from chartproof.types import (
@@ -136,7 +136,13 @@ def _request(
     suffix: str,
     earlier: Sequence[tuple[str, str]] = (),
     earlier_steps: Sequence[int] | None = None,
+    choices: Sequence[str] = (),
 ) -> ModelRequest:
+    if not choices and "options" in ctx.prompts.get(prompt).fields():
+        raise ValueError(
+            f"prompt {ctx.prompts.get(prompt).id} shows answer options, but sample "
+            f"{sample.id!r} has none; use it on multiple-choice samples only"
+        )
     return build_request(
         prompt,
         ctx.image(sample),
@@ -144,6 +150,7 @@ def _request(
         request_id=f"{sample.id}/{suffix}",
         earlier=earlier,
         earlier_steps=earlier_steps,
+        choices=choices,
         config=ctx.config,
         prompts=ctx.prompts,
         metadata=_metadata(sample, ctx),
@@ -256,7 +263,13 @@ def build_result(
     failed = error if error is not None else protocol.error(replies)
     if failed is not None:
         steps = protocol.failure_steps(sample, replies, ctx)
-        return SampleResult(error=failed, steps=steps, **common)
+        # metrics defined to score a failure as a missing answer record that value
+        kept = {
+            m: v
+            for m, v in answer_scores("", sample, protocol.name).items()
+            if (d := metric(m)) is not None and d.on_failure == "recorded"
+        }
+        return SampleResult(error=failed, steps=steps, scores=kept, **common)
     scored = protocol.score(sample, replies, ctx)
     return SampleResult(
         prediction=scored.prediction,
@@ -274,7 +287,16 @@ class DirectProtocol(Protocol):
     name = "direct"
 
     def requests(self, sample: Sample, ctx: RunContext) -> list[ModelRequest]:
-        return [_request(sample, ctx, prompt=ctx.prompt, question=sample.question, suffix="direct")]
+        return [
+            _request(
+                sample,
+                ctx,
+                prompt=ctx.prompt,
+                question=sample.question,
+                suffix="direct",
+                choices=sample.choices,
+            )
+        ]
 
     def score(self, sample: Sample, replies: Sequence[ModelResponse], ctx: RunContext) -> Scored:
         (reply,) = replies

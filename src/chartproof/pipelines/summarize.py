@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chartproof.metrics.breakdown import breakdown_results, mean_score
-from chartproof.metrics.registry import RunInput, headline_metrics, scorers
+from chartproof.metrics.registry import RunInput, headline_metrics, metric, scorers
 from chartproof.types import Sample, SampleResult, Score
 
 __all__ = ["BREAKDOWN_KEYS", "summarize"]
@@ -20,6 +20,7 @@ BREAKDOWN_KEYS = (
     "program",
     "perturbation",
     "level",
+    "gold_position",
     "family_member",
     "split",
     "domain",
@@ -48,7 +49,8 @@ def summarize(
     failed = [r for r in results if r.error is not None]
     # failures count as wrong answers: a model that cannot answer does not score
     scored = [
-        r if r.error is None else r.model_copy(update={"scores": _zeros(results)}) for r in results
+        r if r.error is None else r.model_copy(update={"scores": _failed_scores(r, results)})
+        for r in results
     ]
     names = _metric_names(scored, protocol)
     summary: dict[str, Any] = {
@@ -98,6 +100,15 @@ def _metric_names(results: Sequence[SampleResult], protocol: str) -> list[str]:
     return first + sorted(present - set(first))
 
 
-def _zeros(results: Sequence[SampleResult]) -> dict[str, float | None]:
+def _failed_scores(
+    failed: SampleResult, results: Sequence[SampleResult]
+) -> dict[str, float | None]:
+    """A failed sample scores 0 on every metric but those whose definition keeps the value
+    its protocol recorded for the failure (`Metric.on_failure`): a failed multiple-choice
+    sample is a wrong answer, chance-corrected below 0, its chance level unchanged."""
     names = {m for r in results for m in r.scores}
-    return dict.fromkeys(names, 0.0)
+    scores: dict[str, float | None] = {
+        m: 0.0 for m in names if (d := metric(m)) is None or d.on_failure == "zero"
+    }
+    scores.update(failed.scores)
+    return scores

@@ -53,9 +53,10 @@ numerical computation."""
 PremiseKind: TypeAlias = Literal["structural", "data", "reasoning", "math"]
 """VPP premise kinds (SP, DP, RP, MP)."""
 
-AnswerKind: TypeAlias = Literal["number", "text", "bool", "list", "ranked_list"]
+AnswerKind: TypeAlias = Literal["number", "text", "bool", "list", "ranked_list", "choice"]
 """How an answer is compared: numbers with a relative tolerance, text case-insensitively,
-booleans exactly, lists as sets and ranked lists in order."""
+booleans exactly, lists as sets, ranked lists in order, and a multiple-choice option by
+its text (so the gold stays right when the options are shown in another order)."""
 
 ColumnKind: TypeAlias = Literal["category", "number", "time"]
 """A table column holds category labels, numbers, or time labels (years, months, dates)."""
@@ -378,6 +379,7 @@ class Answer(Record):
             "bool": isinstance(v, bool),
             "list": isinstance(v, tuple),
             "ranked_list": isinstance(v, tuple),
+            "choice": isinstance(v, str) and bool(v.strip()),
         }[k]
         if not ok:
             raise ValueError(f"answer of kind {k!r} cannot hold {v!r}")
@@ -408,6 +410,11 @@ class Answer(Record):
     def boolean(cls, value: bool) -> Answer:
         """A yes/no answer."""
         return cls(kind="bool", value=value)
+
+    @classmethod
+    def option(cls, text: str) -> Answer:
+        """A multiple-choice answer: the text of the right option (see `Sample.choices`)."""
+        return cls(kind="choice", value=text)
 
 
 class Step(Record):
@@ -518,6 +525,31 @@ class Sample(Record):
     """Id of the pair the sample belongs to (bias audits, preference pairs)."""
     source: dict[str, JsonValue] = Field(default_factory=dict)
     """Source metadata: dataset name, original ids, provenance."""
+    choices: tuple[str, ...] = ()
+    """Answer options in display order (lettered A, B, ...) for a multiple-choice question;
+    empty otherwise. The gold answer is then a "choice" answer holding one option's text."""
+
+    @model_validator(mode="after")
+    def _check_choices(self) -> Sample:
+        if not self.choices:
+            if self.answer.kind == "choice":
+                raise ValueError("a multiple-choice answer needs the sample's choices")
+            return self
+        if len(self.choices) < 2:
+            raise ValueError(
+                f"a multiple-choice question needs two or more options, got {self.choices}"
+            )
+        if any(not c.strip() for c in self.choices):
+            raise ValueError(f"empty answer option in {self.choices}")
+        if len(set(self.choices)) != len(self.choices):
+            raise ValueError(f"duplicate answer options in {self.choices}")
+        if self.answer.kind != "choice":
+            raise ValueError(
+                f"a sample with choices needs a 'choice' answer, not {self.answer.kind!r}"
+            )
+        if self.answer.value not in self.choices:
+            raise ValueError(f"gold option {self.answer.value!r} is not one of {self.choices}")
+        return self
 
     def group_labels(self) -> dict[str, str]:
         """All labels a metric can be broken down by."""
@@ -545,5 +577,8 @@ class Sample(Record):
             labels["family_member"] = edits[-1] if edits else "original"
         if self.split:
             labels["split"] = self.split
+        if self.choices and isinstance(self.answer.value, str):
+            # where the gold sits: position bias shows up as accuracy by gold letter
+            labels["gold_position"] = chr(ord("A") + self.choices.index(self.answer.value))
         labels.update(self.groups)
         return labels

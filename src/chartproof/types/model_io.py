@@ -107,6 +107,9 @@ class ParsedOutput(Record):
     """Extracted list items."""
     code: str | None = None
     """Extracted program (prompts whose output is code)."""
+    choice: int | None = None
+    """Index of the option the reply picked (multiple-choice requests), None when it named
+    none or several."""
 
 
 class ModelResponse(Record):

@@ -10,15 +10,33 @@ from typing import Any
 
 from chartproof.datasets.errors import LoadResult
 from chartproof.datasets.loaders.chartqa import load_chartqa
+from chartproof.datasets.loaders.chartqapro import load_chartqapro
+from chartproof.datasets.loaders.chartqax import load_chartqax
+from chartproof.datasets.loaders.csv_questions import load_csv
+from chartproof.datasets.loaders.dvqa import dvqa_files, load_dvqa
+from chartproof.datasets.loaders.figureqa import figureqa_splits, load_figureqa
 from chartproof.datasets.loaders.generic import load_jsonl, load_shared
+from chartproof.datasets.loaders.hf_folder import load_hf_folder
+from chartproof.datasets.loaders.opencqa import load_opencqa, opencqa_files
+from chartproof.datasets.loaders.plotqa import load_plotqa
+from chartproof.datasets.loaders.realcqa import load_realcqa
 
 __all__ = [
     "LOADERS",
     "Loader",
     "detect_format",
     "load_chartqa",
+    "load_chartqapro",
+    "load_chartqax",
+    "load_csv",
     "load_dataset",
+    "load_dvqa",
+    "load_figureqa",
+    "load_hf_folder",
     "load_jsonl",
+    "load_opencqa",
+    "load_plotqa",
+    "load_realcqa",
     "load_shared",
     "parse_data_spec",
     "register_loader",
@@ -46,8 +64,19 @@ LOADERS: dict[str, Loader] = {
     "chartqa": load_chartqa,
     "jsonl": load_jsonl,
     "shared": load_shared,
+    "csv": load_csv,
+    "hf": load_hf_folder,
+    "figureqa": load_figureqa,
+    "plotqa": load_plotqa,
+    "dvqa": load_dvqa,
+    "realcqa": load_realcqa,
+    "opencqa": load_opencqa,
+    "chartqapro": load_chartqapro,
+    "chartqax": load_chartqax,
 }
-"""Loaders by name. `chartproof` is the native folder (samples.jsonl + images)."""
+"""Loaders by name. `chartproof` is the native folder (samples.jsonl + images); `parquet`
+a file written by `save_parquet`; `hf` a Hugging Face dataset folder or a foreign Parquet /
+Arrow file; the others read each benchmark's published layout."""
 
 
 def register_loader(name: str, loader: Loader) -> None:
@@ -75,23 +104,63 @@ def parse_data_spec(spec: str | Path) -> tuple[str | None, Path, dict[str, str]]
     return name, Path(path_text), options
 
 
+def _chartproof_parquet(path: Path) -> bool:
+    import pyarrow.parquet as pq
+
+    meta = pq.ParquetFile(path).schema_arrow.metadata or {}
+    return meta.get(b"chartproof") is not None
+
+
+def _detect_folder(path: Path) -> str | None:
+    if (path / "samples.jsonl").is_file():
+        return "chartproof"
+    if any(path.glob("*/*_human.json")) or any(path.glob("*/*_augmented.json")):
+        return "chartqa"
+    if figureqa_splits(path):
+        return "figureqa"
+    if any(path.glob("qa_pairs_V*.json")) or any(path.glob("*/qa_pairs_V*.json")):
+        return "plotqa"
+    if dvqa_files(path):
+        return "dvqa"
+    if (path / "qa").is_dir() and (path / "images").is_dir():
+        return "realcqa"
+    if (path / "chart_images").is_dir() and opencqa_files(path):
+        return "opencqa"
+    if (
+        (path / "state.json").is_file()
+        or (path / "dataset_dict.json").is_file()
+        or any(path.glob("*.parquet"))
+        or any(path.glob("data/*.parquet"))
+    ):
+        return "hf"
+    if any(path.glob("*.jsonl")):
+        return "shared"
+    if len(list(path.glob("*.csv"))) == 1:
+        return "csv"
+    return None
+
+
 def detect_format(path: Path) -> str:
-    """Guess the loader of a path: a folder with samples.jsonl is native, a .parquet file
-    Parquet, a folder with {split}/{split}_human.json ChartQA, other JSONL `shared`."""
+    """Guess the loader of a path from its layout: samples.jsonl → native; the ChartQA,
+    FigureQA, PlotQA, DVQA, RealCQA and OpenCQA folder layouts; a Hugging Face folder
+    (state.json, dataset_dict.json or Parquet files) → `hf`; a .parquet file → `parquet`
+    when chartproof wrote it, else `hf`; .jsonl → `shared`; .csv → `csv`. ChartQA-Pro and
+    ChartQA-X folders look like any hub folder: name their loader."""
     path = Path(path)
     if path.is_dir():
-        if (path / "samples.jsonl").is_file():
-            return "chartproof"
-        if any(path.glob("*/*_human.json")) or any(path.glob("*/*_augmented.json")):
-            return "chartqa"
-        if any(path.glob("*.jsonl")):
-            return "shared"
-    elif path.suffix == ".parquet":
-        return "parquet"
+        found = _detect_folder(path)
+        if found is not None:
+            return found
+    elif path.suffix == ".parquet" and path.is_file():
+        return "parquet" if _chartproof_parquet(path) else "hf"
+    elif path.suffix == ".arrow":
+        return "hf"
     elif path.name == "samples.jsonl":
         return "chartproof"
     elif path.suffix == ".jsonl":
         return "shared"
+    elif path.suffix == ".csv":
+        return "csv"
     if not path.exists():
         raise FileNotFoundError(f"no dataset at {path}")
     raise ValueError(

@@ -11,9 +11,11 @@ from pathlib import Path
 from pydantic import JsonValue, ValidationError
 
 from chartproof.datasets.answers import type_answer
+from chartproof.datasets.choices import choice_answer, read_choices, split_options
 from chartproof.datasets.errors import RowError, RowLog, validation_message
 from chartproof.datasets.images import resolve_image
-from chartproof.types import DataTable, ImageRef, Sample
+from chartproof.datasets.tables import read_table
+from chartproof.types import Answer, ImageRef, Sample
 
 __all__ = [
     "FieldMap",
@@ -39,7 +41,8 @@ class FieldMap:
     answer: str = "answer"
     """Key of the gold answer (typed by `type_answer`)."""
     table: str = "table"
-    """Key of the data table as CSV text (or null)."""
+    """Key of the data table: CSV text, {"columns": [...], "rows": [...]}, a list of rows
+    with the header first, or null."""
     chart_type: str = "chart_type"
     """Key of the chart type label."""
     question_type: str = "question_type"
@@ -48,11 +51,21 @@ class FieldMap:
     """Key of the split name."""
     groups: tuple[str, ...] = ()
     """Extra keys whose short string values become group labels for breakdowns."""
+    choices: tuple[str, ...] = ("choices",)
+    """Key of a multiple-choice question's options (a list, a letter → text mapping, a
+    JSON list, lettered lines or "a|b|c"), or several keys holding one option each (CSV
+    files with columns A, B, C, D); absent or empty keys mean an open question."""
+    explanation: str = "explanation"
+    """Key of the reference explanation."""
+    options_in_question: bool = False
+    """Read lettered options written inside the question text ("... (A) 12 (B) 15") when
+    the record has no choices field; the question keeps only its stem."""
 
     def used(self) -> set[str]:
         """Keys consumed by named sample fields (the others go to `Sample.source`)."""
         keys = {self.id, self.image, self.question, self.answer, self.table}
-        keys |= {self.chart_type, self.question_type, self.split}
+        keys |= {self.chart_type, self.question_type, self.split, self.explanation}
+        keys |= set(self.choices)
         return keys - {""}
 
 
@@ -188,19 +201,44 @@ def record_to_sample(
     used = fields.used()
     source.update({k: v for k, v in record.items() if k not in used})
 
-    table = None
-    csv_text = record.get(fields.table) if fields.table else None
-    if isinstance(csv_text, str) and csv_text.strip():
+    question = required["question"]
+    try:
+        choices = _choices(record, fields)
+    except ValueError as exc:
+        fail(str(exc), ",".join(fields.choices), sample_id)
+        return None
+    answer: Answer | None = None
+    if choices is None and fields.options_in_question:
+        found = split_options(question)
+        if found is not None and found[0]:
+            try:
+                answer = choice_answer(required["answer"], found[1])
+            except ValueError as exc:
+                # options read out of the text are a guess: keep the question as written
+                warn(f"{exc}; loaded as an open question", fields.answer, sample_id)
+            else:
+                question, choices = found
+                source["question_with_options"] = required["question"]
+    if answer is None and choices is not None:
         try:
-            table = DataTable.from_csv(csv_text)
+            answer = choice_answer(required["answer"], choices)
+        except ValueError as exc:
+            fail(str(exc), fields.answer, sample_id)
+            return None
+    if answer is None:
+        answer = type_answer(required["answer"])
+    explanation = _text(record.get(fields.explanation)) if fields.explanation else None
+
+    table = None
+    raw_table = record.get(fields.table) if fields.table else None
+    if raw_table is not None:
+        try:
+            table = read_table(raw_table)
         except (ValueError, ValidationError) as exc:
             message = validation_message(exc)[1] if isinstance(exc, ValidationError) else str(exc)
-            warn(
-                f"table not loaded ({message}); its CSV is kept in source.table_csv",
-                fields.table,
-                sample_id,
-            )
-            source["table_csv"] = csv_text
+            kept = "table_csv" if isinstance(raw_table, str) else "table_raw"
+            warn(f"table not loaded ({message}); kept in source.{kept}", fields.table, sample_id)
+            source[kept] = raw_table
     for role in ("question", "answer"):
         if _REPLACEMENT in required[role]:
             warn(f"{role} contains U+FFFD (characters lost upstream); kept as is", role, sample_id)
@@ -214,8 +252,10 @@ def record_to_sample(
         sample = Sample(
             id=sample_id,
             image=image,
-            question=required["question"],
-            answer=type_answer(required["answer"]),
+            question=question,
+            answer=answer,
+            choices=choices or (),
+            explanation=explanation.strip() or None if explanation else None,
             table=table,
             chart_type=_label(record, fields.chart_type),
             question_type=_label(record, fields.question_type),
@@ -229,6 +269,20 @@ def record_to_sample(
         return None
     ctx.seen[sample_id] = line
     return sample
+
+
+def _choices(record: Mapping[str, JsonValue], fields: FieldMap) -> tuple[str, ...] | None:
+    """The record's options: one field holding them all, or one field per option."""
+    keys = [k for k in fields.choices if k]
+    if not keys:
+        return None
+    if len(keys) == 1:
+        return read_choices(record.get(keys[0]))
+    options = [record.get(k) for k in keys]
+    texts: list[JsonValue] = [
+        v for v in options if v is not None and not (isinstance(v, str) and not v.strip())
+    ]
+    return read_choices(texts) if texts else None
 
 
 def _label(record: Mapping[str, JsonValue], key: str) -> str | None:

@@ -13,7 +13,7 @@ from chartproof.datasets.loaders._records import (
     records_to_samples,
 )
 
-__all__ = ["SHARED_GROUP_KEYS", "load_jsonl", "load_shared"]
+__all__ = ["SHARED_GROUP_KEYS", "field_map", "load_jsonl", "load_shared"]
 
 SHARED_GROUP_KEYS = (
     "source_site", "polarity", "figureqa_subset", "chart_complexity", "question_complexity",
@@ -47,6 +47,9 @@ def load_jsonl(
     question_type: str = "question_type",
     split: str = "split",
     groups: str | tuple[str, ...] = (),
+    choices: str | tuple[str, ...] = "choices",
+    explanation: str = "explanation",
+    options_in_question: bool | str = False,
     images: str | Path | None = None,
     name: str | None = None,
 ) -> LoadResult:
@@ -57,11 +60,16 @@ def load_jsonl(
     tuple) that become group labels; all other keys go to `Sample.source`. Image paths are
     relative to `images` (default: the file's folder). Gold answers are typed by
     `type_answer`; the raw string stays in `source["answer_raw"]`.
+
+    `choices` names the key of a multiple-choice question's options (a list, a letter →
+    text mapping, lettered lines or "a|b|c"), or several comma-separated keys holding one
+    option each; the gold answer then is an option's letter or text and becomes a
+    "choice" answer. `options_in_question` reads lettered options out of the question
+    text of records without a choices field.
     """
     file = _jsonl_file(Path(path))
     root = Path(images) if images is not None else file.parent
-    group_keys = tuple(g for g in groups.split(",") if g) if isinstance(groups, str) else groups
-    fields = FieldMap(
+    fields = field_map(
         id=id,
         image=image,
         question=question,
@@ -70,7 +78,10 @@ def load_jsonl(
         chart_type=chart_type,
         question_type=question_type,
         split=split,
-        groups=group_keys,
+        groups=groups,
+        choices=choices,
+        explanation=explanation,
+        options_in_question=options_in_question,
     )
     log = RowLog([], strict=strict)
     ctx = RecordContext(
@@ -82,6 +93,49 @@ def load_jsonl(
     )
     samples = records_to_samples(iter_jsonl_records(file, log), fields, ctx)
     return LoadResult(samples=samples, errors=log.errors, root=root)
+
+
+def _keys(value: str | tuple[str, ...]) -> tuple[str, ...]:
+    return (
+        tuple(g.strip() for g in value.split(",") if g.strip()) if isinstance(value, str) else value
+    )
+
+
+def _flag(value: bool | str) -> bool:
+    return value if isinstance(value, bool) else value.lower() not in ("", "0", "false", "no")
+
+
+def field_map(
+    *,
+    id: str = "id",
+    image: str = "image",
+    question: str = "question",
+    answer: str = "answer",
+    table: str = "table",
+    chart_type: str = "chart_type",
+    question_type: str = "question_type",
+    split: str = "split",
+    groups: str | tuple[str, ...] = (),
+    choices: str | tuple[str, ...] = "choices",
+    explanation: str = "explanation",
+    options_in_question: bool | str = False,
+) -> FieldMap:
+    """A `FieldMap` from loader options as the CLI gives them (comma-separated key lists,
+    "true"/"false" flags)."""
+    return FieldMap(
+        id=id,
+        image=image,
+        question=question,
+        answer=answer,
+        table=table,
+        chart_type=chart_type,
+        question_type=question_type,
+        split=split,
+        groups=_keys(groups),
+        choices=_keys(choices),
+        explanation=explanation,
+        options_in_question=_flag(options_in_question),
+    )
 
 
 def load_shared(path: Path, *, strict: bool = False, check_images: bool = True) -> LoadResult:

@@ -1,0 +1,112 @@
+"""Loader for plain CSV question files: one question a row, a header naming the columns
+(mapped to sample fields like the generic JSONL loader's keys), image paths relative to the
+file's folder. Multiple-choice files may hold the options in one column or one column each
+(`choices=A,B,C,D`)."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import JsonValue
+
+from chartproof.datasets.errors import LoadResult, RowError, RowLog
+from chartproof.datasets.loaders._records import RecordContext, records_to_samples
+from chartproof.datasets.loaders.generic import field_map
+
+__all__ = ["iter_csv_records", "load_csv"]
+
+
+def iter_csv_records(path: Path, log: RowLog) -> Iterator[tuple[int, dict[str, JsonValue]]]:
+    """(line, record) for each data row; an empty cell reads as missing. A row with more
+    cells than the header, or a file that is not UTF-8, is a row error."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        log.error(RowError(file=str(path), line=1, message=f"not UTF-8 text ({exc.reason})"))
+        return
+    reader = csv.reader(text.splitlines(keepends=True))
+    header: list[str] | None = None
+    for row in reader:
+        line = reader.line_num
+        if header is None:
+            header = [h.strip() for h in row]
+            if not any(header):
+                log.error(RowError(file=str(path), line=line, message="empty header row"))
+                return
+            continue
+        if not any(c.strip() for c in row):
+            continue
+        if len(row) > len(header):
+            log.error(
+                RowError(
+                    file=str(path),
+                    line=line,
+                    message=f"{len(row)} cells but the header has {len(header)} columns",
+                )
+            )
+            continue
+        record: dict[str, JsonValue] = {}
+        for key, cell in zip(header, row, strict=False):
+            if key and cell.strip():
+                record[key] = cell
+        yield line, record
+
+
+def load_csv(
+    path: Path,
+    *,
+    strict: bool = False,
+    check_images: bool = True,
+    id: str = "id",
+    image: str = "image",
+    question: str = "question",
+    answer: str = "answer",
+    table: str = "table",
+    chart_type: str = "chart_type",
+    question_type: str = "question_type",
+    split: str = "split",
+    groups: str = "",
+    choices: str = "choices",
+    explanation: str = "explanation",
+    options_in_question: str = "false",
+    images: str | None = None,
+    name: str | None = None,
+) -> LoadResult:
+    """Load a CSV question file whose columns are named by the options (as `load_jsonl`:
+    e.g. `csv:q.csv?question=query&answer=label&choices=A,B,C,D`).
+
+    Rows without an id get "<file stem>-<line>"; other columns go to `Sample.source`.
+    """
+    file = Path(path)
+    if file.is_dir():
+        found = sorted(file.glob("*.csv"))
+        if len(found) != 1:
+            raise ValueError(
+                f"{file}: expected exactly one .csv file, found {[p.name for p in found]}"
+            )
+        file = found[0]
+    if not file.is_file():
+        raise FileNotFoundError(f"no CSV file at {file}")
+    fields = field_map(
+        id=id,
+        image=image,
+        question=question,
+        answer=answer,
+        table=table,
+        chart_type=chart_type,
+        question_type=question_type,
+        split=split,
+        groups=groups,
+        choices=choices,
+        explanation=explanation,
+        options_in_question=options_in_question,
+    )
+    root = Path(images) if images is not None else file.parent
+    log = RowLog([], strict=strict)
+    ctx = RecordContext(
+        file=str(file), root=root, dataset=name or file.stem, log=log, check_images=check_images
+    )
+    samples = records_to_samples(iter_csv_records(file, log), fields, ctx)
+    return LoadResult(samples=samples, errors=log.errors, root=root)

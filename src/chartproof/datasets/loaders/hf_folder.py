@@ -1,0 +1,320 @@
+"""Loader for Hugging Face dataset folders as `--data`: a hub snapshot of Parquet files
+(`data/test-00000-of-00001.parquet`), a `save_to_disk` folder (Arrow files listed in
+`state.json`, per split under `dataset_dict.json`), or one foreign Parquet / Arrow file.
+
+Rows map to sample fields by column names (the generic JSONL options). Images embedded as
+bytes or `Image` features ({"bytes", "path"}) are written to a content-addressed cache
+folder (`chartproof.datasets.embedded`), so the samples evaluate without extracting
+anything by hand; an image given as a path must lie inside the dataset folder.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from chartproof.datasets.embedded import EmbeddedImages, image_bytes_of, json_safe
+from chartproof.datasets.errors import LoadResult, RowError, RowLog
+from chartproof.datasets.images import resolve_image
+from chartproof.datasets.loaders._records import FieldMap, RecordContext, record_to_sample
+from chartproof.datasets.loaders.generic import field_map
+from chartproof.types import Sample
+
+__all__ = ["TableRows", "iter_table_rows", "load_hf_folder", "table_files"]
+
+_BATCH = 256
+_TABLE_SUFFIXES = (".parquet", ".arrow")
+
+
+def _state_files(folder: Path) -> list[Path]:
+    state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+    names = [f.get("filename") for f in state.get("_data_files", []) if isinstance(f, dict)]
+    return [folder / n for n in names if isinstance(n, str)]
+
+
+def _matches_split(file: Path, root: Path, split: str) -> bool:
+    parts = file.relative_to(root).parts
+    stem = file.name
+    return split in parts[:-1] or stem.startswith((f"{split}-", f"{split}.", f"{split}_"))
+
+
+def table_files(path: Path, split: str | None = None) -> list[Path]:
+    """The data files of a dataset folder (or the file itself), optionally of one split.
+
+    ValueError lists what was found when nothing matches.
+    """
+    path = Path(path)
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise FileNotFoundError(f"no dataset at {path}")
+    if (path / "dataset_dict.json").is_file():
+        info = json.loads((path / "dataset_dict.json").read_text(encoding="utf-8"))
+        splits = [s for s in info.get("splits", []) if isinstance(s, str)]
+        wanted = [split] if split else splits
+        missing = sorted(set(wanted) - set(splits))
+        if missing:
+            raise ValueError(f"{path}: no split {missing}; splits are {splits}")
+        return [f for s in wanted for f in _state_files(path / s)]
+    if (path / "state.json").is_file():
+        return _state_files(path)
+    found = sorted(
+        p
+        for p in path.rglob("*")
+        if p.suffix in _TABLE_SUFFIXES
+        and p.is_file()
+        and not any(part.startswith(".") for part in p.relative_to(path).parts)
+    )
+    if split:
+        chosen = [p for p in found if _matches_split(p, path, split)]
+        if not chosen:
+            names = [str(p.relative_to(path)) for p in found]
+            raise ValueError(f"{path}: no data file of split {split!r} among {names}")
+        return chosen
+    if not found:
+        raise ValueError(f"{path}: no .parquet or .arrow data files")
+    return found
+
+
+TableRows = Iterator[tuple[int, dict[str, Any]]]
+
+
+def table_columns(file: Path) -> list[str]:
+    """Column names of a Parquet or Arrow data file (read from its schema only)."""
+    import pyarrow as pa
+
+    if file.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return list(pq.ParquetFile(file).schema_arrow.names)
+    source = pa.memory_map(str(file))
+    try:
+        return list(pa.ipc.open_stream(source).schema.names)
+    except pa.ArrowInvalid:
+        return list(pa.ipc.open_file(pa.memory_map(str(file))).schema.names)
+
+
+def iter_table_rows(file: Path) -> TableRows:
+    """(row number, row) of a Parquet or Arrow (stream or file format) data file."""
+    import pyarrow as pa
+
+    if file.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        batches: Iterator[Any] = pq.ParquetFile(file).iter_batches(batch_size=_BATCH)
+    else:
+        source = pa.memory_map(str(file))
+        try:
+            reader: Any = pa.ipc.open_stream(source)
+        except pa.ArrowInvalid:
+            reader = pa.ipc.open_file(source)
+            batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
+        else:
+            batches = iter(reader)
+    number = 0
+    for batch in batches:
+        for row in batch.to_pylist():
+            number += 1
+            yield number, row
+
+
+class RowImages:
+    """Turns a row's image cell into a path inside the image cache folder."""
+
+    def __init__(self, dataset_root: Path, store: EmbeddedImages) -> None:
+        self.dataset_root = dataset_root
+        self.store = store
+
+    def path_of(self, cell: object) -> str:
+        """The cached image's relative path; ValueError when the cell has no usable image
+        (or names a file outside the dataset folder)."""
+        data = image_bytes_of(cell)
+        if data is None:
+            rel = cell.get("path") if isinstance(cell, dict) else cell
+            if not isinstance(rel, str) or not rel:
+                raise ValueError("the image cell holds neither bytes nor a path")
+            data = resolve_image(self.dataset_root, rel).read_bytes()
+        return self.store.store(data)
+
+
+def rows_to_samples(
+    files: list[Path],
+    to_record: Any,
+    fields: FieldMap,
+    *,
+    dataset: str,
+    root: Path,
+    images: RowImages,
+    log: RowLog,
+) -> list[Sample]:
+    """Samples of the rows of `files`: `to_record(row, file, number)` gives the raw records
+    of a row (with the image cell under the image key), [] after logging why it has none."""
+    samples: list[Sample] = []
+    seen: dict[str, int] = {}
+    for file in files:
+        ctx = RecordContext(file=str(file), root=root, dataset=dataset, log=log, seen=seen)
+        for number, row in iter_table_rows(file):
+            for record in to_record(row, file, number):
+                sample = _row_sample(record, number, file, fields, ctx, images, log)
+                if sample is not None:
+                    samples.append(sample)
+    return samples
+
+
+def _row_sample(
+    record: dict[str, Any],
+    number: int,
+    file: Path,
+    fields: FieldMap,
+    ctx: RecordContext,
+    images: RowImages,
+    log: RowLog,
+) -> Sample | None:
+    key = fields.image
+    try:
+        record[key] = images.path_of(record.get(key))
+    except (OSError, ValueError) as exc:
+        sid = record.get(fields.id)
+        log.error(
+            RowError(
+                file=str(file),
+                line=number,
+                field=key,
+                sample_id=sid if isinstance(sid, str) else None,
+                message=str(exc),
+            )
+        )
+        return None
+    return record_to_sample(record, number, fields, ctx)
+
+
+def load_hf_folder(
+    path: Path,
+    *,
+    strict: bool = False,
+    split: str | None = None,
+    id: str = "id",
+    image: str = "image",
+    question: str = "question",
+    answer: str = "answer",
+    table: str = "table",
+    chart_type: str = "chart_type",
+    question_type: str = "question_type",
+    groups: str = "",
+    choices: str = "choices",
+    explanation: str = "explanation",
+    options_in_question: str = "false",
+    images: str | None = None,
+    name: str | None = None,
+) -> LoadResult:
+    """Load a Hugging Face dataset folder (or one Parquet / Arrow file) whose columns are
+    named by the options (as `load_jsonl`), e.g. `hf:/data/ChartQA?question=query&answer=label`.
+
+    `split` keeps one split's files; embedded images go to `images` (default
+    `default_image_cache()`), which is the result's root. Rows without an id column get
+    "<name>-<file stem>-<row>". A folder written by `chartproof export --to hf` (its
+    `*_json` columns) is restored to the exact samples, whatever the field options say.
+    """
+    root = Path(path)
+    files = table_files(root, split)
+    base = root if root.is_dir() else root.parent
+    store = EmbeddedImages(Path(images) if images else None)
+    if set(table_columns(files[0])) >= _EXPORT_COLUMNS:
+        return _restore_export(files, store, strict)
+    fields = field_map(
+        id=id,
+        image=image,
+        question=question,
+        answer=answer,
+        table=table,
+        chart_type=chart_type,
+        question_type=question_type,
+        split="split",
+        groups=groups,
+        choices=choices,
+        explanation=explanation,
+        options_in_question=options_in_question,
+    )
+    dataset = name or (root.name if root.is_dir() else root.stem)
+
+    def to_record(row: dict[str, Any], file: Path, number: int) -> list[dict[str, Any]]:
+        record: dict[str, Any] = {
+            k: (v if k == fields.image else json_safe(v)) for k, v in row.items()
+        }
+        if fields.id and record.get(fields.id) is None:
+            record[fields.id] = f"{dataset}-{file.stem}-{number}"
+        if split and "split" not in record:
+            record["split"] = split
+        return [record]
+
+    log = RowLog([], strict=strict)
+    samples = rows_to_samples(
+        files,
+        to_record,
+        fields,
+        dataset=dataset,
+        root=store.root,
+        images=RowImages(base, store),
+        log=log,
+    )
+    return LoadResult(samples=samples, errors=log.errors, root=store.root)
+
+
+_EXPORT_COLUMNS = {"id", "image", "image_json", "answer_json", "question"}
+
+
+def _restore_export(files: list[Path], store: EmbeddedImages, strict: bool) -> LoadResult:
+    """The samples of a chartproof HF export, their images written to the cache."""
+    from pydantic import ValidationError
+
+    from chartproof.datasets.errors import validation_message
+    from chartproof.datasets.parquet import JSON_FIELDS, OPTIONAL_FIELDS, SCALAR_FIELDS
+
+    log = RowLog([], strict=strict)
+    samples: list[Sample] = []
+    seen: set[str] = set()
+    for file in files:
+        for number, row in iter_table_rows(file):
+            sid = row.get("id")
+
+            def fail(
+                field: str | None,
+                message: str,
+                number: int = number,
+                sid: Any = sid,
+                file: Path = file,
+            ) -> None:
+                log.error(
+                    RowError(
+                        file=str(file),
+                        line=number,
+                        field=field,
+                        sample_id=sid if isinstance(sid, str) else None,
+                        message=message,
+                    )
+                )
+
+            try:
+                data: dict[str, Any] = {n: row.get(n) for n in SCALAR_FIELDS}
+                for n in JSON_FIELDS:
+                    data[n] = json.loads(row.get(f"{n}_json") or OPTIONAL_FIELDS.get(n, "null"))
+                image = image_bytes_of(row.get("image"))
+                if image is None:
+                    fail("image", "the image cell holds no bytes")
+                    continue
+                data["image"] = {**data["image"], "path": store.store(image)}
+                sample = Sample.model_validate(data)
+            except json.JSONDecodeError as exc:
+                fail(None, f"malformed JSON column: {exc}")
+                continue
+            except ValidationError as exc:
+                fail(*validation_message(exc))
+                continue
+            if sample.id in seen:
+                fail("id", "duplicate sample id")
+                continue
+            seen.add(sample.id)
+            samples.append(sample)
+    return LoadResult(samples=samples, errors=log.errors, root=store.root)
