@@ -13,6 +13,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "chartproof"
 LAYERS: dict[str, int] = {
     "_cachedir": 0,
     "numeric": 0,
+    "seeds": 0,
     "types": 1,
     "answers": 2,
     "charts": 2,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from chartproof.answers import matches
 from chartproof.metrics.registry import Metric, scorer
 from chartproof.types import Answer, Sample
 
@@ -87,8 +88,8 @@ def choice_scores(accuracy: float, choices: Sequence[str]) -> dict[str, float | 
     ],
 )
 def choice_answer_scores(
-    prediction: str, gold: Answer, *, sample: Sample, scores: dict[str, float | None]
+    prediction: str, gold: Answer, *, sample: Sample
 ) -> dict[str, float | None]:
-    """The multiple-choice scores of a sample with options, from its typed accuracy (the
-    answer scorer runs first); nothing for a sample without options."""
-    return choice_scores(scores.get("accuracy") or 0.0, sample.choices)
+    """The multiple-choice scores of a sample with options (right when the answer is the
+    gold option, `chartproof.answers.matches`); nothing for a sample without options."""
+    return choice_scores(float(matches(prediction, gold)), sample.choices)

@@ -14,8 +14,8 @@ import math
 import random
 from collections.abc import Iterable
 
+from chartproof.seeds import stable_seed
 from chartproof.types import Answer, DataTable, Sample
-from chartproof.variants.seeds import stable_seed
 
 __all__ = ["distractors", "multiple_choice", "with_multiple_choice"]
 

@@ -9,6 +9,7 @@ programs); re-making a chart as code, which calls a model and the sandbox, is a 
 
 from __future__ import annotations
 
+from chartproof.seeds import stable_seed
 from chartproof.variants.images import encode_png, to_rgb
 from chartproof.variants.perturb import (
     Variant,
@@ -23,7 +24,6 @@ from chartproof.variants.perturb import (
 )
 from chartproof.variants.perturbations import PERTURBATIONS
 from chartproof.variants.preference import PreferencePair, preference_pairs, write_pairs
-from chartproof.variants.seeds import stable_seed
 from chartproof.variants.similarity import image_similarity, select_least_similar, spec_similarity
 
 __all__ = [

@@ -14,8 +14,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 
+from chartproof.seeds import stable_seed
 from chartproof.types import Sample, Transform
-from chartproof.variants.seeds import stable_seed
 
 __all__ = [
     "CHOICE_ORDERS",

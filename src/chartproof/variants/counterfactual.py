@@ -19,10 +19,10 @@ from pydantic import ConfigDict
 from chartproof.questions.items import QuestionItem, make_item
 from chartproof.questions.program import execute
 from chartproof.sandbox import SandboxPolicy, SandboxResult, run_code
+from chartproof.seeds import stable_seed
 from chartproof.types import ChartSpec, DataTable, ImageRef, Record, Sample, Transform
 from chartproof.variants.edits import EDIT_KINDS, EDITS
 from chartproof.variants.images import to_rgb
-from chartproof.variants.seeds import stable_seed
 
 __all__ = [
     "Family",

@@ -12,11 +12,11 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from pydantic import ConfigDict
 
+from chartproof.seeds import stable_seed
 from chartproof.types import ChartSpec, ImageRef, Record, Sample, Transform
 from chartproof.variants.images import ImageInput, encode_png, to_rgb
 from chartproof.variants.perturbations import PERTURBATIONS, Canvas, ParamValue, Perturbation
 from chartproof.variants.perturbations.base import check_level
-from chartproof.variants.seeds import stable_seed
 
 __all__ = [
     "Variant",
