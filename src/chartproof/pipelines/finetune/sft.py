@@ -307,11 +307,7 @@ def run_trainer(
 ) -> TrainingCard:
     """Train with `trainer_cls` (SFTTrainer, or chartproof's visual-preference trainer) on
     pre-encoded rows, then save the adapter, the optional merged model and the card."""
-    import torch
-
     datasets: Any = importlib.import_module("datasets")
-    transformers: Any = importlib.import_module("transformers")
-    train = card.train
 
     def rows_dataset(rows: list[tuple[int, Encoded]]) -> Any:
         return datasets.Dataset.from_list(
@@ -331,31 +327,7 @@ def run_trainer(
 
     on_cpu = model.device == "cpu"
     args = config_cls(
-        output_dir=str(out / "checkpoints"),
-        max_steps=train.max_steps,
-        per_device_train_batch_size=train.batch_size,
-        per_device_eval_batch_size=train.batch_size,
-        gradient_accumulation_steps=train.grad_accum,
-        learning_rate=train.learning_rate,
-        lr_scheduler_type="linear",
-        warmup_steps=train.warmup_steps,
-        logging_steps=train.logging_steps,
-        save_strategy="steps",
-        save_steps=train.save_steps,
-        save_total_limit=2,
-        eval_strategy="steps" if val_rows else "no",
-        eval_steps=train.eval_steps,
-        seed=train.seed,
-        data_seed=train.seed,
-        use_cpu=on_cpu,
-        bf16=False,
-        fp16=False,
-        gradient_checkpointing=False,
-        report_to=[],
-        remove_unused_columns=False,
-        disable_tqdm=True,
-        dataloader_num_workers=0,
-        **config_extra,
+        **training_args(card, out, on_cpu=on_cpu, validate=bool(val_rows)), **config_extra
     )
     peft_config = None if _is_peft(model.model) else lora_config(card.lora, model.kind)
     trainer = trainer_cls(
@@ -369,6 +341,58 @@ def run_trainer(
         callbacks=list(callbacks),
         **(trainer_extra or {}),
     )
+    return train_and_finish(
+        trainer, model, card, out, merge=merge, resume=resume, train_images=train_images
+    )
+
+
+def training_args(card: TrainingCard, out: Path, *, on_cpu: bool, validate: bool) -> dict[str, Any]:
+    """Trainer arguments every finetune method shares (CPU-safe: no bf16, no checkpointing)."""
+    train = card.train
+    return {
+        "output_dir": str(out / "checkpoints"),
+        "max_steps": train.max_steps,
+        "per_device_train_batch_size": train.batch_size,
+        "per_device_eval_batch_size": train.batch_size,
+        "gradient_accumulation_steps": train.grad_accum,
+        "learning_rate": train.learning_rate,
+        "lr_scheduler_type": "linear",
+        "warmup_steps": train.warmup_steps,
+        "logging_steps": train.logging_steps,
+        "save_strategy": "steps",
+        "save_steps": train.save_steps,
+        "save_total_limit": 2,
+        "eval_strategy": "steps" if validate else "no",
+        "eval_steps": train.eval_steps,
+        "seed": train.seed,
+        "data_seed": train.seed,
+        "use_cpu": on_cpu,
+        "bf16": False,
+        "fp16": False,
+        "gradient_checkpointing": False,
+        "report_to": [],
+        "remove_unused_columns": False,
+        "disable_tqdm": True,
+        "dataloader_num_workers": 0,
+    }
+
+
+def train_and_finish(
+    trainer: Any,
+    model: BaseCheckpoint,
+    card: TrainingCard,
+    out: Path,
+    *,
+    merge: bool,
+    resume: bool,
+    train_images: set[str],
+) -> TrainingCard:
+    """Train (resuming from the newest checkpoint in `out/checkpoints`), save the adapter, the
+    optional merged model, the trained image hashes and the card."""
+    import torch
+
+    transformers: Any = importlib.import_module("transformers")
+    on_cpu = model.device == "cpu"
     last = None
     checkpoints = out / "checkpoints"
     if resume and checkpoints.is_dir():
@@ -384,7 +408,7 @@ def run_trainer(
         else peak_rss_gib()
     )
     adapter = out / "adapter"
-    trainer.model.save_pretrained(str(adapter))
+    trainer.model.save_pretrained(str(adapter), selected_adapters=["default"])
     merged_rel = None
     if merge:
         merged = trainer.model.merge_and_unload()
