@@ -143,3 +143,38 @@ def test_dpo_margin_grows(kind: str, mode: str, family: tuple[Path, Path], tmp_p
     before = _margins(base, None, examples)
     after = _margins(base, result.adapter, examples)
     assert all(a > b for a, b in zip(after, before, strict=True))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["textual", "visual"])
+def test_dpo_continues_an_sft_adapter_against_its_frozen_copy(
+    mode: str, family: tuple[Path, Path], tmp_path: Path
+) -> None:
+    pytest.importorskip("trl")
+    from chartproof.models.tiny_lm import build_tiny_llama
+    from chartproof.pipelines.finetune import finetune_sft
+    from chartproof.pipelines.finetune.dpo import finetune_dpo
+
+    root, pairs = family
+    folder = build_tiny_llama(tmp_path / "ckpt")
+    settings = TrainSettings(max_steps=3, batch_size=2, learning_rate=1e-2, logging_steps=1)
+    sft = finetune_sft(root, str(folder), tmp_path / "sft", val_fraction=0.0, train=settings)
+    result = finetune_dpo(
+        pairs,
+        root,
+        str(folder),
+        tmp_path / "dpo",
+        mode=mode,  # type: ignore[arg-type]
+        adapter=str(sft.adapter),
+        budget=2,
+        ceiling=None,
+        train=settings,
+    )
+    card = result.card
+    assert card.method_options["init_adapter"] == str(sft.adapter) and card.steps == 3
+    # policy starts equal to its reference: the first logged margin is exactly 0 before any
+    # update is applied, so the first loss is ln 2
+    first = next(p for p in card.losses if p.loss is not None)
+    assert first.loss == pytest.approx(math.log(2), abs=1e-3)
+    assert (result.adapter / "adapter_config.json").is_file()
+    assert not (result.adapter / "ref").exists()  # only the trained adapter is saved

@@ -275,8 +275,9 @@ def pairwise_trainer_class() -> Any:
     return PairwiseTrainer
 
 
-def _with_adapter(model: BaseCheckpoint, adapter: str | None) -> bool:
-    """Continue training an existing (SFT) adapter, its frozen copy "ref" as the reference."""
+def _with_adapter(model: BaseCheckpoint, adapter: str | None, *, add_ref: bool) -> bool:
+    """Continue training an existing (SFT) adapter, its frozen copy "ref" as the reference
+    (trl's DPOTrainer adds that copy itself; `add_ref` adds it for chartproof's trainer)."""
     if adapter is None:
         return False
     peft: Any = importlib.import_module("peft")
@@ -284,8 +285,9 @@ def _with_adapter(model: BaseCheckpoint, adapter: str | None) -> bool:
     if not (folder / "adapter_config.json").is_file():
         raise FileNotFoundError(f"finetune dpo: {folder} is not an adapter folder")
     model.model = peft.PeftModel.from_pretrained(model.model, folder, is_trainable=True)
-    model.model.load_adapter(folder, adapter_name="ref", is_trainable=False)
-    model.model.set_adapter("default")
+    if add_ref:
+        model.model.load_adapter(folder, adapter_name="ref", is_trainable=False)
+        model.model.set_adapter("default")
     return True
 
 
@@ -338,7 +340,8 @@ def finetune_dpo(
     examples = preference_examples(
         selected, root, mode=mode, prompt=prompt, target_format=target_format
     )
-    continuing = _with_adapter(model, adapter)
+    use_trl = mode == "textual" and model.kind == "text"
+    continuing = _with_adapter(model, adapter, add_ref=not use_trl)
     method: Any = f"dpo-{mode}"
     fingerprint = data_fingerprint(
         (mode, prompt, e.pair_id, e.chosen[1], e.rejected[1]) for e in examples
@@ -367,9 +370,7 @@ def finetune_dpo(
             "candidates": len(rows),
             "mean_similarity": sum(p.similarity for p in selected) / len(selected),
             "init_adapter": str(adapter) if adapter else None,
-            "trainer": "trl.DPOTrainer"
-            if (mode == "textual" and model.kind == "text")
-            else "chartproof PairwiseTrainer",
+            "trainer": "trl.DPOTrainer" if use_trl else "chartproof PairwiseTrainer",
         },
         memory_estimate=estimate_memory(
             model.path, lora, batch_size=2 * train.batch_size, seq_len=512
@@ -381,7 +382,7 @@ def finetune_dpo(
     peft_config = None if continuing else lora_config(lora, model.kind)
     on_cpu = model.device == "cpu"
     datasets: Any = importlib.import_module("datasets")
-    if mode == "textual" and model.kind == "text":
+    if use_trl:
         trl: Any = importlib.import_module("trl")
         rows_ds = datasets.Dataset.from_list(
             [
@@ -410,6 +411,9 @@ def finetune_dpo(
         if peft_config is not None:
             peft: Any = importlib.import_module("peft")
             model.model = peft.get_peft_model(model.model, peft_config)
+        # as trl's DPOTrainer does: without dropout the policy equals its reference at step 0
+        # (loss ln 2) and the two log-probabilities are comparable
+        importlib.import_module("trl.trainer.utils").disable_dropout_in_model(model.model)
         pad_id = int(model.tokenizer.pad_token_id)
 
         def collator(features: list[dict[str, Any]]) -> dict[str, Any]:
