@@ -124,7 +124,7 @@ def sft(
     if dry_run:
         plan = plan_sft(data, base, lora=lora, train=train, **common)  # type: ignore[arg-type]
         for line in plan.lines():
-            console.print(line, markup=False, highlight=False)
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
         return
     result = finetune_sft(
         data,
@@ -251,7 +251,7 @@ def _dpo_plan(
         f"memory estimate: {m.total_gib:.2f} GiB (weights {m.weights_gib:.2f}, activations "
         f"{m.activations_gib:.2f}, a reference pass adds no weights: the adapter is switched off)",
     ):
-        console.print(line, markup=False, highlight=False)
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def _done(card: object, out: Path) -> None:
@@ -291,5 +291,5 @@ def compare(
         cache=cache,
         base_spec=base_model,
     )
-    console.print(result.markdown, markup=False, highlight=False)
+    console.print(result.markdown, markup=False, highlight=False, soft_wrap=True)
     console.print(f"report: {out / 'report.html'}")
