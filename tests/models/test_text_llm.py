@@ -207,3 +207,28 @@ def test_smollm2_prompt_holds_the_table_and_identity_the_label(
     finally:
         gold_only.close()
     assert response.error is not None and "request y" in response.error
+
+
+def test_eval_summary_names_what_a_labelled_backend_saw(
+    qax: tuple[Path, list[Sample]], tmp_path: Path
+) -> None:
+    import json
+
+    from chartproof.pipelines.evaluate import evaluate
+
+    class TextOverTable(ScriptedBackend):
+        label = "text over table"
+
+    seen: list[ModelRequest] = []
+
+    def answer(request: ModelRequest) -> str:
+        seen.append(request)
+        return "The answer is: 1."
+
+    root, samples = qax
+    backend = TextOverTable(answer, name="text:scripted")
+    evaluate(root, "text:scripted", tmp_path / "run", backend=backend, cache=False, limit=2)
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["model"] == "text:scripted (text over table)"
+    # eval's requests carry the chart as text for text-only models
+    assert [r.metadata["chart"] for r in seen] == [chart_metadata(s)["chart"] for s in samples[:2]]

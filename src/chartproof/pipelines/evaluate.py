@@ -140,7 +140,9 @@ def evaluate(
             summary = summarize(results, protocol=protocol, samples=samples)
             if "ngram" in metrics:
                 summary["ngram"] = ngram_summary(results, by_id)
-            summary["model"] = model_name
+            # what the model saw, for every table of the report ("text over table" backends)
+            label = getattr(inner, "label", None)
+            summary["model"] = f"{model_name} ({label})" if isinstance(label, str) else model_name
             summary["prompt"] = config["prompt"]
             summary["dataset"] = {
                 "spec": str(data),
