@@ -221,6 +221,10 @@ def test_resume_from_a_checkpoint_gives_the_same_adapter(
     assert a.keys() == b.keys() and a
     for key in a:
         assert (a[key] == b[key]).all(), key
+    again = run(tmp_path / "split")  # a finished run rerun: no extra step, same adapter
+    assert (
+        again.card.steps == 8 and again.card.adapter_fingerprint == second.card.adapter_fingerprint
+    )
     fresh = run(tmp_path / "other", ())
     assert fresh.card.adapter_fingerprint == whole.card.adapter_fingerprint  # same seed
 

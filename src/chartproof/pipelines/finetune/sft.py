@@ -8,6 +8,7 @@ prompt's labels are -100). Checkpoints every `save_steps`; a rerun resumes from 
 from __future__ import annotations
 
 import importlib
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,8 +31,10 @@ from chartproof.pipelines.finetune._base import (
     peak_rss_gib,
 )
 from chartproof.pipelines.finetune._card import (
+    CARD_FILE,
     TrainingCard,
     losses_from,
+    read_card,
     write_card,
     write_train_images,
 )
@@ -400,7 +403,15 @@ def train_and_finish(
     if torch.cuda.is_available() and not on_cpu:
         torch.cuda.reset_peak_memory_stats()
     started = time.monotonic()
-    result = trainer.train(resume_from_checkpoint=last)
+    finished = _finished_checkpoint(last, card.train.max_steps)
+    if finished is not None:
+        # Trainer would take one more step from a checkpoint already at max_steps; a rerun
+        # of a finished run must give back that run's adapter instead
+        trainer._load_from_checkpoint(last)
+        trainer.state = transformers.TrainerState.load_from_json(str(finished))
+        metrics: dict[str, Any] = {}
+    else:
+        metrics = dict(trainer.train(resume_from_checkpoint=last).metrics)
     seconds = time.monotonic() - started
     peak = (
         round(torch.cuda.max_memory_allocated() / 1024**3, 3)
@@ -416,7 +427,6 @@ def train_and_finish(
         model.processing.save_pretrained(str(out / "merged"))
         merged_rel = "merged"
     write_train_images(train_images, out)
-    metrics = dict(result.metrics)
     card = card.model_copy(
         update={
             "steps": int(trainer.state.global_step),
@@ -432,8 +442,24 @@ def train_and_finish(
             "base_eval_spec": model.eval_spec(),
         }
     )
+    if finished is not None and (out / CARD_FILE).is_file():
+        # keep the figures the run that did the training measured
+        before = read_card(out)
+        keep = ("final_train_loss", "seconds", "samples_per_second", "peak_memory_gib")
+        card = card.model_copy(update={k: getattr(before, k) for k in keep})
     write_card(card, out)
     return card
+
+
+def _finished_checkpoint(last: str | None, max_steps: int) -> Path | None:
+    """The trainer_state.json of checkpoint `last` when it already reached `max_steps`."""
+    if not last:
+        return None
+    state = Path(last) / "trainer_state.json"
+    if not state.is_file():
+        return None
+    step = int(json.loads(state.read_text(encoding="utf-8")).get("global_step", 0))
+    return state if step >= max_steps else None
 
 
 def _is_peft(model: Any) -> bool:
