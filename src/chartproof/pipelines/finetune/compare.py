@@ -23,7 +23,7 @@ class Comparison:
     """Base vs tuned figures (also written to OUT/comparison.json and .md)."""
 
     rows: list[dict[str, Any]]
-    """One row per figure: name, base, tuned, delta, n."""
+    """One row per figure: name, base, tuned, delta, n as [base, tuned]."""
     runs: dict[str, Path]
     """Run folder of each model ("base", "tuned")."""
     markdown: str
@@ -123,7 +123,7 @@ def compare_tuned(
         b, nb = figures["base"][key]
         t, nt = figures["tuned"].get(key, (None, 0))
         delta = None if b is None or t is None else t - b
-        rows.append({"figure": key, "base": b, "tuned": t, "delta": delta, "n": max(nb, nt)})
+        rows.append({"figure": key, "base": b, "tuned": t, "delta": delta, "n": [nb, nt]})
     lines = [
         f"# {html.escape(specs['base'])} vs {html.escape(specs['tuned'])}",
         "",
@@ -131,13 +131,14 @@ def compare_tuned(
         f"{card.n_train} examples, card `{card_dir}`). Prompt `{card.prompt}`, "
         f"{'text over table' if card.model_kind == 'text' else 'VLM'}.",
         "",
-        "| figure | base | tuned | Δ | n |",
+        "| figure | base | tuned | Δ | n (base / tuned) |",
         "|---|---|---|---|---|",
     ]
     for r in rows:
         change = "" if r["delta"] is None else f"{r['delta']:+.4f}"
         lines.append(
-            f"| {r['figure']} | {_fmt(r['base'])} | {_fmt(r['tuned'])} | {change} | {r['n']} |"
+            f"| {r['figure']} | {_fmt(r['base'])} | {_fmt(r['tuned'])} | {change} "
+            f"| {r['n'][0]} / {r['n'][1]} |"
         )
     markdown = "\n".join(lines) + "\n"
     out_dir.mkdir(parents=True, exist_ok=True)
