@@ -232,3 +232,30 @@ def test_eval_summary_names_what_a_labelled_backend_saw(
     assert summary["model"] == "text:scripted (text over table)"
     # eval's requests carry the chart as text for text-only models
     assert [r.metadata["chart"] for r in seen] == [chart_metadata(s)["chart"] for s in samples[:2]]
+
+
+@pytest.mark.slow
+def test_without_a_table_the_readers_recovered_table_stands_in(
+    qax: tuple[Path, list[Sample]], tmp_path: Path
+) -> None:
+    pytest.importorskip("transformers")
+    pytest.importorskip("rapidocr")
+    from chartproof.models.text_llm import TextLLMBackend, TextLLMSettings
+    from chartproof.models.tiny_lm import build_tiny_llama
+
+    folder = build_tiny_llama(tmp_path / "lm")
+    backend = TextLLMBackend(str(folder), TextLLMSettings(device="cpu"))
+    root, samples = qax
+    s = samples[0]
+    assert s.spec is not None
+    bare = build_request("short", resolve_image(root, s.image), s.question, request_id="r")
+    prompt = backend.prompt_text(bare)
+    assert "read from the image, which may contain reading errors" in prompt
+    # the reader recovers the chart's categories from the pixels
+    labels = s.spec.table.labels(s.spec.encoding.x)
+    assert sum(label in prompt for label in labels) >= len(labels) - 1
+    assert backend.cache_context(bare).startswith("reader:")
+    gold = bare.model_copy(update={"metadata": {**bare.metadata, **chart_metadata(s)}})
+    assert backend.cache_context(gold).startswith("gold:")
+    assert "its data table" in backend.prompt_text(gold)
+    backend.close()

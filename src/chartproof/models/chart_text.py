@@ -23,6 +23,7 @@ __all__ = [
     "chart_text_from_metadata",
     "chart_text_of",
     "render_chart_text",
+    "table_csv",
 ]
 
 CHART_KEY = "chart"
@@ -64,7 +65,8 @@ class ChartText(Record):
         return hashlib.sha256(render_chart_text(self).encode("utf-8")).hexdigest()[:16]
 
 
-def _csv_with_units(table: DataTable) -> str:
+def table_csv(table: DataTable) -> str:
+    """The table as CSV with each column's unit after its name (\"Share (%)\")."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow([f"{c.name} ({c.unit})" if c.unit else c.name for c in table.columns])
@@ -80,14 +82,14 @@ def chart_text_of(sample: Sample) -> ChartText | None:
     if spec is not None:
         st = spec.style
         return ChartText(
-            table=_csv_with_units(spec.table),
+            table=table_csv(spec.table),
             chart_type=spec.chart_type,
             title=st.title,
             x_title=st.x_title,
             y_title=st.y_title,
         )
     if sample.table is not None:
-        return ChartText(table=_csv_with_units(sample.table), chart_type=sample.chart_type)
+        return ChartText(table=table_csv(sample.table), chart_type=sample.chart_type)
     return None
 
 

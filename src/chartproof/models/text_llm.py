@@ -163,7 +163,7 @@ class _Reader:
 
 
 def _read(path: str) -> ChartText | str:
-    from chartproof.models.chart_text import _csv_with_units
+    from chartproof.models.chart_text import table_csv
     from chartproof.models.reader.perception import ReadingError, get_engine, read_chart
     from chartproof.models.reader.perception.image import ImageError, load_image
 
@@ -174,7 +174,7 @@ def _read(path: str) -> ChartText | str:
         return str(e)
     table: DataTable = reading.table
     return ChartText(
-        table=_csv_with_units(table),
+        table=table_csv(table),
         chart_type=reading.chart_type,
         title=reading.title,
         x_title=reading.x_title,

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -387,8 +386,3 @@ def peak_rss_gib() -> float:
     import resource
 
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2, 3)
-
-
-def ceil_div(a: int, b: int) -> int:
-    """⌈a / b⌉ for positive b."""
-    return math.ceil(a / b)

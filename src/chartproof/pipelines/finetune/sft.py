@@ -308,8 +308,8 @@ def run_trainer(
     train_images: set[str],
     trainer_extra: dict[str, Any] | None = None,
 ) -> TrainingCard:
-    """Train with `trainer_cls` (SFTTrainer, or chartproof's visual-preference trainer) on
-    pre-encoded rows, then save the adapter, the optional merged model and the card."""
+    """Train with `trainer_cls` (trl's SFTTrainer) on pre-encoded rows with chartproof's
+    collator, then save the adapter, the optional merged model and the card."""
     datasets: Any = importlib.import_module("datasets")
 
     def rows_dataset(rows: list[tuple[int, Encoded]]) -> Any:
