@@ -13,10 +13,12 @@ example encoding excluded from both clocks). The sides alternate over `--rounds`
 from other processes falls on both. Exit status 1 when chartproof's samples/s is below
 `--min-speed` × the baseline's or its peak RSS above `--max-memory` × the baseline's.
 
-Measured here (2026-12-01, 2 CPU cores shared by 8 jobs, load 10-13), tiny Llama (hidden
-256, 4 layers), batch 4, 40 steps, 2 rounds: see the note printed by the run (figures swing
-with the load); SmolLM2-135M on the same machine trained at 0.113 samples/s (batch 2, ~330
-tokens per example, load ~12; peak RSS 4.7 GiB) in the offline gain run of DEVELOPERS.md.
+Measured here (2026-12-01, 2 CPU cores shared by 8 jobs, load 13-15), tiny Llama (hidden
+256), batch 4, 20 steps: 2 rounds: bare loop 1.08 samples/s, peak RSS 0.882 GiB;
+chartproof 1.17 samples/s, 0.842 GiB -> speed 1.08x, memory 0.95x (PASS). A single round
+at load 12.8 gave 0.69x (FAIL): at this load one round is noise; use --rounds >= 2.
+SmolLM2-135M trained at 0.113 samples/s (batch 2, ~330 tokens per example, load ~12, peak
+RSS 4.16 GiB) in the offline gain run of DEVELOPERS.md.
 """
 
 from __future__ import annotations
