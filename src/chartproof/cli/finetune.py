@@ -55,6 +55,9 @@ Targets = Annotated[
 ]
 Seed = Annotated[int, typer.Option(help="Seed (same seed, same adapter).")]
 Device = Annotated[str, typer.Option(help="cpu, cuda or auto.")]
+DType = Annotated[
+    str, typer.Option(help="auto (bfloat16 on a GPU, float32 on CPU), float32 or bfloat16.")
+]
 SaveSteps = Annotated[int, typer.Option(help="Checkpoint every N steps.", min=1)]
 MaxLen = Annotated[int, typer.Option(help="Longest example in tokens (longer ones dropped).")]
 Merge = Annotated[bool, typer.Option(help="Also write the merged model to OUT/merged.")]
@@ -92,6 +95,7 @@ def sft(
     lora_targets: Targets = _TARGETS,
     seed: Seed = 0,
     device: Device = "auto",
+    dtype: DType = "auto",
     save_steps: SaveSteps = 50,
     max_length: MaxLen = 1024,
     merge: Merge = False,
@@ -109,6 +113,7 @@ def sft(
         learning_rate=lr,
         seed=seed,
         device=device,
+        dtype=dtype,
         save_steps=save_steps,
         eval_steps=save_steps,
         max_length=max_length,
@@ -171,6 +176,7 @@ def dpo(
     lora_targets: Targets = _TARGETS,
     seed: Seed = 0,
     device: Device = "auto",
+    dtype: DType = "auto",
     save_steps: SaveSteps = 50,
     max_length: MaxLen = 1024,
     merge: Merge = False,
@@ -188,6 +194,7 @@ def dpo(
         learning_rate=lr,
         seed=seed,
         device=device,
+        dtype=dtype,
         save_steps=save_steps,
         max_length=max_length,
     )

@@ -74,6 +74,9 @@ class TrainSettings(Record):
     """Training loss logged every this many steps."""
     device: str = "auto"
     """"cpu", "cuda", or auto (the GPU when there is one)."""
+    dtype: Literal["auto", "float32", "bfloat16"] = "auto"
+    """Weight dtype: auto is bfloat16 on a GPU that supports it (bf16 mixed precision),
+    float32 on CPU."""
     max_length: int = Field(default=1024, ge=16)
     """Longest prompt + target in tokens; longer examples are dropped and counted."""
 
@@ -213,8 +216,18 @@ def _device(wanted: str) -> str:
     return wanted
 
 
-def load_base(base: str, *, device: str = "auto") -> BaseCheckpoint:
-    """Load the base in float32 (training precision on CPU), never from a hub."""
+def training_dtype(device: str, dtype: str = "auto") -> str:
+    """ "bfloat16" on a GPU that has it when `dtype` is auto, else float32 (CPU training)."""
+    import torch
+
+    if dtype != "auto":
+        return dtype
+    gpu_bf16 = device.startswith("cuda") and torch.cuda.is_bf16_supported()
+    return "bfloat16" if gpu_bf16 else "float32"
+
+
+def load_base(base: str, *, device: str = "auto", dtype: str = "auto") -> BaseCheckpoint:
+    """Load the base weights (float32 on CPU, bfloat16 on a GPU with auto), never from a hub."""
     kind, name, folder = base_kind(base)
     for module in ("torch", "transformers", "peft", "trl", "datasets"):
         require(module, "hf", what="chartproof finetune")
@@ -225,7 +238,7 @@ def load_base(base: str, *, device: str = "auto") -> BaseCheckpoint:
     common: dict[str, Any] = {
         "local_files_only": True,
         "trust_remote_code": False,
-        "dtype": torch.float32,
+        "dtype": getattr(torch, training_dtype(where, dtype)),
     }
     if kind == "text":
         tokenizer = transformers.AutoTokenizer.from_pretrained(

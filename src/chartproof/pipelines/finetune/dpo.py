@@ -321,7 +321,7 @@ def finetune_dpo(
     rows, root = load_pairs(pairs, data)
     transformers: Any = importlib.import_module("transformers")
     transformers.set_seed(train.seed)
-    model = load_base(base, device=train.device)
+    model = load_base(base, device=train.device, dtype=train.dtype)
     side = resolution or _training_resolution(model)
     selected, dropped = select_pairs(
         rows,

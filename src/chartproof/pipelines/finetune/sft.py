@@ -163,7 +163,13 @@ def plan_sft(
         val_fraction=val_fraction,
         limit=limit,
     )
-    memory = estimate_memory(folder, lora, batch_size=train.batch_size, seq_len=seq_len)
+    memory = estimate_memory(
+        folder,
+        lora,
+        batch_size=train.batch_size,
+        seq_len=seq_len,
+        dtype_bytes=2 if train.dtype == "bfloat16" else 4,
+    )
     per_step = train.batch_size * train.grad_accum
     return SFTPlan(
         base=base,
@@ -221,7 +227,7 @@ def finetune_sft(
     )
     transformers: Any = importlib.import_module("transformers")
     transformers.set_seed(train.seed)
-    model = load_base(base, device=train.device)
+    model = load_base(base, device=train.device, dtype=train.dtype)
     encoded, too_long = _encode_all(model, examples, train.max_length)
     val_encoded, val_long = _encode_all(model, val, train.max_length)
     if too_long + val_long:
@@ -370,7 +376,7 @@ def training_args(card: TrainingCard, out: Path, *, on_cpu: bool, validate: bool
         "seed": train.seed,
         "data_seed": train.seed,
         "use_cpu": on_cpu,
-        "bf16": False,
+        "bf16": not on_cpu and card.train.dtype != "float32" and _bf16(),
         "fp16": False,
         "gradient_checkpointing": False,
         "report_to": [],
@@ -449,6 +455,12 @@ def train_and_finish(
         card = card.model_copy(update={k: getattr(before, k) for k in keep})
     write_card(card, out)
     return card
+
+
+def _bf16() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
 
 
 def _finished_checkpoint(last: str | None, max_steps: int) -> Path | None:
