@@ -44,6 +44,7 @@ __all__ = [
     "ResponseCache",
     "ScriptedBackend",
     "SpecError",
+    "TextLLMBackend",
     "add_builtin_home",
     "answered",
     "backend_identity",
@@ -65,6 +66,7 @@ _LAZY = {
     "ResponseCache": "chartproof.models.cache",
     "OpenAIBackend": "chartproof.models.openai_compat",
     "HFBackend": "chartproof.models.hf",
+    "TextLLMBackend": "chartproof.models.text_llm",
 }
 
 
