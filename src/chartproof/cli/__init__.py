@@ -19,6 +19,7 @@ def _register() -> None:
     import chartproof.cli.evaluate
     import chartproof.cli.explain
     import chartproof.cli.export
+    import chartproof.cli.finetune
     import chartproof.cli.generate
     import chartproof.cli.pairs
     import chartproof.cli.report

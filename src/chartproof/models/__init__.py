@@ -42,6 +42,7 @@ __all__ = [
     "PromptTemplate",
     "ResponseCache",
     "SpecError",
+    "TextLLMBackend",
     "add_builtin_home",
     "answered",
     "backend_identity",
@@ -63,6 +64,7 @@ _LAZY = {
     "ResponseCache": "chartproof.models.cache",
     "OpenAIBackend": "chartproof.models.openai_compat",
     "HFBackend": "chartproof.models.hf",
+    "TextLLMBackend": "chartproof.models.text_llm",
 }
 
 

@@ -267,7 +267,9 @@ def run_evaluation(
                     summary[entry.section] = entry.fn(
                         results, by_id, generator=explanation_generator(inner)
                     )
-            summary["model"] = model_name
+            # what the model saw, for every table of the report ("text over table" backends)
+            label = getattr(inner, "label", None)
+            summary["model"] = f"{model_name} ({label})" if isinstance(label, str) else model_name
             summary["prompt"] = config["prompt"]
             summary["dataset"] = {
                 "spec": str(data),

@@ -16,6 +16,7 @@ from pydantic import Field, ValidationError
 
 from chartproof import __version__
 from chartproof.models.base import BackendIdentity, answered, failed, output_kind
+from chartproof.models.chart_text import ChartText
 from chartproof.questions import ChartView
 from chartproof.reader._explain import explain_answer, verify_explanation
 from chartproof.reader._redraw import code_reply
@@ -83,6 +84,28 @@ class ReaderBackend:
         model = "reader" if self.settings.table == "image" else "reader-gold-table"
         return BackendIdentity(
             kind="builtin", model=model, revision=f"{__version__}+{_code_hash()}"
+        )
+
+    def chart_text(self, path: str) -> ChartText | str:
+        """The chart image at `path` as text for a text-only model (`text:` backends with
+        ``table=reader``): its recovered table, chart type and titles; the reason as a
+        string when the chart cannot be read."""
+        from chartproof.models.chart_text import table_csv
+        from chartproof.reader.perception import ReadingError, get_engine, read_chart
+        from chartproof.reader.perception.image import ImageError, load_image
+
+        try:
+            image = load_image(path)
+            reading = read_chart(image, get_engine().read(image))
+        except (ImageError, ReadingError) as e:
+            return str(e)
+        return ChartText(
+            table=table_csv(reading.table),
+            chart_type=reading.chart_type,
+            title=reading.title,
+            x_title=reading.x_title,
+            y_title=reading.y_title,
+            source="reader",
         )
 
     def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:

@@ -1,0 +1,81 @@
+"""Counterfactual sensitivity (ChartCF): does a model change its answer when the chart's data
+change the right answer? Computed over (original, counterfactual) question pairs of the
+counterfactual families whose gold answers differ.
+
+- `cf_sensitivity`: share of those pairs where the model's two answers differ — a model that
+  ignores the chart (a constant answer, or one recalled from the question) scores 0, its
+  baseline;
+- `cf_follow`: share where the answer on the counterfactual is right, among pairs whose
+  original was answered right (the family consistency restricted to changed answers);
+- `cf_both_right`: share of all pairs answered right on both charts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+from chartproof.answers import normalize_text, numbers_in
+from chartproof.types import Sample, Score
+
+__all__ = ["counterfactual_sensitivity", "same_answer"]
+
+
+def same_answer(a: str | None, b: str | None, *, rel_tol: float = 0.05) -> bool:
+    """Whether two predictions say the same thing: both numbers within `rel_tol` of the
+    larger magnitude, else equal after normalisation; a missing answer equals only another."""
+    if a is None or b is None:
+        return a is b
+    na, nb = numbers_in(a), numbers_in(b)
+    if na and nb:
+        x, y = na[0], nb[0]
+        return math.isclose(x, y, rel_tol=rel_tol, abs_tol=0.0) if (x or y) else True
+    return normalize_text(a) == normalize_text(b)
+
+
+def _is_counterfactual(s: Sample) -> bool:
+    return any(t.kind == "counterfactual" for t in s.transforms) and not any(
+        t.kind == "perturbation" for t in s.transforms
+    )
+
+
+def counterfactual_sensitivity(
+    samples: Iterable[Sample],
+    predictions: Mapping[str, str | None],
+    correct: Mapping[str, bool | None],
+) -> list[Score]:
+    """The three scores above; pairs with a sample the run has no prediction for are left
+    out (`n` counts the pairs used)."""
+    from chartproof.variants.preference import distinct_answers
+
+    items = list(samples)
+    by_id = {s.id: s for s in items}
+    changed: list[bool] = []
+    follow: list[bool] = []
+    both: list[bool] = []
+    for cf in items:
+        if not _is_counterfactual(cf) or cf.parent_id not in by_id:
+            continue
+        orig = by_id[cf.parent_id]
+        if not distinct_answers(orig.answer, cf.answer):
+            continue
+        if orig.id not in predictions or cf.id not in predictions:
+            continue
+        changed.append(not same_answer(predictions[orig.id], predictions[cf.id]))
+        right_o, right_c = correct.get(orig.id), correct.get(cf.id)
+        both.append(bool(right_o) and bool(right_c))
+        if right_o:
+            follow.append(bool(right_c))
+
+    def share(metric: str, flags: list[bool], note: str) -> Score:
+        if not flags:
+            return Score(metric=metric, value=None, n=0, note="no counterfactual pairs")
+        return Score(metric=metric, value=sum(flags) / len(flags), n=len(flags), note=note)
+
+    return [
+        share(
+            "cf_sensitivity", changed, "answer changed with the chart; constant-answer baseline 0"
+        ),
+        share("cf_follow", follow, "right on the counterfactual when right on the original"),
+        share("cf_both_right", both, "right on both charts"),
+    ]

@@ -1,0 +1,151 @@
+"""`compare_tuned`: evaluate a fine-tuned model and its base through `chartproof eval` on data
+the run never trained on (checked against the card's image hashes) and put them side by side:
+accuracy, explanation metrics, family metrics and counterfactual sensitivity."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from chartproof.datasets import load_dataset
+from chartproof.metrics.cf_sensitivity import counterfactual_sensitivity
+from chartproof.pipelines.finetune._card import TRAIN_IMAGES_FILE, read_card
+
+__all__ = ["Comparison", "compare_tuned", "held_out_overlap", "run_figures"]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Base vs tuned figures (also written to OUT/comparison.json and .md)."""
+
+    rows: list[dict[str, Any]]
+    """One row per figure: name, base, tuned, delta, n as [base, tuned]."""
+    runs: dict[str, Path]
+    """Run folder of each model ("base", "tuned")."""
+    markdown: str
+    """The table as Markdown."""
+
+
+def held_out_overlap(card_dir: Path, data: str | Path) -> list[str]:
+    """Ids of samples of `data` whose chart image was trained on (empty: truly held out)."""
+    listed = card_dir / TRAIN_IMAGES_FILE
+    if not listed.is_file():
+        raise FileNotFoundError(f"{listed}: missing; cannot check that {data} was held out")
+    trained = {line.strip() for line in listed.read_text(encoding="utf-8").splitlines()}
+    return [s.id for s in load_dataset(data).samples if s.image.sha256 in trained]
+
+
+def run_figures(run: Path, data: str | Path) -> dict[str, tuple[float | None, int]]:
+    """The headline figures of a run folder: overall accuracy family, n-gram and ROSCOE
+    aggregates, family metrics, and the counterfactual sensitivity from its results."""
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    out: dict[str, tuple[float | None, int]] = {}
+    for score in summary.get("metrics", []):
+        if not score.get("group"):
+            out[score["metric"]] = (score.get("value"), int(score.get("n") or 0))
+    ngram = summary.get("ngram") or {}
+    for name, value in (ngram.get("corpus") or {}).items():
+        out[f"ngram/{name}"] = (value, int(ngram.get("n") or 0))
+    roscoe = summary.get("roscoe") or {}
+    for score in roscoe.get("scores", []) if isinstance(roscoe, dict) else []:
+        if isinstance(score, dict) and not score.get("group"):
+            out[f"roscoe/{score['metric']}"] = (score.get("value"), int(score.get("n") or 0))
+    for score in (summary.get("families") or {}).get("scores", []):
+        if not score.get("group"):
+            out[score["metric"]] = (score.get("value"), int(score.get("n") or 0))
+    predictions: dict[str, str | None] = {}
+    correct: dict[str, bool | None] = {}
+    with (run / "results.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            r = json.loads(line)
+            if r.get("protocol") != "direct":
+                continue
+            predictions[r["sample_id"]] = r.get("prediction")
+            ra = (r.get("scores") or {}).get("relaxed_accuracy")
+            correct[r["sample_id"]] = None if ra is None else ra >= 1.0
+    for score in counterfactual_sensitivity(load_dataset(data).samples, predictions, correct):
+        out[score.metric] = (score.value, score.n)
+    return out
+
+
+def _fmt(x: float | None) -> str:
+    return "not computed" if x is None else f"{x:.4f}"
+
+
+def compare_tuned(
+    tuned: str | Path,
+    data: str | Path,
+    out: str | Path,
+    *,
+    max_tokens: int = 256,
+    metrics: Sequence[str] = (),
+    limit: int | None = None,
+    cache: bool | str | Path = True,
+    base_spec: str | None = None,
+    batch_size: int | None = None,
+) -> Comparison:
+    """Evaluate the base and the tuned model of the finetune folder `tuned` on `data` (refused
+    when any of its charts was trained on), into `out/base` and `out/tuned`, and compare."""
+    from chartproof.pipelines.evaluate import evaluate
+    from chartproof.reports import report
+
+    card_dir = Path(tuned)
+    card = read_card(card_dir)
+    overlap = held_out_overlap(card_dir, data)
+    if overlap:
+        raise ValueError(
+            f"{data} is not held out: {len(overlap)} samples show charts {card_dir} trained on "
+            f"(e.g. {overlap[:3]}); evaluate on data generated with another seed"
+        )
+    out_dir = Path(out)
+    runs = {"base": out_dir / "base", "tuned": out_dir / "tuned"}
+    specs = {"base": base_spec or card.base_eval_spec, "tuned": card.eval_spec}
+    figures: dict[str, dict[str, tuple[float | None, int]]] = {}
+    for name, run in runs.items():
+        evaluate(
+            data,
+            specs[name],
+            run,
+            prompt=card.prompt,
+            max_tokens=max_tokens,
+            metrics=metrics,
+            limit=limit,
+            cache=cache,
+            batch_size=batch_size,
+        )
+        figures[name] = run_figures(run, data)
+    rows: list[dict[str, Any]] = []
+    for key in figures["base"]:
+        b, nb = figures["base"][key]
+        t, nt = figures["tuned"].get(key, (None, 0))
+        delta = None if b is None or t is None else t - b
+        rows.append({"figure": key, "base": b, "tuned": t, "delta": delta, "n": [nb, nt]})
+    lines = [
+        f"# {html.escape(specs['base'])} vs {html.escape(specs['tuned'])}",
+        "",
+        f"Held-out data: `{data}` (no chart in common with the {card.method} training set; "
+        f"{card.n_train} examples, card `{card_dir}`). Prompt `{card.prompt}`, "
+        f"{'text over table' if card.model_kind == 'text' else 'VLM'}.",
+        "",
+        "| figure | base | tuned | Δ | n (base / tuned) |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rows:
+        change = "" if r["delta"] is None else f"{r['delta']:+.4f}"
+        lines.append(
+            f"| {r['figure']} | {_fmt(r['base'])} | {_fmt(r['tuned'])} | {change} "
+            f"| {r['n'][0]} / {r['n'][1]} |"
+        )
+    markdown = "\n".join(lines) + "\n"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "comparison.json").write_text(
+        json.dumps({"base": specs["base"], "tuned": specs["tuned"], "rows": rows}, indent=2),
+        encoding="utf-8",
+    )
+    (out_dir / "comparison.md").write_text(markdown, encoding="utf-8")
+    report(runs["base"], runs["tuned"], out=out_dir / "report.html")
+    return Comparison(rows=rows, runs=runs, markdown=markdown)

@@ -1,0 +1,80 @@
+"""Counterfactual sensitivity: the answer-comparison case table and hand-built families."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chartproof.metrics.cf_sensitivity import counterfactual_sensitivity, same_answer
+from chartproof.types import Answer, ImageRef, Sample, Transform
+
+CASES: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "cases" / "cf_same_answer.json").read_text(encoding="utf-8")
+)["cases"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c['a']}|{c['b']}" for c in CASES])
+def test_same_answer(case: dict[str, Any]) -> None:
+    assert same_answer(case["a"], case["b"]) is case["same"]
+    assert same_answer(case["b"], case["a"]) is case["same"]  # symmetric
+
+
+def _family() -> list[Sample]:
+    """Two questions on one chart, each with two counterfactuals; cf `q1~cf1` keeps the gold
+    answer (so it is no pair)."""
+    cf = Transform(kind="counterfactual", name="jitter", seed=1)
+    golds = {"q0": 10.0, "q0~cf0": 20.0, "q0~cf1": 30.0, "q1": 5.0, "q1~cf0": 7.0, "q1~cf1": 5.0}
+    out = []
+    for sid, value in golds.items():
+        parent = sid.split("~")[0] if "~" in sid else None
+        out.append(
+            Sample(
+                id=sid,
+                image=ImageRef(path=f"{sid}.png"),
+                question="q?",
+                answer=Answer.number(value),
+                transforms=(cf,) if parent else (),
+                parent_id=parent,
+                family_id="f",
+            )
+        )
+    return out
+
+
+def _scores(predictions: dict[str, str | None]) -> dict[str, tuple[float | None, int]]:
+    samples = _family()
+    gold = {s.id: s.answer.value for s in samples}
+    correct = {
+        k: (v is not None and abs(float(v) - float(gold[k])) < 1e-9)  # type: ignore[arg-type]
+        for k, v in predictions.items()
+    }
+    return {
+        s.metric: (s.value, s.n) for s in counterfactual_sensitivity(samples, predictions, correct)
+    }
+
+
+def test_a_constant_answer_is_insensitive() -> None:
+    got = _scores({k: "10" for k in ("q0", "q0~cf0", "q0~cf1", "q1", "q1~cf0", "q1~cf1")})
+    assert got["cf_sensitivity"] == (0.0, 3)  # 3 pairs: q1~cf1 keeps its answer
+    assert got["cf_follow"] == (0.0, 2)  # q0 right twice, its counterfactuals wrong
+    assert got["cf_both_right"] == (0.0, 3)
+
+
+def test_gold_answers_follow_every_edit() -> None:
+    got = _scores({"q0": "10", "q0~cf0": "20", "q0~cf1": "30", "q1": "5", "q1~cf0": "7"})
+    assert got == {"cf_sensitivity": (1.0, 3), "cf_follow": (1.0, 3), "cf_both_right": (1.0, 3)}
+
+
+def test_changing_to_a_wrong_answer_counts_as_sensitive_not_following() -> None:
+    got = _scores({"q0": "10", "q0~cf0": "11", "q0~cf1": "99", "q1": "6", "q1~cf0": "6"})
+    assert got["cf_sensitivity"] == (pytest.approx(2 / 3), 3)  # 10→11 and 10→99 moved, 6→6 not
+    assert got["cf_follow"] == (0.0, 2)
+    assert got["cf_both_right"] == (0.0, 3)
+
+
+def test_pairs_without_predictions_are_left_out() -> None:
+    got = _scores({"q0": "10"})
+    assert got["cf_sensitivity"] == (None, 0)
