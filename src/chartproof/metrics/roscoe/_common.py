@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,23 +12,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from chartproof._cachedir import cache_home
+from chartproof.model_files import SMOLLM2_GGUF as SMOLLM2_GGUF
+from chartproof.model_files import cache_root as cache_root
 
-SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 Matrix = NDArray[np.float64]
 INSTALL_TEXT = "pip install 'chartproof[text]'"
 BACKENDS = ("auto", "onnx", "torch")
-MODEL_CACHE_ENV = "CHARTPROOF_MODEL_CACHE"
 
 log = logging.getLogger("chartproof.metrics.roscoe")
-
-
-def cache_root() -> Path:
-    """Folder of derived model files (converted checkpoints in `models/`, ONNX graphs in
-    `onnx/`): `$CHARTPROOF_MODEL_CACHE`, else `$XDG_CACHE_HOME/chartproof`, else
-    `~/.cache/chartproof`. (`$CHARTPROOF_CACHE` names the response-cache file, not this.)"""
-    env = os.environ.get(MODEL_CACHE_ENV)
-    return Path(env).expanduser() if env else cache_home()
 
 
 def check_backend(backend: str) -> str:

