@@ -29,7 +29,7 @@ from chartproof.models.reader.perception.records import (
     OcrToken,
     ReadingError,
 )
-from chartproof.models.reader.perception.scatter_reader import read_scatter
+from chartproof.models.reader.perception.scatter_reader import read_dot_lines, read_scatter
 from chartproof.models.reader.perception.scene import Scene
 from chartproof.ocr import parse_label_number
 
@@ -85,6 +85,9 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
         reading = read_area(scene, areas, _titles(scene, None))
         if reading is not None:
             return reading
+    dots = read_dot_lines(scene, _titles(scene, None))
+    if dots is not None:
+        return dots
     layout = _best_bars(scene, exclude)
     scene, dark = _with_dark_lines(scene, layout)
     lines = _line_layers(scene, layout, dark)
