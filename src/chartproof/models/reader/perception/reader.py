@@ -199,6 +199,12 @@ def _is_ink(lay: ColorLayer) -> bool:
     return lay.chroma < 25 and (lay.luma < 90 or lay.luma > 170)
 
 
+def _light_grey(lay: ColorLayer) -> bool:
+    """A mid or light grey: gridlines and antialiased edges, but also a series Statista
+    draws in grey; `_is_stroke` keeps only the ones that form a line."""
+    return lay.chroma < 25 and 150 <= lay.luma <= 225
+
+
 def _best_bars(scene: Scene, exclude: list[Box]) -> BarLayout | None:
     marks = list(scene.layers)
     found = [find_bars(marks, o, exclude) for o in ("vertical", "horizontal")]
@@ -214,7 +220,9 @@ def _with_axis_orientation(scene: Scene, layout: BarLayout) -> BarLayout:
 
 def _line_layers(scene: Scene, layout: BarLayout | None, dark: Sequence[int] = ()) -> list[int]:
     bar_layers = {b.layer for b in layout.bars} if layout is not None else set()
-    ids = [i for i, lay in enumerate(scene.layers) if not _is_ink(lay) or i in dark]
+    ids = [
+        i for i, lay in enumerate(scene.layers) if not _is_ink(lay) or i in dark or _light_grey(lay)
+    ]
     masks = line_masks(scene, ids)
     return [
         li
