@@ -139,7 +139,7 @@ def synthetic(suites: Iterable[str], n: int, per_chart: int) -> dict[str, Any]:
             times.append(total_s)
             ocr_times.append(ocr_s)
             table = None if isinstance(reading, str) else reading.table
-            if spec.chart_type not in ("scatter", "box"):
+            if spec.chart_type != "scatter":
                 r, t = table_recovery(table, spec.table)
                 for key in (spec.chart_type, f"{suite}/{spec.chart_type}"):
                     cells[key][0] += r
@@ -174,6 +174,7 @@ def _questions(
         image = solve(item.question, view).answer if view is not None else ""
         acc = relaxed_accuracy(image, item.answer)
         from_table = relaxed_accuracy(solve(item.question, gold).answer, item.answer)
+        qa[f"image/type={spec.chart_type}"].append(acc)
         for scope in ("all", suite):
             qa[f"image/{scope}"].append(acc)
             qa[f"gold_table/{scope}"].append(from_table)

@@ -12,6 +12,7 @@ from chartproof.models.reader.perception.area_reader import area_layers, read_ar
 from chartproof.models.reader.perception.axes import find_axes, raised_powers, snap_ticks
 from chartproof.models.reader.perception.bar_reader import read_bars
 from chartproof.models.reader.perception.bars import BarLayout, find_bars
+from chartproof.models.reader.perception.box_reader import read_boxes
 from chartproof.models.reader.perception.legend import find_legend, legend_region
 from chartproof.models.reader.perception.line_reader import line_masks, read_lines
 from chartproof.models.reader.perception.lines import inside_frame, stroke_score
@@ -85,6 +86,9 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
         reading = read_area(scene, areas, _titles(scene, None))
         if reading is not None:
             return reading
+    boxes = read_boxes(scene, bg, _titles(scene, None))
+    if boxes is not None:
+        return boxes
     dots = read_dot_lines(scene, _titles(scene, None))
     if dots is not None:
         return dots
