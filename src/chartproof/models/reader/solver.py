@@ -19,7 +19,7 @@ from chartproof.models.reader._kinds import (
 )
 from chartproof.models.reader._premises import judge_premise
 from chartproof.models.reader._templates import fuzzy_matches
-from chartproof.models.reader._text import norm
+from chartproof.models.reader._text import norm, numbers_in
 from chartproof.models.reader.perception.records import ChartReading
 from chartproof.numeric import format_number, parse_number
 from chartproof.questions import (
@@ -377,6 +377,13 @@ _ORDER = re.compile(
 _BOX = re.compile(
     r"^what is the (minimum|lower quartile|median|upper quartile|maximum) of (.+?)\??$", re.I
 )
+_COUNT = re.compile(
+    r"^how many (?:different |distinct )?(years|countries|categories|bars|groups|months|"
+    r"companies|regions|states|cities|brands|data points|labels|items|options|responses)\b.*?"
+    r"\b(shown|represented|represent|displayed|presented|included|covered|are there|in the "
+    r"(?:chart|graph|plot)|does the (?:chart|graph) (?:show|represent|cover))\b",
+    re.I,
+)
 _BOX_STATS = ("minimum", "lower quartile", "median", "upper quartile", "maximum")
 
 
@@ -425,6 +432,16 @@ def _direct(q: str, view: ChartView) -> Solution | None:
             f"{labels}.",
             program="order",
             args={"series": str(series)},
+        )
+    m = _COUNT.match(q)
+    if m and view.x_labels and not numbers_in(q):
+        n = len(view.x_labels)
+        shown = ", ".join(view.x_labels[:6]) + (", …" if n > 6 else "")
+        return Solution(
+            answer=str(n),
+            explanation=f"The chart shows {n} {view.x_label} labels ({shown}), so the answer "
+            f"is {n}.",
+            program="count_labels",
         )
     m = _BOX.match(q)
     if m and view.boxes:

@@ -3,6 +3,7 @@ it is from the marks present, and hand over to the reader of that chart kind."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -352,5 +353,12 @@ def _bottom_title(scene: Scene, legend_ids: set[int]) -> str | None:
         return None
     centre = sum(t.cx for t in last) / len(last)
     if not 0.2 * w <= centre <= 0.8 * w:
+        return None
+    # A title is one phrase: pieces far apart ("Additional Information" at the left edge,
+    # "Show source" at the right) are a page footer.
+    ordered = sorted(last, key=lambda t: t.box[0])
+    if any(
+        b.box[0] - a.box[2] > 3 * max(a.height, b.height) for a, b in itertools.pairwise(ordered)
+    ):
         return None
     return " ".join(t.text for t in sorted(last, key=lambda t: t.box[0]))
