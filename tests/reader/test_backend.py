@@ -193,3 +193,26 @@ def test_cache_identity_tracks_mode_and_reader_code() -> None:
     assert image.identity.model != gold.identity.model
     version, _, code = image.identity.revision.partition("+")
     assert version and len(code) == 12 and int(code, 16) >= 0
+
+
+def test_choices_in_the_metadata_get_one_of_the_options() -> None:
+    backend = ReaderBackend(ReaderSettings(table="gold"))
+    csv = SPECS["stacked"].table.to_csv()  # West: Online 35 + Retail 25 = 60
+    meta: dict[str, object] = {"chart_type": "stacked_bar", "table": csv}
+    mc = build_request(
+        "short",
+        None,
+        "What is the total of all segments in West?",
+        request_id="mc1",
+        metadata={**meta, "choices": ["45", "60", "70"]},
+    )
+    yes_no = build_request(
+        "short",
+        None,
+        "Is the total of all segments in West greater than 50?",
+        request_id="mc2",
+        metadata=meta,
+    )
+    r1, r2 = backend.generate([mc, yes_no])
+    assert r1.text == "60"
+    assert r2.text in ("Yes", "No") and r2.text == "Yes"

@@ -149,7 +149,7 @@ class ReaderBackend:
             if isinstance(raw_steps, list)
             else None
         )
-        solution = solve(question, view, earlier, steps)
+        solution = solve(question, view, earlier, steps, choices=_choices(req))
         if output == "explanation":
             return explain_answer(solution, _field(req, "answer"))
         if output == "verdict":
@@ -284,6 +284,15 @@ def _chart_id(req: ModelRequest) -> str:
 def _field(req: ModelRequest, name: str) -> str | None:
     value = req.metadata.get(name)
     return value if isinstance(value, str) else None
+
+
+def _choices(req: ModelRequest) -> list[str] | None:
+    """The options of a multiple-choice question (`metadata["choices"]`, texts in display
+    order), None for an open question."""
+    raw = req.metadata.get("choices")
+    if not isinstance(raw, list | tuple) or not raw:
+        return None
+    return [str(c) for c in raw]
 
 
 def _earlier(req: ModelRequest) -> list[tuple[str, str]]:

@@ -5,7 +5,7 @@ a checked true/false verdict. Questions it cannot map are answered "unknown", sa
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from chartproof.charts.colors import color_name
@@ -21,9 +21,17 @@ from chartproof.questions import (
 from chartproof.questions.matching import match_question
 from chartproof.questions.program import ArgValue
 from chartproof.reader._intents import CLOSEST, intents
+from chartproof.reader._kinds import (
+    QuestionKind,
+    check_yes_no,
+    choice_index,
+    options_in_text,
+    question_kind,
+)
 from chartproof.reader._premises import judge_premise
 from chartproof.reader._steps import combine_steps, numbered, resolve_steps
 from chartproof.reader._templates import fuzzy_matches
+from chartproof.reader._text import norm, numbers_written
 from chartproof.reader.perception.records import ChartReading
 from chartproof.types import ChartType, DataTable
 
@@ -183,44 +191,59 @@ def solve(
     view: ChartView,
     earlier: Sequence[tuple[str, str]] = (),
     steps: Sequence[int] | None = None,
+    *,
+    choices: Sequence[str] | None = None,
 ) -> Solution:
-    """Answer a question about the chart `view` shows.
+    """Answer a question about the chart `view` shows, in the question's type.
 
     Labels earlier chain steps found are first written into the question ("the year from
     step 3"; `steps` numbers the `earlier` pairs). Then tries, in order: steps that combine
     earlier answers (arithmetic, the k-th of an ordering, sums and filters of reads), an
-    exact template of a question program, a fuzzy template match, then keyword intents.
-    The first program that runs gives the answer and its explanation.
+    exact template of a question program, a fuzzy template match, then keyword intents; the
+    first program that runs and answers in the type the question asks for gives the answer
+    and its explanation. Yes/no questions get "Yes" or "No" from a checked comparison; with
+    `choices` (option texts in display order, or lettered options written into the question)
+    the answer is one of the options. "unknown" comes with the reason.
     """
     q = " ".join(question.replace("\ufffd", "'").split())
+    options = list(choices) if choices else []
+    if not options:
+        stem, found = options_in_text(question.replace("\ufffd", "'"))
+        if found:
+            q, options = " ".join(stem.split()), found
+    ordered = list(earlier)
     if earlier:
         by_step = numbered(q, earlier, steps)
         q = resolve_steps(q, by_step, view)
         combined = combine_steps(q, by_step)
         if combined is not None:
-            return Solution(answer=combined[0], explanation=combined[1], program="step_combine")
-        if "answer to step" in q.lower():
-            ordered = [by_step[k] for k in sorted(by_step)]
-            return _step_arith(q, ordered)
+            solution = Solution(answer=combined[0], explanation=combined[1], program="step_combine")
+            return _choose(solution, options, q, view) if options else solution
+        ordered = [by_step[k] for k in sorted(by_step)]
     if "answer to step" in q.lower():
-        return _step_arith(q, earlier)
-    exact = match_question(q, view)
-    if exact is not None:
-        result = _execute(exact.program, exact.args, view)
-        if result is not None:
-            return _from_result(result)
+        solution = _step_arith(q, ordered)
+    else:
+        kind = question_kind(q)
+        if options and all(norm(o) in ("yes", "no") for o in options):
+            kind = "yes_no"
+        solution = _yes_no(q, view) if kind == "yes_no" else _typed(q, view, kind)
+    return _choose(solution, options, q, view) if options else solution
+
+
+def _candidates(q: str, view: ChartView) -> Iterator[Solution]:
+    """Every answer the question programs give, most likely reading of the question first."""
     for cand in fuzzy_matches(q, view):
         result = _execute(cand.program, cand.args, view)
         if result is not None:
-            return _from_result(result)
+            yield _from_result(result)
     direct = _direct(q, view)
     if direct is not None:
-        return direct
+        yield direct
     for intent in intents(q, view):
         if intent.program == CLOSEST:
             found = _closest(view, intent.args)
             if found is not None:
-                return found
+                yield found
             continue
         try:
             program = get_program(intent.program)
@@ -228,11 +251,136 @@ def solve(
             continue
         result = _execute(program, intent.args, view)
         if result is not None:
-            return _from_result(result)
+            yield _from_result(result)
+
+
+def _no_program(view: ChartView) -> Solution:
     return _unknown(
         "The question does not match any question program the reader can run on this "
         f"chart's {len(view.x_labels)} labels and {len(view.series)} series."
     )
+
+
+def _fits(answer: str, kind: QuestionKind, view: ChartView) -> bool:
+    """Whether an answer has the type the question asks for (a label question is not
+    answered with a bare number unless that number is one of the chart's labels)."""
+    if kind == "yes_no":
+        return answer in ("Yes", "No")
+    if kind == "label":
+        if parse_number(answer) is None:
+            return answer not in ("Yes", "No")
+        return any(norm(answer) == norm(x) for x in view.x_labels)
+    if kind == "number":
+        return answer not in ("Yes", "No")
+    return True
+
+
+def _exact(q: str, view: ChartView) -> Solution | None:
+    """The answer of the question program whose template the question is."""
+    exact = match_question(q, view)
+    if exact is not None:
+        result = _execute(exact.program, exact.args, view)
+        if result is not None:
+            return _from_result(result)
+    return None
+
+
+def _typed(q: str, view: ChartView, kind: QuestionKind) -> Solution:
+    exact = _exact(q, view)
+    if exact is not None:
+        return exact  # a template's program answers in its own type
+    first: Solution | None = None
+    for sol in _candidates(q, view):
+        if _fits(sol.answer, kind, view):
+            return sol
+        first = first or sol
+    if first is not None:
+        return _unknown(
+            f"The programs that fit the question answer {first.answer!r}, which is not the "
+            f"{'label' if kind == 'label' else 'number'} the question asks for."
+        )
+    return _no_program(view)
+
+
+def _sub_answer(q: str, view: ChartView) -> float | str | None:
+    """A sub-question's answer as a number or a label (None when it has none)."""
+    sol = _typed(q, view, question_kind(q))
+    if not sol.known:
+        return None
+    x = parse_number(sol.answer.rstrip("%"))
+    return x if x is not None else sol.answer
+
+
+def _yes_no(q: str, view: ChartView) -> Solution:
+    """Yes or No from the first check that applies: a question program's own yes/no
+    answer, a FigureQA-style claim, or a comparison of sub-questions solved one by one."""
+    exact = _exact(q, view)
+    if exact is not None and exact.answer in ("Yes", "No"):
+        return exact
+    checked = check_yes_no(q, view, lambda sub: _sub_answer(sub, view))
+    if checked is not None:
+        truth, reason = checked
+        word = "Yes" if truth else "No"
+        return Solution(
+            answer=word,
+            explanation=f"{reason[0].upper()}{reason[1:]}, so the answer is {word.lower()}.",
+            program="yes_no_check",
+            truth=truth,
+        )
+    for sol in _candidates(q, view):
+        if sol.answer in ("Yes", "No"):
+            return sol
+    verdict = judge_premise(q.rstrip("?"), view, 0.02)
+    if verdict is not None:
+        word = "Yes" if verdict.truth else "No"
+        return Solution(
+            answer=word,
+            explanation=f"{verdict.reason[0].upper()}{verdict.reason[1:]}, so the answer is "
+            f"{word.lower()}.",
+            program=verdict.template,
+            truth=verdict.truth,
+        )
+    return _unknown(
+        "The yes/no question names no comparison the reader can check on this chart's "
+        f"{len(view.x_labels)} labels and {len(view.series)} series."
+    )
+
+
+def _choose(solution: Solution, options: Sequence[str], q: str, view: ChartView) -> Solution:
+    """The option the solution's answer stands for; without one, each option is tried as
+    the answer to check (an option that is a label the chart shows, a yes/no claim)."""
+    if solution.known:
+        i = choice_index(solution.answer, options)
+        if i is not None:
+            return replace(
+                solution,
+                answer=options[i],
+                explanation=f"{solution.explanation} That is option {chr(65 + i)}.",
+            )
+    # Options that are statements about the chart: the one a check confirms.
+    confirmed = []
+    for i, option in enumerate(options):
+        claim = option.strip().rstrip(".")
+        if question_kind(claim) != "yes_no" and not claim.lower().startswith(("the ", "it ")):
+            continue
+        verdict = judge_premise(claim, view, 0.02)
+        if verdict is not None and verdict.truth:
+            confirmed.append((i, verdict.reason))
+    if len(confirmed) == 1:
+        i, reason = confirmed[0]
+        return Solution(
+            answer=options[i],
+            explanation=f"{reason[0].upper()}{reason[1:]}, which option {chr(65 + i)} states.",
+            program="choice_check",
+        )
+    why = (
+        solution.explanation
+        if not solution.known
+        else (
+            f"The computed answer {solution.answer!r} matches none of the {len(options)} options."
+        )
+    )
+    return _unknown(why)
 
 
 _KTH = re.compile(r"^what is the (\w+) (largest|smallest|highest|lowest) value of (.+?)\??$", re.I)
@@ -241,6 +389,13 @@ _ORDER = re.compile(
 )
 _BOX = re.compile(
     r"^what is the (minimum|lower quartile|median|upper quartile|maximum) of (.+?)\??$", re.I
+)
+_COUNT = re.compile(
+    r"^how many (?:different |distinct )?(years|countries|categories|bars|groups|months|"
+    r"companies|regions|states|cities|brands|data points|labels|items|options|responses)\b.*?"
+    r"\b(shown|represented|represent|displayed|presented|included|covered|are there|in the "
+    r"(?:chart|graph|plot)|does the (?:chart|graph) (?:show|represent|cover))\b",
+    re.I,
 )
 _BOX_STATS = ("minimum", "lower quartile", "median", "upper quartile", "maximum")
 
@@ -290,6 +445,16 @@ def _direct(q: str, view: ChartView) -> Solution | None:
             f"{labels}.",
             program="order",
             args={"series": str(series)},
+        )
+    m = _COUNT.match(q)
+    if m and view.x_labels and not numbers_written(q):
+        n = len(view.x_labels)
+        shown = ", ".join(view.x_labels[:6]) + (", …" if n > 6 else "")
+        return Solution(
+            answer=str(n),
+            explanation=f"The chart shows {n} {view.x_label} labels ({shown}), so the answer "
+            f"is {n}.",
+            program="count_labels",
         )
     m = _BOX.match(q)
     if m and view.boxes:

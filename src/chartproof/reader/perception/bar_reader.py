@@ -3,6 +3,8 @@ labels checked against the fitted value axis (or scaled bar lengths when no axis
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from chartproof.ocr import parse_label_number
@@ -32,6 +34,16 @@ def read_bars(
     axis = scene.y_axis if layout.orientation == "vertical" else scene.x_axis
     slots = group_slots(layout.bars, layout.stacked)
     layer_ids = _series_order(scene, slots)
+    # One bar per slot, each in its own colour, no legend: one series painted bar by bar.
+    painted = (
+        len(layer_ids) > 1
+        and not layout.stacked
+        and not scene.legend
+        and all(len(s) == 1 for s in slots)
+    )
+    if painted:
+        slots = [[replace(s[0], layer=layer_ids[0])] for s in slots]
+        layer_ids = layer_ids[:1]
     centres = [(min(b.span.u0 for b in s) + max(b.span.u1 for b in s)) / 2 for s in slots]
     widths = [b.span.width for b in layout.bars]
     pitch = (
@@ -80,6 +92,9 @@ def read_bars(
         for name, li in zip(names, layer_ids, strict=True)
     }
     colors = {name: scene.layers[li].hex for name, li in zip(names, layer_ids, strict=True)}
+    if painted:
+        scene.notes.append("one series whose bars are painted in different colours")
+        colors = {}
     return ChartReading(
         chart_type=chart_type,
         table=table,

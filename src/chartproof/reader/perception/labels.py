@@ -28,6 +28,10 @@ def assign_category_labels(
     `axis_v` is the canonical v where the category axis sits (labels lie below it); `pitch`
     is the distance between neighbouring slots. Slots without a label get None.
     """
+    if frame.orientation == "vertical":
+        texts, used = _upright(tokens, frame, slots, axis_v, pitch)
+        if sum(t is not None for t in texts) >= max(2, 0.6 * len(slots)):
+            return texts, used
     cands = [(t, frame.span(t.box)) for t in tokens if not t.vertical]
     line_h = float(np.median([t.height for t, _ in cands])) if cands else 12.0
     # Rotated labels stick out a little past the axis at their anchor corner.
@@ -40,6 +44,30 @@ def assign_category_labels(
     if frame.orientation == "horizontal":
         return _beside(cands, slots, pitch)
     return _below(cands, slots, pitch, axis_v, frame)
+
+
+def _upright(
+    tokens: Sequence[OcrToken],
+    frame: Frame,
+    slots: Sequence[float],
+    axis_v: float,
+    pitch: float,
+) -> tuple[list[str | None], list[list[OcrToken]]]:
+    """Category labels turned 90° (read as vertical text): one token hanging just under the
+    axis, centred on each slot. Most slots must have one for the reading to count."""
+    texts: list[str | None] = [None] * len(slots)
+    used: list[list[OcrToken]] = [[] for _ in slots]
+    upright = [(t, frame.span(t.box)) for t in tokens if t.vertical]
+    if not upright or not slots:
+        return texts, used
+    gap = 1.5 * float(np.median([s.width for _, s in upright]))
+    below = [(t, s) for t, s in upright if axis_v - gap - 8 <= s.v1 <= axis_v + 3]
+    for i, u in enumerate(slots):
+        near = [(abs(s.uc - u), t) for t, s in below if abs(s.uc - u) <= 0.45 * pitch]
+        if near:
+            t = min(near, key=lambda p: p[0])[1]
+            texts[i], used[i] = t.text, [t]
+    return texts, used
 
 
 def _thick(s: Span) -> float:

@@ -236,9 +236,14 @@ def _positions(
     counts = [len(m) for m in markers]
     if counts and min(counts) >= 2:
         xs = _marker_positions(markers)
-        if n_labels <= len(xs) or n_labels < 2:
+        if n_labels < 2 or (n_labels <= len(xs) and _even(xs)):
             return xs
-    by_labels = _label_positions(masks, [t.cx for t in labels])
+        if n_labels <= len(xs):
+            # Uneven places: stray blobs of a series colour joined the markers; the evenly
+            # spaced tick labels give the places instead when they can.
+            by_labels = _label_positions(masks, [_label_x(t) for t in labels])
+            return by_labels if by_labels is not None else xs
+    by_labels = _label_positions(masks, [_label_x(t) for t in labels])
     if by_labels is not None:
         return by_labels
     extents = [e for e in (line_extent(m) for m in masks) if e is not None]
@@ -255,6 +260,24 @@ def _positions(
         if float(np.ptp(gaps)) <= 0.15 * float(np.median(gaps)) + 1:
             return [float(t) for t in ticks]
     return [float(x) for x in np.linspace(left, right, n_labels)]
+
+
+def _label_x(tok: OcrToken) -> float:
+    """Where a category label points on the x axis: its centre, or for a label turned
+    about 45° the end nearest the axis (the upper right end of text rising rightwards)."""
+    if tok.angle > 20:
+        return tok.box[2] - 0.25 * tok.height
+    if tok.angle < -20:
+        return tok.box[0] + 0.25 * tok.height
+    return tok.cx
+
+
+def _even(xs: Sequence[float]) -> bool:
+    """Whether positions are evenly spaced (within a fifth of their median gap)."""
+    if len(xs) < 3:
+        return True
+    gaps = np.diff(sorted(xs))
+    return float(np.ptp(gaps)) <= 0.2 * float(np.median(gaps)) + 1.0
 
 
 def read_lines(
@@ -292,7 +315,12 @@ def read_lines(
     matched = match_labels(free, anchors, frame)
     used = {id(t) for t in matched.values()}
     label_toks = [t for t in free if id(t) not in used and not _speck(t, th)]
-    texts, _ = assign_category_labels(label_toks, frame, xs, -bottom, pitch)
+    # The category labels hang under the x axis, which lies at the value axis's lowest tick
+    # when that is below the lowest line (lines rarely touch the axis).
+    axis_bottom = bottom
+    if axis is not None and axis.ticks:
+        axis_bottom = max(bottom, max(t.cy for t in axis.ticks))
+    texts, _ = assign_category_labels(label_toks, frame, xs, -axis_bottom, pitch)
     texts = fill_skipped_labels(texts)
     axis_range = 0.0
     if axis is not None:

@@ -3,6 +3,7 @@ it is from the marks present, and hand over to the reader of that chart kind."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -13,6 +14,7 @@ from chartproof.reader.perception.area_reader import area_layers, read_area
 from chartproof.reader.perception.axes import find_axes, raised_powers, snap_ticks
 from chartproof.reader.perception.bar_reader import read_bars
 from chartproof.reader.perception.bars import BarLayout, find_bars
+from chartproof.reader.perception.box_reader import read_boxes
 from chartproof.reader.perception.legend import find_legend, legend_region
 from chartproof.reader.perception.line_reader import line_masks, read_lines
 from chartproof.reader.perception.lines import inside_frame, stroke_score
@@ -30,7 +32,7 @@ from chartproof.reader.perception.records import (
     OcrToken,
     ReadingError,
 )
-from chartproof.reader.perception.scatter_reader import read_scatter
+from chartproof.reader.perception.scatter_reader import read_dot_lines, read_scatter
 from chartproof.reader.perception.scene import Scene
 
 __all__ = ["read_chart"]
@@ -85,6 +87,12 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
         reading = read_area(scene, areas, _titles(scene, None))
         if reading is not None:
             return reading
+    boxes = read_boxes(scene, bg, _titles(scene, None))
+    if boxes is not None:
+        return boxes
+    dots = read_dot_lines(scene, _titles(scene, None))
+    if dots is not None:
+        return dots
     layout = _best_bars(scene, exclude)
     scene, dark = _with_dark_lines(scene, layout)
     lines = _line_layers(scene, layout, dark)
@@ -196,6 +204,12 @@ def _is_ink(lay: ColorLayer) -> bool:
     return lay.chroma < 25 and (lay.luma < 90 or lay.luma > 170)
 
 
+def _light_grey(lay: ColorLayer) -> bool:
+    """A mid or light grey: gridlines and antialiased edges, but also a series Statista
+    draws in grey; `_is_stroke` keeps only the ones that form a line."""
+    return lay.chroma < 25 and 150 <= lay.luma <= 225
+
+
 def _best_bars(scene: Scene, exclude: list[Box]) -> BarLayout | None:
     marks = list(scene.layers)
     found = [find_bars(marks, o, exclude) for o in ("vertical", "horizontal")]
@@ -211,7 +225,9 @@ def _with_axis_orientation(scene: Scene, layout: BarLayout) -> BarLayout:
 
 def _line_layers(scene: Scene, layout: BarLayout | None, dark: Sequence[int] = ()) -> list[int]:
     bar_layers = {b.layer for b in layout.bars} if layout is not None else set()
-    ids = [i for i, lay in enumerate(scene.layers) if not _is_ink(lay) or i in dark]
+    ids = [
+        i for i, lay in enumerate(scene.layers) if not _is_ink(lay) or i in dark or _light_grey(lay)
+    ]
     masks = line_masks(scene, ids)
     return [
         li
@@ -337,5 +353,12 @@ def _bottom_title(scene: Scene, legend_ids: set[int]) -> str | None:
         return None
     centre = sum(t.cx for t in last) / len(last)
     if not 0.2 * w <= centre <= 0.8 * w:
+        return None
+    # A title is one phrase: pieces far apart ("Additional Information" at the left edge,
+    # "Show source" at the right) are a page footer.
+    ordered = sorted(last, key=lambda t: t.box[0])
+    if any(
+        b.box[0] - a.box[2] > 3 * max(a.height, b.height) for a, b in itertools.pairwise(ordered)
+    ):
         return None
     return " ".join(t.text for t in sorted(last, key=lambda t: t.box[0]))

@@ -1,0 +1,359 @@
+"""Answers in the question's own type: yes/no questions get "Yes" or "No" from a checked
+comparison, multiple-choice questions get one of their options, label questions a label.
+
+Yes/no questions are checked, never guessed: FigureQA's shapes (the maximum, the low median,
+the smoothest curve, two curves intersecting, the largest area under a curve) are computed
+on the recovered table, and "Is A greater than B?" solves A and B as questions of their own
+and compares them. When no check applies the answer stays "unknown", with the reason."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import statistics
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+from chartproof.numeric import format_number, parse_number
+from chartproof.questions import ChartView
+from chartproof.reader._text import best_label, norm, numbers_written, similarity
+
+__all__ = [
+    "Check",
+    "QuestionKind",
+    "check_yes_no",
+    "choice_index",
+    "options_in_text",
+    "question_kind",
+]
+
+QuestionKind = Literal["yes_no", "label", "number", "open"]
+"""What kind of answer a question asks for."""
+
+Check = tuple[bool, str]
+"""A checked claim: whether it holds, and the sentence saying what was compared."""
+
+_AUX = (
+    "is", "are", "was", "were", "does", "do", "did", "has", "have", "had", "can", "could",
+    "will", "would", "should", "shall", "may", "might", "isn't", "aren't", "doesn't", "don't",
+    "didn't",
+)  # fmt: skip
+_VALUE_WORD = re.compile(
+    r"^(?:in |for |at )?(?:which|what) (?:is the |was the )?(value|number|percentage|percent|"
+    r"share|amount|count|total|sum|average|rate|level|score|price)\b"
+)
+_LABEL_START = re.compile(r"^(?:in |for |by |during |at |on )?(which|who|whom|whose|where)\b")
+
+
+def question_kind(question: str) -> QuestionKind:
+    """The answer type a question asks for: yes/no (it opens with an auxiliary verb and
+    offers no alternatives joined by "or"), a label ("which", "who", "where"), a number ("how
+    many", "what is the value"), or open."""
+    q = " ".join(norm(question).split())
+    first = q.split(" ", 1)[0] if q else ""
+    if first in _AUX:
+        # "Is A or B larger?" asks for one of two names.
+        return (
+            "label"
+            if re.search(r"\bor\b", q) and not re.search(r"\bor (not|equal)\b", q)
+            else "yes_no"
+        )
+    if _VALUE_WORD.match(q):
+        return "number"
+    if _LABEL_START.match(q):
+        return "label"
+    if re.match(
+        r"^(how (many|much)|what (is|was|are|were) the (value|number|total|sum|average|difference|ratio|percentage|share|mean|median))\b",
+        q,
+    ):
+        return "number"
+    return "open"
+
+
+# ------------------------------------------------------------------ yes/no checks
+
+_FIG_RANK = re.compile(
+    r"^is (.+?) the (maximum|minimum|low median|high median|smoothest|roughest)\??$"
+)
+_FIG_HAS = re.compile(
+    r"^does (.+?) have the (highest|lowest|maximum|minimum) (value|area under the curve)\??$"
+)
+_FIG_CMP = re.compile(
+    r"^is (.+?) (less|greater|smaller|larger|higher|lower|more|bigger) than (.+?)\??$"
+)
+_FIG_CROSS = re.compile(
+    r"^(?:does|do|did|is|are) (.+?) (?:and (.+?) )?(intersect|cross|crossed|meet)\b(?: (?:each other|with)?)? ?(.*?)\??$"
+)
+
+_BIGGER = ("greater", "larger", "higher", "more", "bigger")
+
+
+Solver = Callable[[str], float | str | None]
+"""Answers a sub-question: a number, a label, or None when it cannot."""
+
+
+def _norm_q(question: str) -> str:
+    return " ".join(norm(question.replace("?", " ")).split())
+
+
+def _entities(view: ChartView) -> tuple[list[str], dict[str, list[float]]]:
+    """The things a FigureQA-style question names, with their values: the series of a chart
+    with several (lines: one curve each), else the labels of its one series."""
+    if len(view.series) > 1:
+        return list(view.series), {
+            s: [v for v in view.values.get(s, ()) if v is not None] for s in view.series
+        }
+    if len(view.series) == 1:
+        col = view.values.get(view.series[0], ())
+        out = {x: [v] for x, v in zip(view.x_labels, col, strict=False) if v is not None}
+        return list(out), out
+    return [], {}
+
+
+def _name(phrase: str, options: Sequence[str]) -> str | None:
+    return best_label(phrase, options, 0.8)
+
+
+def _roughness(vals: Sequence[float]) -> float:
+    """Mean absolute change of slope between neighbouring points (0 for a straight line)."""
+    if len(vals) < 3:
+        return 0.0
+    d2 = [abs(vals[i + 1] - 2 * vals[i] + vals[i - 1]) for i in range(1, len(vals) - 1)]
+    return sum(d2) / len(d2)
+
+
+def _figure_checks(q: str, view: ChartView) -> Check | None:
+    names, values = _entities(view)
+    if not names:
+        return None
+    single = len(view.series) <= 1
+    m = _FIG_RANK.match(q)
+    if m:
+        x = _name(m.group(1), names)
+        if x is None:
+            return None
+        what = m.group(2)
+        if what in ("smoothest", "roughest"):
+            score = {n: _roughness(v) for n, v in values.items() if len(v) >= 3}
+            if x not in score:
+                return None
+            pick = (min if what == "smoothest" else max)(score, key=lambda n: score[n])
+            return pick == x, (
+                f"the mean change of slope is {format_number(score[x])} for {x}; the "
+                f"{what} curve is {pick} ({format_number(score[pick])})"
+            )
+        level = {n: (statistics.fmean(v) if not single else v[0]) for n, v in values.items() if v}
+        if x not in level:
+            return None
+        order = sorted(level, key=lambda n: level[n])
+        if what == "maximum":
+            pick = order[-1]
+        elif what == "minimum":
+            pick = order[0]
+        else:
+            k = len(order)
+            pick = order[(k - 1) // 2] if what == "low median" else order[k // 2]
+        return pick == x, (
+            f"{x} is {format_number(level[x])}; ordered by value, the {what} is {pick} "
+            f"({format_number(level[pick])})"
+        )
+    m = _FIG_HAS.match(q)
+    if m:
+        x = _name(m.group(1), names)
+        if x is None or not values.get(x):
+            return None
+        top = m.group(2) in ("highest", "maximum")
+        if m.group(3) == "value":
+            score = {n: (max(v) if top else min(v)) for n, v in values.items() if v}
+            noun = "highest value" if top else "lowest value"
+        else:
+            score = {n: _area(v) for n, v in values.items() if v}
+            noun = "largest area under the curve" if top else "smallest area under the curve"
+        pick = (max if top else min)(score, key=lambda n: score[n])
+        return pick == x, (
+            f"{x} reaches {format_number(score[x])}; the {noun} belongs to {pick} "
+            f"({format_number(score[pick])})"
+        )
+    return None
+
+
+def _area(vals: Sequence[float]) -> float:
+    """Trapezoid area under evenly spaced points."""
+    if len(vals) < 2:
+        return vals[0] if vals else 0.0
+    return sum((a + b) / 2 for a, b in itertools.pairwise(vals))
+
+
+def _cross_check(q: str, view: ChartView) -> Check | None:
+    m = _FIG_CROSS.match(q)
+    if not m or len(view.series) < 2:
+        return None
+    first, second, rest = m.group(1), m.group(2), m.group(4)
+    if second is None:
+        parts = re.split(r" and ", first, maxsplit=1)
+        if len(parts) == 2:
+            first, second = parts
+        else:
+            mm = re.match(r"(.+?) (?:with )?(.+)$", rest or "")
+            second = rest if rest else None
+            if mm is None and second is None:
+                return None
+    a = _name(re.sub(r"\b(graph|line|curve|the)\b", " ", first).strip(), view.series)
+    b = _name(
+        re.sub(r"\b(graph|line|curve|the|each other)\b", " ", second or "").strip(), view.series
+    )
+    if a is None or b is None or a == b:
+        return None
+    xs = list(view.x_labels)
+    start = 0
+    after = re.search(r"\b(after|since|from) (\S+)", rest or q)
+    if after:
+        at = best_label(after.group(2), xs, 0.8)
+        if at is not None:
+            start = xs.index(at)
+    va, vb = view.values.get(a, ()), view.values.get(b, ())
+    diffs = [
+        p - r for p, r in list(zip(va, vb, strict=False))[start:] if p is not None and r is not None
+    ]
+    signs = [d > 0 for d in diffs if d != 0]
+    crossed = any(s != t for s, t in itertools.pairwise(signs)) or (0 in diffs and len(signs) > 0)
+    where = f" after {xs[start]}" if start else ""
+    return crossed, (
+        f"{a} minus {b} {'changes sign' if crossed else 'keeps one sign'}{where} over "
+        f"{len(diffs)} shared points"
+    )
+
+
+_CMP = re.compile(
+    r"^(?:is|are|was|were|does|do|did) (?:the )?(.+?) (?:is |are )?(less|greater|smaller|larger|higher|lower|more|bigger|fewer) than (?:the )?(.+?)$"
+)
+_TIMES = re.compile(
+    r"^(?:is|are|was|were) (?:the )?(.+?) (?:is |are )?(\w+|\d+(?:\.\d+)?) times (?:the |as \w+ as )?(.+?)$"
+)
+_IS_VALUE = re.compile(
+    r"^(?:is|was|are|were) (?:the )?(.+?) (\d+(?:\.\d+)?) ?(?:%|percent)?(?: in (.+))?$"
+)
+_COLOR = re.compile(r"^(?:is|was) the colou?r of (?:the )?(.+?) (\w+(?: \w+)?)$")
+
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, "twice": 2, "half": 0.5}
+
+
+def _value_of(phrase: str, solve: Solver, view: ChartView) -> tuple[float, str] | None:
+    """A phrase ("the median of green bars", "Canada", "38") as a number, solving it as a
+    question when it is not one."""
+    p = phrase.strip()
+    x = parse_number(p.rstrip("%").strip())
+    if x is not None:
+        return x, format_number(x)
+    for question in (f"What is the {p}?", f"What is the value of {p}?"):
+        got = solve(question)
+        if isinstance(got, float):
+            return got, format_number(got)
+    return None
+
+
+def check_yes_no(question: str, view: ChartView, solve: Solver) -> Check | None:
+    """Whether the yes/no question's claim holds on the chart, with what was compared; None
+    when no check applies."""
+    q = _norm_q(question)
+    for check in (_figure_checks, _cross_check):
+        got = check(q, view)
+        if got is not None:
+            return got
+    m = _COLOR.match(q)
+    if m:
+        colour = solve(f"What is the color of {m.group(1)}?")
+        if isinstance(colour, str) and colour.lower() != "unknown":
+            said = m.group(2)
+            same = similarity(said, colour) >= 0.8 or norm(said) in norm(colour).split()
+            return same, f"{m.group(1)} is drawn in {colour}"
+    m = _TIMES.match(q)
+    if m:
+        k = _NUMBER_WORDS.get(m.group(2)) or parse_number(m.group(2))
+        a, b = _value_of(m.group(1), solve, view), _value_of(m.group(3), solve, view)
+        if k is not None and a is not None and b is not None and b[0] != 0:
+            ratio = a[0] / b[0]
+            ok = abs(ratio - k) <= 0.05 * k
+            return ok, f"{a[1]} is {format_number(ratio)} times {b[1]}, against {format_number(k)}"
+    m = _CMP.match(q)
+    if m:
+        a, b = _value_of(m.group(1), solve, view), _value_of(m.group(3), solve, view)
+        if a is not None and b is not None:
+            bigger = m.group(2) in _BIGGER
+            ok = a[0] > b[0] if bigger else a[0] < b[0]
+            word = "greater" if bigger else "less"
+            neg = "" if ok else " not"
+            return (
+                ok,
+                f"{m.group(1)} is {a[1]} and {m.group(3)} is {b[1]}; {a[1]} is{neg} {word} "
+                f"than {b[1]}",
+            )
+    m = _IS_VALUE.match(q)
+    if m:
+        target = float(m.group(2))
+        where = f" in {m.group(3)}" if m.group(3) else ""
+        read = solve(f"What is the value of {m.group(1)}{where}?")
+        if isinstance(read, float):
+            ok = abs(read - target) <= max(0.05 * abs(target), 0.5)
+            return (
+                ok,
+                f"{m.group(1)}{where} reads {format_number(read)}, against {format_number(target)}",
+            )
+    return None
+
+
+# ------------------------------------------------------------------ multiple choice
+
+_OPTION = re.compile(
+    r"(?:^|\s|\n)\(?([A-Ha-h])[.):]\s+(.+?)(?=(?:\s|\n)\(?[A-Ha-h][.):]\s+|$)", re.S
+)
+
+
+def options_in_text(question: str) -> tuple[str, list[str]]:
+    """Lettered options written into the question ("... A. 12 B. 15" or one per line):
+    the question without them and the option texts, in order; no options when the letters
+    do not run A, B, C, ... from the start."""
+    head, _sep, _rest = question.partition("\n")
+    text = question
+    m = list(_OPTION.finditer(text))
+    letters = [x.group(1).upper() for x in m]
+    if len(m) < 2 or letters != [chr(ord("A") + i) for i in range(len(m))]:
+        return question, []
+    stem = text[: m[0].start()].strip()
+    stem = re.sub(r"\b(options|choices)\s*:?\s*$", "", stem, flags=re.I).strip()
+    return stem or head, [x.group(2).strip() for x in m]
+
+
+def choice_index(answer: str, choices: Sequence[str], view: ChartView | None = None) -> int | None:
+    """The option a computed answer stands for: the option equal to it, the number nearest
+    it (within 10 %), or the most alike text (at least 0.6 alike); None otherwise."""
+    if not choices:
+        return None
+    a = answer.strip().rstrip(".")
+    na = norm(a)
+    for i, c in enumerate(choices):
+        if norm(c) == na:
+            return i
+    x = parse_number(a.rstrip("%"))
+    if x is not None:
+        best: tuple[float, int] | None = None
+        for i, c in enumerate(choices):
+            nums = numbers_written(c)
+            if len(nums) != 1:
+                continue
+            d = abs(nums[0] - x)
+            if best is None or d < best[0]:
+                best = (d, i)
+        if best is not None and best[0] <= 0.1 * max(abs(x), 1e-9):
+            return best[1]
+        return None
+    if na in ("yes", "no"):
+        for i, c in enumerate(choices):
+            if norm(c).split()[:1] == [na]:
+                return i
+    scored = sorted(((similarity(a, c), i) for i, c in enumerate(choices)), reverse=True)
+    if scored and scored[0][0] >= 0.6:
+        return scored[0][1]
+    # The answer named inside a longer option ("Canada" in "Canada, with 12 %").
+    inside = [i for i, c in enumerate(choices) if na and f" {na} " in f" {norm(c)} "]
+    return inside[0] if len(inside) == 1 else None

@@ -1,0 +1,67 @@
+"""Box plots read from a render: five-number summaries within a pixel's worth of the table,
+outliers past the whiskers noted, and the box question programs answered from the image."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from chartproof.charts import render
+from chartproof.reader import solve, view_of
+from chartproof.types import ChartSpec, Column, DataTable, Encoding, Style
+
+FIVE = {
+    "Control": (0.5, 1.0, 1.4, 1.9, 2.6),
+    "Dose A": (0.9, 1.6, 2.1, 2.5, 3.2),
+    "Dose B": (0.2, 0.6, 0.8, 1.1, 1.5),
+}
+
+
+def _spec() -> ChartSpec:
+    cols = (
+        Column(name="Group", kind="category"),
+        *(Column(name=n) for n in ("min", "Q1", "median", "Q3", "max")),
+    )
+    table = DataTable(columns=cols, rows=tuple((k, *v) for k, v in FIVE.items()))
+    return ChartSpec(
+        id="box",
+        chart_type="box",
+        table=table,
+        encoding=Encoding(x="Group", y=("min", "Q1", "median", "Q3", "max")),
+        style=Style(width=5.0, height=3.6, y_title="Response"),
+    )
+
+
+@pytest.fixture(scope="module")
+def reading(engine: object) -> object:
+    from PIL import Image
+
+    from chartproof.reader.perception import read_chart
+
+    image = np.asarray(Image.open(io.BytesIO(render(_spec()).png)).convert("RGB"))
+    return read_chart(image, engine.read(image))  # type: ignore[attr-defined]
+
+
+def test_five_numbers_are_read(reading: object) -> None:
+    assert reading.chart_type == "box"  # type: ignore[attr-defined]
+    table = reading.table  # type: ignore[attr-defined]
+    labels = table.labels(table.names[0])
+    assert list(labels) == list(FIVE)
+    for i, name in enumerate(FIVE):
+        got = [table.numbers(c)[i] for c in table.names[1:6]]
+        # One pixel is about 0.015 on this axis (0-3.5 over ~230 px).
+        assert got == pytest.approx(FIVE[name], abs=0.05), name
+
+
+def test_box_questions_from_the_image(reading: object) -> None:
+    view = view_of(reading)  # type: ignore[arg-type]
+    # Read off the axis, not printed: within a few pixels.
+    assert float(solve("What is the median of Dose A?", view).answer) == pytest.approx(
+        2.1, abs=0.05
+    )
+    assert solve("Does Dose B have a lower median than Control?", view).answer == "Yes"
+    assert float(solve("What is the upper quartile of Control?", view).answer) == pytest.approx(
+        1.9, abs=0.05
+    )
