@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from chartproof.datasets.errors import LoadResult
+from chartproof.datasets.loaders.chartbias import load_chartbias
 from chartproof.datasets.loaders.chartqa import load_chartqa
 from chartproof.datasets.loaders.generic import load_jsonl, load_shared
 
@@ -16,6 +17,7 @@ __all__ = [
     "LOADERS",
     "Loader",
     "detect_format",
+    "load_chartbias",
     "load_chartqa",
     "load_dataset",
     "load_jsonl",
@@ -44,6 +46,7 @@ LOADERS: dict[str, Loader] = {
     "chartproof": _native,
     "parquet": _parquet,
     "chartqa": load_chartqa,
+    "chartbias": load_chartbias,
     "jsonl": load_jsonl,
     "shared": load_shared,
 }
@@ -77,13 +80,16 @@ def parse_data_spec(spec: str | Path) -> tuple[str | None, Path, dict[str, str]]
 
 def detect_format(path: Path) -> str:
     """Guess the loader of a path: a folder with samples.jsonl is native, a .parquet file
-    Parquet, a folder with {split}/{split}_human.json ChartQA, other JSONL `shared`."""
+    Parquet, a folder with {split}/{split}_human.json ChartQA, one with chartbias.jsonl
+    ChartBias, other JSONL `shared`."""
     path = Path(path)
     if path.is_dir():
         if (path / "samples.jsonl").is_file():
             return "chartproof"
         if any(path.glob("*/*_human.json")) or any(path.glob("*/*_augmented.json")):
             return "chartqa"
+        if (path / "chartbias.jsonl").is_file():
+            return "chartbias"
         if any(path.glob("*.jsonl")):
             return "shared"
     elif path.suffix == ".parquet":
