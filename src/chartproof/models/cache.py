@@ -14,7 +14,7 @@ import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -76,12 +76,14 @@ def default_cache_path() -> Path:
     return cache_home() / "responses.sqlite"
 
 
-def cache_key(identity: BackendIdentity, request: ModelRequest) -> str:
+def cache_key(identity: BackendIdentity, request: ModelRequest, context: str = "") -> str:
     """Hex SHA-256 of everything that determines a deterministic model's reply.
 
     Backend kind, model, revision, the messages (an image by its content hash, not its
     path), the generation settings and the prompt id. The request id and metadata are left
-    out, so the same question on the same chart hits across runs and datasets.
+    out, so the same question on the same chart hits across runs and datasets. `context`
+    is what a backend reads besides the messages (the text backend: which table stands in
+    for the image); "" adds nothing, so keys of other backends do not change.
     """
     messages = [
         {
@@ -104,6 +106,8 @@ def cache_key(identity: BackendIdentity, request: ModelRequest) -> str:
         "config": request.config.model_dump(mode="json"),
         "messages": messages,
     }
+    if context:
+        payload["context"] = context
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -393,6 +397,15 @@ class CachedBackend:
         self._owns_cache = cache is None
         self.cache = cache if cache is not None else ResponseCache()
         self.identity = backend_identity(backend)
+        # a backend that reads more than the messages (request metadata) says what, per request
+        found = getattr(backend, "cache_context", None)
+        self._context: Callable[[ModelRequest], str] | None = found if callable(found) else None
+
+    def _key(self, request: ModelRequest) -> str | None:
+        if not request.config.deterministic:
+            return None
+        context = self._context(request) if self._context is not None else ""
+        return cache_key(self.identity, request, context)
 
     @property
     def name(self) -> str:
@@ -401,7 +414,7 @@ class CachedBackend:
 
     def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
         """Cached responses for hits, the inner backend's for the rest, in request order."""
-        keys = [cache_key(self.identity, r) if r.config.deterministic else None for r in requests]
+        keys = [self._key(r) for r in requests]
         found = self.cache.get_many([k for k in keys if k is not None])
         out: list[ModelResponse | None] = [None] * len(requests)
         to_send: list[ModelRequest] = []

@@ -1,7 +1,8 @@
 """Build a backend from a spec string or a config file: one registry for every kind of model.
 
 ``openai:MODEL@http://host:port/v1``, ``openai:MODEL``, ``hf:/path/to/checkpoint?dtype=bfloat16``,
-``builtin:reader``, or the path of a TOML/JSON file; built-ins register themselves by name.
+``text:smollm2`` (a text LLM reading the chart's table), ``builtin:reader``, or the path of a
+TOML/JSON file; built-ins register themselves by name.
 """
 
 from __future__ import annotations
@@ -270,6 +271,13 @@ def _load_hf(spec: BackendSpec) -> Backend:
     return HFBackend.from_spec(spec)
 
 
+def _load_text(spec: BackendSpec) -> Backend:
+    from chartproof.models.text_llm import TextLLMBackend
+
+    return TextLLMBackend.from_spec(spec)
+
+
 register_kind("openai", _load_openai)
 register_kind("hf", _load_hf)
 register_kind("builtin", _load_builtin)
+register_kind("text", _load_text)

@@ -19,6 +19,7 @@ from pydantic import JsonValue
 from chartproof.datasets import resolve_image
 from chartproof.metrics.roscoe import RoscoeItem
 from chartproof.models import Backend, PromptSet, build_request
+from chartproof.models.chart_text import chart_metadata
 from chartproof.pipelines.explain_records import (
     Candidate,
     CandidateStatus,
@@ -265,6 +266,8 @@ def _request(
     if sample.table is not None:
         # built-in models read the gold table here (the prompt shows it as text)
         metadata["table"] = sample.table.to_csv()
+    # text-only models read the chart (table, type, titles) from here in place of the image
+    metadata.update(chart_metadata(sample))
     return build_request(
         prompt,
         state.image,

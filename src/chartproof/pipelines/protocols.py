@@ -18,6 +18,7 @@ from chartproof.datasets import resolve_image
 from chartproof.metrics.accuracy import anls, exact_match, relaxed_accuracy, score_answer
 from chartproof.metrics.chains import ChainOutcome, chain_scores
 from chartproof.models import Backend, PromptSet, build_request, default_prompts
+from chartproof.models.chart_text import chart_metadata
 from chartproof.models.images import image_part
 from chartproof.types import (
     Answer,
@@ -94,6 +95,8 @@ def _metadata(sample: Sample, ctx: RunContext) -> dict[str, JsonValue]:
         meta["chart_type"] = sample.chart_type
     if ctx.with_table and sample.table is not None:
         meta["table"] = sample.table.to_csv()
+    # text-only models (text:...) read the chart as text from here in place of the image
+    meta.update(chart_metadata(sample))
     return meta
 
 
