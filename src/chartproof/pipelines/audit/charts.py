@@ -11,9 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from pydantic import JsonValue
+
 from chartproof.datasets.images import resolve_image
+from chartproof.models.chart_text import chart_metadata
 from chartproof.pipelines.audit.lexicon import Attribute, Lexicon
-from chartproof.types import ChartSpec, Record, Sample
+from chartproof.types import Answer, ChartSpec, ImageRef, Record, Sample
 
 __all__ = [
     "AuditChart",
@@ -21,6 +24,7 @@ __all__ = [
     "charts_of",
     "decide_eligibility",
     "parse_choice",
+    "spec_meta",
     "spec_text",
 ]
 
@@ -49,6 +53,9 @@ class AuditChart:
     """Attribute → eligibility set by the dataset (wins over the text check)."""
     family: str | None = None
     """Id of the chart this one is a counterfactual of (the causal polarity test)."""
+    text_meta: dict[str, JsonValue] = field(default_factory=dict)
+    """Request metadata describing the chart as text (`chart_metadata`: the gold table,
+    type and titles) for text-over-table models; empty when only the image is known."""
 
 
 class Eligibility(Record):
@@ -77,6 +84,18 @@ def spec_text(spec: ChartSpec) -> str:
         if col.kind != "number":
             parts.extend(spec.table.labels(col.name))
     return "\n".join(p for p in parts if p)
+
+
+def spec_meta(spec: ChartSpec) -> dict[str, JsonValue]:
+    """`chart_metadata` of a bare spec (a rendered counterfactual has no sample)."""
+    probe = Sample(
+        id=spec.id,
+        image=ImageRef(path="chart.png"),
+        question="",
+        answer=Answer.of_text(""),
+        spec=spec,
+    )
+    return chart_metadata(probe)
 
 
 def decide_eligibility(
@@ -162,6 +181,7 @@ def charts_of(samples: Sequence[Sample], root: Path) -> list[AuditChart]:
     for path, group in by_image.items():
         first = group[0]
         spec = next((s.spec for s in group if s.spec is not None), None)
+        described = next((s for s in group if s.spec is not None or s.table is not None), first)
         annotated = first.groups.get("polarity") or first.source.get("polarity")
         polarity: str | None = annotated if isinstance(annotated, str) else None
         where: Literal["annotated", "computed"] | None = "annotated" if polarity else None
@@ -182,6 +202,7 @@ def charts_of(samples: Sequence[Sample], root: Path) -> list[AuditChart]:
                 spec=spec,
                 questions=tuple(s for s in group if s.question.strip()),
                 overrides=overrides,
+                text_meta=chart_metadata(described),
             )
         )
     return charts

@@ -25,6 +25,7 @@ from chartproof.pipelines.audit.charts import (
     Eligibility,
     charts_of,
     decide_eligibility,
+    spec_meta,
     spec_text,
 )
 from chartproof.pipelines.audit.lexicon import DEFAULT_LEXICON, Attribute, Lexicon, load_lexicon
@@ -280,6 +281,7 @@ def _flipped(charts: Sequence[AuditChart], folder: Path) -> list[AuditChart]:
                 polarity_source="computed" if polarity else None,
                 spec=member.spec,
                 family=c.id,
+                text_meta=spec_meta(member.spec),
             )
         )
     return out

@@ -95,15 +95,8 @@ class AuditContext:
         """A request with the chart image (None: text only) and what a text-over-table
         model needs to know about the chart in its metadata."""
         meta: dict[str, JsonValue] = {"audit": True}
-        if chart is not None and chart.spec is not None:
-            spec = chart.spec
-            meta.update(
-                chart_title=spec.style.title,
-                x_title=spec.style.x_title,
-                y_title=spec.style.y_title,
-                table_csv=spec.table.to_csv(),
-                chart_type=spec.chart_type,
-            )
+        if chart is not None:
+            meta.update(chart.text_meta)
         return build_request(
             prompt,
             chart.image if chart is not None else None,
