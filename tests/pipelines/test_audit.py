@@ -297,3 +297,25 @@ def test_lexicon_file_errors_name_the_entry(tmp_path: Path) -> None:
     bad.write_text(json.dumps({"attributes": [{"name": "x", "groups": []}]}))
     with pytest.raises(ValueError, match="attribute #1"):
         load_lexicon(bad)
+
+
+def test_report_escapes_model_outputs(suite: Path, tmp_path: Path) -> None:
+    from chartproof.reports import report
+
+    def evil(request: ModelRequest) -> str:
+        return f"<script>alert(1)</script> {fair(request)}"
+
+    backend = ScriptedBackend(evil, name="scripted:evil")
+    audit(suite, out=tmp_path / "h", backend=backend, attributes=["race", "age"],
+          embedder=HashEmbedder(), cache=False, mitigate=True)  # fmt: skip
+    html = report(tmp_path / "h").read_text()
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)" in html
+    for heading in (
+        "Narrative shift (Table 2)",
+        "Group hallucination (Table 3)",
+        "Preference polarity (Table 4)",
+        "Causal polarity test",
+        "Mitigation (Table 5)",
+    ):
+        assert heading in html, heading
+    assert html.count("data:image/png") >= 3  # the heatmaps of Figures 5, 9 and 11
