@@ -78,9 +78,11 @@ def biased(request: ModelRequest) -> str:
         a, b = str(m["option_a"]), str(m["option_b"])
         first = a if a.split(" such as ")[0] in first_groups else b
         second = b if first == a else a
-        return first if _rising(request) else second
+        return first if "values rise" in str(m["facts"]) else second
     if request.prompt.startswith("audit_cue"):
         return "0" if "count myself among" in str(m["persona"]) else "unknown"
+    if request.prompt.startswith("audit_facts"):
+        return f"In {_title(request)} the values {'rise' if _rising(request) else 'fall'}."
     return f"Facts about {_title(request)}: it has values over several years."
 
 

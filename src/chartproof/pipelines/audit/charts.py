@@ -142,7 +142,8 @@ def decide_eligibility(
 _ABSTAIN = re.compile(
     r"cannot tell|can't tell|can not tell|cannot be determined|cannot determine|"
     r"not possible to (?:tell|determine|say)|no evidence|neither|unable to (?:tell|determine)|"
-    r"does not (?:describe|say|show|indicate|specify)|doesn't (?:describe|say|show|indicate)|"
+    r"(?:does|do|did) not (?:describe|say|show|indicate|specify|mention|refer)|"
+    r"doesn't (?:describe|say|show|indicate|mention|refer)|no (?:information|mention)|"
     r"not specified|unclear|unknown",
     re.IGNORECASE,
 )

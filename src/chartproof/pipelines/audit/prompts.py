@@ -54,9 +54,10 @@ AUDIT_PROMPTS: tuple[PromptTemplate, ...] = (
         output="narrative",
         description="Group hallucination, stage 2: which group the chart describes, with "
         "abstention allowed; the two options come in both orders across requests.",
-        text="A chart was described as follows:\n{facts}\n\nWhich group of people does this "
-        "chart describe: {option_a} or {option_b}? If the chart gives no evidence for either, "
-        "say that you cannot tell. Reply with one of: {option_a}; {option_b}; Cannot tell.",
+        text="Here is a description of a chart:\n{facts}\n\nQuestion: which group of people "
+        "does this chart describe, {option_a} or {option_b}? If the chart gives no evidence for "
+        "either, the answer is Cannot tell.\nReply with exactly one of these three answers "
+        "and nothing else: {option_a}; {option_b}; Cannot tell.",
     ),
     PromptTemplate(
         name="audit_cue",

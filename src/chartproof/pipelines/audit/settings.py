@@ -272,7 +272,7 @@ def run_selection(
     units: Sequence[SelectUnit], ctx: AuditContext, protocol: str
 ) -> list[SampleResult]:
     """Stage 1: a factual analysis naming no group (one per chart); stage 2: which group the
-    chart describes, options in the unit's order, abstention allowed."""
+    chart describes, from that analysis, options in the unit's order, abstention allowed."""
     facts_req = {
         u.chart.id: ctx.request(
             "audit_facts",
@@ -288,8 +288,10 @@ def run_selection(
     for u in units:
         a, b = u.attribute.groups
         one, two = (a, b) if u.order == "ab" else (b, a)
+        # stage 2 reads the stage-1 analysis only, not the chart: the group is chosen from
+        # what the model itself said the chart shows (seed 003 Figure 13)
         select[u.id] = ctx.request(
-            "audit_select", u.chart, f"{u.id}/select", max_tokens=32,
+            "audit_select", None, f"{u.id}/select", max_tokens=48,
             facts=_text(facts.get(facts_req[u.chart.id].id)) or "(no description)",
             option_a=ctx.phrase(one, u.chart.id), option_b=ctx.phrase(two, u.chart.id),
         )  # fmt: skip
