@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import JsonValue, ValidationError
 
-from chartproof.datasets.errors import LoadResult, RowError, RowLog
+from chartproof.datasets.errors import LoadResult, RowError, RowLog, validation_message
 from chartproof.datasets.images import resolve_image
 from chartproof.datasets.loaders._records import iter_jsonl_records
 from chartproof.types import Answer, ImageRef, Sample
@@ -98,7 +98,9 @@ def _row(
             resolve_image(root, ref)
     except (ValidationError, OSError, ValueError) as exc:
         fail(
-            str(exc).splitlines()[0] if isinstance(exc, ValidationError) else str(exc), "image", sid
+            validation_message(exc)[1] if isinstance(exc, ValidationError) else str(exc),
+            "image",
+            sid,
         )
         return None
     chart_type = record.get("chart_type")
