@@ -126,14 +126,18 @@ def _series(ctx: Ctx, m: Measure, n: int, shape: TrendShape) -> list[float]:
         if shape in ("rising", "falling"):
             values = data.trend(rng, n, lo, hi, m.decimals, 1 if shape == "rising" else -1)
         elif shape == "flat":
-            mid = (lo + hi) / 2
-            raw = [mid * (1 + rng.gauss(0, 0.003)) for _ in range(n)]
-            values = [round(v, m.decimals) for v in raw]
+            # distinct values one unit of a finer precision apart, in seeded order: no trend,
+            # no tied bars, and a spread far below the level
+            unit = 10.0 ** -(m.decimals + 1)
+            steps = list(range(n))
+            rng.shuffle(steps)
+            mid = round((lo + hi) / 2, m.decimals + 1)
+            values = [round(mid + (k - n // 2) * unit, m.decimals + 1) for k in steps]
         else:
             mid = (lo + hi) / 2
             amp = max((hi - lo) / 2 * rng.uniform(0.6, 0.9), 0.06 * abs(mid))
             raw = [mid + amp * (1 if i % 2 else -1) * rng.uniform(0.6, 1.0) for i in range(n)]
-            values = [round(v, m.decimals) for v in raw]
+            values = data._spread_out(raw, m.decimals, m.low, m.high)
         # redraw the rare series whose noise hides its intended shape; the polarity is
         # computed from the data either way, so a last miss is drawn as it came out
         if trend_shape(values) == shape:
@@ -148,7 +152,8 @@ def trend_chart(ctx: Ctx, *, kind: Literal["line", "area", "vbar"]) -> ChartSpec
     years = ctx.years(ctx.rng.randint(7, 12))
     values = _series(ctx, m, len(years), shape)
     style = look(ctx, title=f"{m.name}, {years[0]}–{years[-1]}", x_title="Year", y_title=m.title)
-    style.update(value_format=fmt(m.decimals, m.unit, values), gridlines="y")
+    decimals = m.decimals + (1 if shape == "flat" else 0)
+    style.update(value_format=fmt(decimals, m.unit, values), gridlines="y")
     return ctx.spec(
         kind,
         [("Year", "time", None), (m.name, "number", m.unit)],
