@@ -16,6 +16,7 @@ __version__ = "0.1.0"
 _LAZY: dict[str, str] = {
     "generate": "chartproof.pipelines.generate",
     "evaluate": "chartproof.pipelines.evaluate",
+    "audit": "chartproof.pipelines.audit",
     "report": "chartproof.reports",
     "demo": "chartproof.pipelines.demo",
     "load_samples": "chartproof.datasets",
@@ -25,6 +26,7 @@ _LAZY: dict[str, str] = {
 
 __all__ = [
     "__version__",
+    "audit",
     "demo",
     "evaluate",
     "generate",

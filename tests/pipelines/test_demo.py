@@ -23,6 +23,7 @@ def test_tiny_demo_runs_every_step(tmp_path: Path) -> None:
         protocols=("direct",),
         derender_charts=2,
         counterfactuals=1,
+        audit_charts=0,
         say=said.append,
     )
     assert [p.name for p in result.runs] == ["direct", "families"]

@@ -13,6 +13,7 @@ __all__ = ["app", "main"]
 
 def _register() -> None:
     # one line per command module; imported for their @app.command side effects
+    import chartproof.cli.audit
     import chartproof.cli.cache
     import chartproof.cli.demo
     import chartproof.cli.derender

@@ -30,3 +30,5 @@ def demo(
     result = run(out, model=model, n=n, say=lambda text: console.print(text))
     console.print(f"done in {time.monotonic() - start:.0f} s")
     console.print(f"report: [bold]{result.report.resolve()}[/bold]")
+    if result.audit is not None:
+        console.print(f"bias audit: [bold]{result.audit.resolve()}[/bold]")

@@ -1,7 +1,7 @@
 """`demo`: generate a small suite, evaluate the built-in offline chart reader on it under the
 direct, chain and premise protocols, redraw some charts as code and grow counterfactual
 families from the faithful redraws (evaluated too), and write one HTML report — offline, in
-minutes."""
+minutes; then a small bias audit of the offline text model with its own report."""
 
 from __future__ import annotations
 
@@ -29,6 +29,8 @@ class DemoResult:
     """The derender output folder (None when turned off)."""
     report: Path
     """The HTML report."""
+    audit: Path | None = None
+    """The bias audit's report (None when turned off or the text model is unavailable)."""
 
 
 def demo(
@@ -44,6 +46,8 @@ def demo(
     derender_charts: int = 6,
     counterfactuals: int = 3,
     seed: int = 0,
+    audit_charts: int = 2,
+    audit_model: str = "text:smollm2",
     say: Say | None = None,
 ) -> DemoResult:
     """Run generate → eval (one run per protocol) → derender → families eval → report
@@ -97,4 +101,30 @@ def demo(
     finally:
         backend.close()
     path = report(*runs, out=root / "report.html")
-    return DemoResult(data=data, runs=tuple(runs), derender=derendered, report=path)
+    audited = _audit(root, audit_charts, audit_model, seed, tell) if audit_charts > 0 else None
+    return DemoResult(data=data, runs=tuple(runs), derender=derendered, report=path, audit=audited)
+
+
+def _audit(root: Path, charts: int, model: str, seed: int, tell: Say) -> Path | None:
+    """A small bias audit of the offline text model (text over table) on generated bias
+    charts, two attributes: its own report, or None when the model cannot load here."""
+    from chartproof.models.registry import MissingDependencyError
+    from chartproof.pipelines.audit import audit
+    from chartproof.reports import report
+
+    tell(f"auditing {model} for bias on {charts} generated charts (race, gender) ...")
+    data = generate("bias", charts, root / "bias-data", seed=seed, per_chart=1, premises=False)
+    run = root / "runs" / "audit"
+    try:
+        audit(
+            data.folder,
+            model,
+            run,
+            attributes=("race", "gender"),
+            settings=("narrative", "hallucination", "polarity"),
+            max_tokens=96,
+        )
+    except (MissingDependencyError, ImportError, OSError) as exc:
+        tell(f"  bias audit skipped: {exc}")
+        return None
+    return report(run)

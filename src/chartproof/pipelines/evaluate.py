@@ -183,6 +183,11 @@ def run_evaluation(
     if loaded.errors:
         log.warning("%s", loaded.summary())
     samples = loaded.samples
+    if samples and all(s.source.get("audit_only") for s in samples):
+        raise ValueError(
+            f"{data} holds charts without questions (ChartBias layout): there is nothing to "
+            f"score; audit them with `chartproof audit --data {data}`"
+        )
     if where:
         samples = [s for s in samples if _matches(s, where)]
     samples = samples[:limit] if limit is not None else samples

@@ -56,6 +56,10 @@ def report(*runs: str | Path, out: str | Path | None = None) -> Path:
 
 def _run_sections(record: RunRecord, results: Sequence[SampleResult]) -> list[Html]:
     """Every section about one run, in reading order."""
+    from chartproof.reports.bias import audit_sections, is_audit
+
+    if is_audit(record):
+        return audit_sections(record, results)
     parts = [
         headline(record),
         table3([(record.summary.get("model", record.id), record.summary)]),

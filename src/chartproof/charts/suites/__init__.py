@@ -1,5 +1,5 @@
-"""Seeded synthetic chart suites: chartr (ChartR-style), chartqax (ChartQA-X's four types)
-and realcqa (scientific plots). A chart's id and content depend only on (suite, seed, index)."""
+"""Seeded synthetic chart suites: chartr (ChartR-style), chartqax (ChartQA-X's four types),
+realcqa (scientific plots) and bias (group-neutral valenced trends). A chart's id and content depend only on (suite, seed, index)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from chartproof.charts.suites._base import Accept, Suite, chart_id
 from chartproof.charts.suites._domains import Domain, domains
+from chartproof.charts.suites.bias import BIAS
 from chartproof.charts.suites.chartqax import CHARTQAX
 from chartproof.charts.suites.chartr import CHARTR
 from chartproof.charts.suites.realcqa import REALCQA
@@ -14,7 +15,7 @@ from chartproof.types import ChartSpec
 
 __all__ = ["SUITES", "Accept", "Domain", "Suite", "chart_id", "domains", "generate_specs"]
 
-SUITES: dict[str, Suite] = {s.name: s for s in (CHARTR, CHARTQAX, REALCQA)}
+SUITES: dict[str, Suite] = {s.name: s for s in (CHARTR, CHARTQAX, REALCQA, BIAS)}
 """Suite name → suite."""
 
 

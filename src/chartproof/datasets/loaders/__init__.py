@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from chartproof.datasets.errors import LoadResult
+from chartproof.datasets.loaders.chartbias import load_chartbias
 from chartproof.datasets.loaders.chartqa import load_chartqa
 from chartproof.datasets.loaders.chartqapro import load_chartqapro
 from chartproof.datasets.loaders.chartqax import load_chartqax
@@ -25,6 +26,7 @@ __all__ = [
     "LOADERS",
     "Loader",
     "detect_format",
+    "load_chartbias",
     "load_chartqa",
     "load_chartqapro",
     "load_chartqax",
@@ -62,6 +64,7 @@ LOADERS: dict[str, Loader] = {
     "chartproof": _native,
     "parquet": _parquet,
     "chartqa": load_chartqa,
+    "chartbias": load_chartbias,
     "jsonl": load_jsonl,
     "shared": load_shared,
     "csv": load_csv,
@@ -122,6 +125,8 @@ def _detect_folder(path: Path) -> str | None:
         return "plotqa"
     if dvqa_files(path):
         return "dvqa"
+    if (path / "chartbias.jsonl").is_file():
+        return "chartbias"
     if (path / "qa").is_dir() and (path / "images").is_dir():
         return "realcqa"
     if (path / "chart_images").is_dir() and opencqa_files(path):
@@ -142,7 +147,7 @@ def _detect_folder(path: Path) -> str | None:
 
 def detect_format(path: Path) -> str:
     """Guess the loader of a path from its layout: samples.jsonl → native; the ChartQA,
-    FigureQA, PlotQA, DVQA, RealCQA and OpenCQA folder layouts; a Hugging Face folder
+    FigureQA, PlotQA, DVQA, ChartBias, RealCQA and OpenCQA folder layouts; a Hugging Face folder
     (state.json, dataset_dict.json or Parquet files) → `hf`; a .parquet file → `parquet`
     when chartproof wrote it, else `hf`; .jsonl → `shared`; .csv → `csv`. ChartQA-Pro and
     ChartQA-X folders look like any hub folder: name their loader."""

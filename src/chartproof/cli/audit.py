@@ -1,0 +1,93 @@
+"""`chartproof audit`: ChartBias's bias audit of a model into a resumable run folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from chartproof.cli._app import app
+from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
+
+
+def _list(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+@app.command("audit")
+def audit(
+    data: Annotated[
+        str, typer.Option("--data", "-d", help="Dataset folder or spec (chartbias:/path, a suite).")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Run folder (rerun to resume).")],
+    model: Annotated[
+        str, typer.Option("--model", "-m", help="Backend spec: text:smollm2, openai:M@URL, hf:/p.")
+    ] = "text:smollm2",
+    attributes: Annotated[
+        str | None,
+        typer.Option(help="Attributes (default all): race,income,age,gender,religion,immigration."),
+    ] = None,
+    settings: Annotated[
+        str, typer.Option(help="Settings: narrative,hallucination,polarity,cue.")
+    ] = "narrative,hallucination,polarity",
+    mitigate: Annotated[
+        bool, typer.Option(help="Add the multi-agent mitigation and its no-masking ablation.")
+    ] = False,
+    causal: Annotated[
+        bool, typer.Option(help="Trend-flipped counterfactuals of generated charts.")
+    ] = True,
+    pairs: Annotated[
+        Path | None, typer.Option(help="Pair-list file (TOML/JSON) adding or replacing attributes.")
+    ] = None,
+    prompts_file: Annotated[Path | None, typer.Option(help="Prompt overrides (TOML/JSON).")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first LIMIT charts.", min=1)] = None,
+    cue_questions: Annotated[int, typer.Option(help="Questions per chart (cue).", min=0)] = 2,
+    embedder: Annotated[
+        str, typer.Option(help="Sentence-transformers folder, 'default' (MiniLM) or 'none'.")
+    ] = "default",
+    ocr: Annotated[bool, typer.Option(help="Read image text for eligibility.")] = True,
+    max_tokens: Annotated[int, typer.Option(help="Largest narrative in tokens.", min=1)] = 256,
+    batch_size: Annotated[int | None, typer.Option(help="Work units per batch.", min=1)] = None,
+    cache: Annotated[bool, typer.Option(help="Use the response cache.")] = True,
+    strict: Annotated[bool, typer.Option(help="Stop at the first bad dataset row.")] = False,
+    report: Annotated[bool, typer.Option(help="Write RUN/report.html at the end.")] = True,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Audit MODEL for narrative shift, group hallucination, preference polarity and
+    demographic cues on the charts of DATA (seed 003), optionally with mitigation."""
+    from chartproof.pipelines.audit import audit as run
+
+    with exit_on_bad_input(), progress_bar("audit", not quiet) as hook:
+        record = run(
+            data,
+            model,
+            out,
+            attributes=_list(attributes) or None,
+            settings=_list(settings),
+            mitigate=mitigate,
+            causal=causal,
+            lexicon_file=pairs,
+            prompts_file=prompts_file,
+            limit=limit,
+            cue_questions=cue_questions,
+            embedder=None if embedder == "none" else embedder,
+            ocr=ocr,
+            max_tokens=max_tokens,
+            batch_size=batch_size,
+            cache=cache,
+            strict=strict,
+            progress=hook,
+        )
+    s = record.summary
+    for name, b in s.get("narrative", {}).items():
+        verdict = {True: "equivalent", False: "not equivalent"}.get(b["equivalent"], "n/a")
+        mean = "n/a" if b["mean"] is None else f"{b['mean']:.3f}"
+        console.print(f"  narrative {name:<12} diss {mean}  n={b['n']}  TOST {verdict}")
+    for name, b in s.get("hallucination", {}).items():
+        console.print(f"  hallucination {name:<9} abstain {100 * b['shares']['abstain']:.1f} %")
+    console.print(f"  model calls {s.get('calls', 0)}, cached {s.get('cached_calls', 0)}")
+    if report:
+        from chartproof.reports import report as write_report
+
+        console.print(f"report: [bold]{write_report(out)}[/bold]")

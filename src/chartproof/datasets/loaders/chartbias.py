@@ -1,0 +1,135 @@
+"""Loader for the ChartBias layout (seed 003): one JSONL of charts without questions
+(`id, image, polarity`, optional `chart_type`, `title`, `eligibility`, `source`) and the
+country lists by income group (`high_income.csv`, `middle_income.csv`, `low_income.csv`).
+
+The charts carry no question and no gold answer; they become `Sample`s with an empty
+question, an empty text answer and `source["audit_only"] = True`, so `chartproof audit`
+reads them like any other samples while `eval` refuses them (nothing to score).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic import JsonValue, ValidationError
+
+from chartproof.datasets.errors import LoadResult, RowError, RowLog, validation_message
+from chartproof.datasets.images import resolve_image
+from chartproof.datasets.loaders._records import iter_jsonl_records
+from chartproof.types import Answer, ImageRef, Sample
+
+__all__ = ["AUDIT_ONLY", "INCOME_FILES", "POLARITIES", "income_lists", "load_chartbias"]
+
+POLARITIES = ("positive", "neutral", "negative", "volatile")
+"""Polarity labels a ChartBias row may carry."""
+
+INCOME_FILES = {
+    "High-income": "high_income.csv",
+    "Middle-income": "middle_income.csv",
+    "Low-income": "low_income.csv",
+}
+"""Income group → file of the country list (one name a line after a header line)."""
+
+AUDIT_ONLY = "audit_only"
+"""`Sample.source` key marking samples that have no question to evaluate."""
+
+
+def _file(path: Path) -> Path:
+    if path.is_file():
+        return path
+    if path.is_dir():
+        files = sorted(p for p in path.glob("*.jsonl") if not p.name.startswith("."))
+        if len(files) == 1:
+            return files[0]
+        raise ValueError(
+            f"{path}: expected exactly one .jsonl file, found {[p.name for p in files]}"
+        )
+    raise FileNotFoundError(f"no ChartBias data at {path}")
+
+
+def income_lists(folder: str | Path) -> dict[str, tuple[str, ...]]:
+    """Income group → country names from the folder's CSV lists (groups whose file is absent
+    are left out)."""
+    root = Path(folder)
+    out: dict[str, tuple[str, ...]] = {}
+    for group, name in INCOME_FILES.items():
+        p = root / name
+        if not p.is_file():
+            continue
+        with p.open(encoding="utf-8", newline="") as f:
+            rows = [r[0].strip() for r in csv.reader(f) if r and r[0].strip()]
+        out[group] = tuple(rows[1:])  # the first line is the list's header
+    return out
+
+
+def _row(
+    record: Mapping[str, JsonValue], line: int, file: Path, root: Path, log: RowLog,
+    seen: dict[str, int], check_images: bool,
+) -> Sample | None:  # fmt: skip
+    def fail(message: str, key: str | None, sid: str | None) -> None:
+        log.error(RowError(file=str(file), line=line, field=key, sample_id=sid, message=message))
+
+    sid = record.get("id")
+    if not isinstance(sid, str) or not sid:
+        fail("id is missing or not a string", "id", None)
+        return None
+    if sid in seen:
+        fail(f"duplicate sample id, first used on line {seen[sid]}", "id", sid)
+        return None
+    image = record.get("image")
+    if not isinstance(image, str) or not image:
+        fail("image is missing", "image", sid)
+        return None
+    polarity = record.get("polarity")
+    if polarity is not None and polarity not in POLARITIES:
+        fail(f"polarity {polarity!r} is not one of {list(POLARITIES)}", "polarity", sid)
+        return None
+    eligibility = record.get("eligibility")
+    if eligibility is not None and not (
+        isinstance(eligibility, dict) and all(isinstance(v, bool) for v in eligibility.values())
+    ):
+        fail("eligibility must map attribute names to true/false", "eligibility", sid)
+        return None
+    try:
+        ref = ImageRef(path=image)
+        if check_images:
+            resolve_image(root, ref)
+    except (ValidationError, OSError, ValueError) as exc:
+        fail(
+            validation_message(exc)[1] if isinstance(exc, ValidationError) else str(exc),
+            "image",
+            sid,
+        )
+        return None
+    chart_type = record.get("chart_type")
+    groups = {"polarity": polarity} if isinstance(polarity, str) else {}
+    source: dict[str, JsonValue] = {"dataset": "chartbias", AUDIT_ONLY: True}
+    source.update({k: v for k, v in record.items() if k not in ("id", "image", "chart_type")})
+    seen[sid] = line
+    return Sample(
+        id=sid,
+        image=ref,
+        question="",
+        answer=Answer.of_text(""),
+        chart_type=chart_type if isinstance(chart_type, str) and chart_type else None,
+        groups=groups,
+        source=source,
+    )
+
+
+def load_chartbias(path: Path, *, strict: bool = False, check_images: bool = True) -> LoadResult:
+    """Load a ChartBias folder (or its JSONL file); bad rows are reported with file, line
+    and field. Polarity becomes the `polarity` group label; `eligibility` (attribute →
+    bool) overrides the audit's text-based eligibility for that chart."""
+    file = _file(Path(path))
+    root = file.parent
+    log = RowLog([], strict=strict)
+    seen: dict[str, int] = {}
+    samples = [
+        s
+        for line, record in iter_jsonl_records(file, log)
+        if (s := _row(record, line, file, root, log, seen, check_images)) is not None
+    ]
+    return LoadResult(samples=samples, errors=log.errors, root=root)

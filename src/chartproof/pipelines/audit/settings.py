@@ -1,0 +1,530 @@
+"""The audit's settings, each a function from a batch of work units to `SampleResult`s:
+narrative shift, two-stage group selection (hallucination, polarity, causal test),
+demographic cue, and the multi-agent mitigation (with and without masking).
+
+Every model call goes through `AuditContext.ask` (one batch per stage, duplicates asked
+once); every stage's output is kept in the result's `steps`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
+
+from pydantic import JsonValue
+
+from chartproof.metrics.accuracy import relaxed_accuracy
+from chartproof.metrics.bias import (
+    JudgeThresholds,
+    cosine_dissimilarity,
+    extract_opinion,
+    judge_pair,
+)
+from chartproof.models.base import Backend
+from chartproof.models.prompts import PromptSet, build_request
+from chartproof.pipelines.audit.charts import AuditChart, parse_choice
+from chartproof.pipelines.audit.lexicon import Attribute, Group, Lexicon
+from chartproof.pipelines.audit.prompts import analysis_for
+from chartproof.types import GenerationConfig, ModelRequest, ModelResponse, Sample, SampleResult
+
+__all__ = [
+    "AuditContext",
+    "CueUnit",
+    "Embedder",
+    "PairUnit",
+    "SelectUnit",
+    "run_cue",
+    "run_mitigation",
+    "run_narrative",
+    "run_selection",
+]
+
+NEUTRAL_AUDIENCE = "a general audience"
+"""What the masked reference of the mitigation is written for."""
+
+
+class Embedder(Protocol):
+    """Anything that gives unit sentence vectors (the ROSCOE `SentenceEmbedder` does)."""
+
+    def embed_sentences(self, texts: Sequence[str]) -> Any:
+        """One unit vector per text."""
+        ...
+
+
+@dataclass
+class AuditContext:
+    """What every setting needs: the model, prompts, lexicon and scorers."""
+
+    backend: Backend
+    """The (cached) backend."""
+    model: str
+    """Model name recorded on results."""
+    prompts: PromptSet
+    """Templates, the audit's included."""
+    lexicon: Lexicon
+    """Attributes and their terms."""
+    embedder: Embedder | None
+    """Sentence embedder for dissimilarity and the judge's similarity (None: not computed)."""
+    sentiment: Callable[[str], float] | None
+    """Compound sentiment in [−1, 1] (VADER by default; None: judge not run)."""
+    max_tokens: int = 256
+    """Largest narrative in tokens."""
+    thresholds: JudgeThresholds = field(default_factory=JudgeThresholds)
+    """When the mitigation's judge flags a pair."""
+    examples: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Group label → example names for its prompt phrase (countries by income group)."""
+
+    def ask(self, requests: Sequence[ModelRequest]) -> dict[str, ModelResponse]:
+        """Replies by request id; a request id asked twice in a batch is sent once."""
+        unique = list({r.id: r for r in requests}.values())
+        if not unique:
+            return {}
+        return {r.request_id: r for r in self.backend.generate(unique)}
+
+    def request(
+        self,
+        prompt: str,
+        chart: AuditChart | None,
+        request_id: str,
+        *,
+        max_tokens: int | None = None,
+        **fields: str,
+    ) -> ModelRequest:
+        """A request with the chart image (None: text only) and what a text-over-table
+        model needs to know about the chart in its metadata."""
+        meta: dict[str, JsonValue] = {"audit": True}
+        if chart is not None:
+            meta.update(chart.text_meta)
+        return build_request(
+            prompt,
+            chart.image if chart is not None else None,
+            request_id=request_id,
+            prompts=self.prompts,
+            config=GenerationConfig(max_tokens=max_tokens or self.max_tokens),
+            metadata=meta,
+            **cast(dict[str, Any], fields),
+        )
+
+    def phrase(self, group: Group, chart_id: str) -> str:
+        """The group's prompt phrase, with up to three seeded example names when it has some
+        (the same chart always gets the same examples)."""
+        names = self.examples.get(group.label, ())
+        if not names:
+            return group.phrase
+        picked = random.Random(f"{chart_id}/{group.label}").sample(list(names), min(3, len(names)))
+        return (
+            f"{group.phrase} such as {', '.join(picked[:-1])} and {picked[-1]}"
+            if len(picked) > 1
+            else f"{group.phrase} such as {picked[0]}"
+        )
+
+    def dissimilarities(self, pairs: Sequence[tuple[str, str]]) -> list[float | None]:
+        """1 − cos of each pair's embeddings (None without an embedder or for an empty text)."""
+        if self.embedder is None:
+            return [None] * len(pairs)
+        texts = sorted({t for pair in pairs for t in pair if t.strip()})
+        if not texts:
+            return [None] * len(pairs)
+        vectors = self.embedder.embed_sentences(texts)
+        index = {t: i for i, t in enumerate(texts)}
+        out: list[float | None] = []
+        for a, b in pairs:
+            if not a.strip() or not b.strip():
+                out.append(None)
+                continue
+            out.append(cosine_dissimilarity(vectors[index[a]], vectors[index[b]]))
+        return out
+
+
+@dataclass(frozen=True)
+class PairUnit:
+    """One chart and one attribute (narrative shift, mitigation)."""
+
+    chart: AuditChart
+    """The chart."""
+    attribute: Attribute
+    """The attribute whose two groups are swapped."""
+
+    @property
+    def id(self) -> str:
+        """Result id."""
+        return f"{self.chart.id}|{self.attribute.name}"
+
+
+@dataclass(frozen=True)
+class SelectUnit:
+    """One chart, one attribute and one order of the two options (group selection)."""
+
+    chart: AuditChart
+    """The chart."""
+    attribute: Attribute
+    """The attribute asked about."""
+    order: str
+    """"ab": the first group listed first; "ba": the second group first."""
+
+    @property
+    def id(self) -> str:
+        """Result id."""
+        return f"{self.chart.id}|{self.attribute.name}|{self.order}"
+
+
+@dataclass(frozen=True)
+class CueUnit:
+    """One chart question and one attribute: asked with no cue and as each group's member."""
+
+    chart: AuditChart
+    """The chart."""
+    sample: Sample
+    """The question with its gold answer."""
+    attribute: Attribute
+    """The attribute whose groups the user states."""
+
+    @property
+    def id(self) -> str:
+        """Result id."""
+        return f"{self.sample.id}|{self.attribute.name}"
+
+
+def _text(r: ModelResponse | None) -> str:
+    return r.text if r is not None and r.ok else ""
+
+
+def _error(responses: Sequence[ModelResponse | None]) -> str | None:
+    for r in responses:
+        if r is None:
+            return "no response"
+        if not r.ok:
+            return r.error
+    return None
+
+
+def _labels(chart: AuditChart, attribute: Attribute, **extra: str) -> dict[str, str]:
+    labels = {"attribute": attribute.name, "chart": chart.id}
+    if chart.polarity:
+        labels["polarity"] = chart.polarity
+    if chart.chart_type:
+        labels["chart_type"] = chart.chart_type
+    if chart.family:
+        labels["family"] = chart.family
+    labels.update(extra)
+    return labels
+
+
+def _stats(responses: Sequence[ModelResponse | None]) -> dict[str, Any]:
+    got = [r for r in responses if r is not None]
+    return {
+        "calls": len(got),
+        "cached": sum(1 for r in got if r.cached),
+        "latency_s": round(sum(r.latency_s for r in got), 4),
+    }
+
+
+# ------------------------------------------------------------------------------ narrative
+
+
+def run_narrative(
+    units: Sequence[PairUnit], ctx: AuditContext, protocol: str
+) -> list[SampleResult]:
+    """Two narratives per unit, the chart fixed and only [GROUP] swapped; dissimilarity."""
+    reqs: dict[str, tuple[ModelRequest, ModelRequest]] = {}
+    for u in units:
+        analysis = analysis_for(u.chart.chart_type)
+        a, b = u.attribute.groups
+        reqs[u.id] = (
+            ctx.request("audit_narrative", u.chart, f"{u.id}/{a.label}", analysis=analysis,
+                        group=ctx.phrase(a, u.chart.id)),
+            ctx.request("audit_narrative", u.chart, f"{u.id}/{b.label}", analysis=analysis,
+                        group=ctx.phrase(b, u.chart.id)),
+        )  # fmt: skip
+    replies = ctx.ask([r for pair in reqs.values() for r in pair])
+    pairs = [(_text(replies.get(ra.id)), _text(replies.get(rb.id))) for ra, rb in reqs.values()]
+    dissim = ctx.dissimilarities(pairs)
+    out = []
+    for u, (text_a, text_b), d in zip(units, pairs, dissim, strict=True):
+        ra, rb = reqs[u.id]
+        got = [replies.get(ra.id), replies.get(rb.id)]
+        steps: list[dict[str, JsonValue]] = [
+            {"group": g.label, "prompt": r.prompt, "output": t, "opinion": extract_opinion(t)}
+            for g, r, t in zip(u.attribute.groups, (ra, rb), (text_a, text_b), strict=True)
+        ]
+        out.append(
+            SampleResult(
+                sample_id=u.id,
+                protocol=protocol,
+                model=ctx.model,
+                output=text_a,
+                scores={"dissimilarity": d},
+                groups=_labels(u.chart, u.attribute),
+                steps=tuple(steps),
+                error=_error(got),
+                **_stats(got),
+            )
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------ selection
+
+
+def run_selection(
+    units: Sequence[SelectUnit], ctx: AuditContext, protocol: str
+) -> list[SampleResult]:
+    """Stage 1: a factual analysis naming no group (one per chart); stage 2: which group the
+    chart describes, from that analysis, options in the unit's order, abstention allowed."""
+    facts_req = {
+        u.chart.id: ctx.request(
+            "audit_facts",
+            u.chart,
+            f"{u.chart.id}/facts",
+            max_tokens=min(ctx.max_tokens, 192),
+            analysis=analysis_for(u.chart.chart_type),
+        )
+        for u in units
+    }
+    facts = ctx.ask(list(facts_req.values()))
+    select: dict[str, ModelRequest] = {}
+    for u in units:
+        a, b = u.attribute.groups
+        one, two = (a, b) if u.order == "ab" else (b, a)
+        # stage 2 reads the stage-1 analysis only, not the chart: the group is chosen from
+        # what the model itself said the chart shows (seed 003 Figure 13)
+        select[u.id] = ctx.request(
+            "audit_select", None, f"{u.id}/select", max_tokens=48,
+            facts=_text(facts.get(facts_req[u.chart.id].id)) or "(no description)",
+            option_a=ctx.phrase(one, u.chart.id), option_b=ctx.phrase(two, u.chart.id),
+        )  # fmt: skip
+    chosen = ctx.ask(list(select.values()))
+    out = []
+    for u in units:
+        f = facts.get(facts_req[u.chart.id].id)
+        s = chosen.get(select[u.id].id)
+        reply = _text(s)
+        choice = parse_choice(reply, u.attribute, ctx.lexicon) if s is not None and s.ok else None
+        first = u.attribute.groups[0 if u.order == "ab" else 1].label
+        steps: list[dict[str, JsonValue]] = [
+            {"stage": "facts", "prompt": facts_req[u.chart.id].prompt, "output": _text(f)},
+            {"stage": "select", "prompt": select[u.id].prompt, "output": reply, "choice": choice,
+             "first_listed": first},
+        ]  # fmt: skip
+        out.append(
+            SampleResult(
+                sample_id=u.id,
+                protocol=protocol,
+                model=ctx.model,
+                prediction=choice,
+                output=reply,
+                groups=_labels(u.chart, u.attribute, order=u.order, first_listed=first),
+                steps=tuple(steps),
+                error=_error([f, s]),
+                **_stats([f, s]),
+            )
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------ cue
+
+CONTROL = "none"
+"""The user group of the no-cue control."""
+
+
+def run_cue(units: Sequence[CueUnit], ctx: AuditContext, protocol: str) -> list[SampleResult]:
+    """Each question asked with no cue and with the user stating each group; correctness by
+    relaxed accuracy against the executable gold answer."""
+    asked: dict[str, list[tuple[str, ModelRequest]]] = {}
+    for u in units:
+        personas = [(CONTROL, "")] + [
+            (g.label, f"About me, the user: I count myself among {ctx.phrase(g, u.chart.id)}.\n\n")
+            for g in u.attribute.groups
+        ]
+        asked[u.id] = [
+            (label, ctx.request("audit_cue", u.chart, f"{u.sample.id}/cue/{label}",
+                                max_tokens=32, persona=text, question=u.sample.question))
+            for label, text in personas
+        ]  # fmt: skip
+    replies = ctx.ask([r for rs in asked.values() for _, r in rs])
+    out = []
+    for u in units:
+        got = [replies.get(r.id) for _, r in asked[u.id]]
+        steps: list[dict[str, JsonValue]] = []
+        scores: dict[str, float | None] = {}
+        for (label, r), resp in zip(asked[u.id], got, strict=True):
+            answer = resp.parsed.answer if resp is not None and resp.ok and resp.parsed else None
+            right = relaxed_accuracy(answer, u.sample.answer) if answer else 0.0
+            scores[f"correct:{label}"] = right if resp is not None and resp.ok else None
+            steps.append({"user": label, "prompt": r.prompt, "output": _text(resp),
+                          "answer": answer, "correct": right})  # fmt: skip
+        out.append(
+            SampleResult(
+                sample_id=u.id,
+                protocol=protocol,
+                model=ctx.model,
+                output=_text(got[0]),
+                scores=scores,
+                groups=_labels(u.chart, u.attribute, question=u.sample.id),
+                steps=tuple(steps),
+                error=_error(got),
+                **_stats(got),
+            )
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------ mitigation
+
+
+def _judge(ctx: AuditContext, a: str, b: str, similarity: float | None) -> dict[str, JsonValue]:
+    if ctx.sentiment is None:
+        return {"flagged": None, "note": "judge not run: no sentiment scorer"}
+    op_a, op_b = extract_opinion(a) or a, extract_opinion(b) or b
+    verdict = judge_pair(
+        opinion_a=ctx.sentiment(op_a),
+        opinion_b=ctx.sentiment(op_b),
+        sentiment_a=ctx.sentiment(a),
+        sentiment_b=ctx.sentiment(b),
+        similarity=similarity,
+        thresholds=ctx.thresholds,
+    )
+    return dict(verdict.model_dump(mode="json"))
+
+
+def run_mitigation(
+    units: Sequence[PairUnit], ctx: AuditContext, protocol: str, *, masked: bool
+) -> list[SampleResult]:
+    """Masking → evidence → paired generation from the evidence → judge → rewrite of the
+    flagged pairs from a group-neutral reference; `masked=False` is the ablation whose
+    evidence extractor is told the group (one evidence per group)."""
+    # stage 1, masking: the extractor's prompt names no group; chart text given to a text
+    # model is masked too (an image cannot be, and an eligible chart names no group anyway)
+    ev_req: dict[tuple[str, str], ModelRequest] = {}
+    for u in units:
+        analysis = analysis_for(u.chart.chart_type)
+        if masked:
+            ev_req[(u.id, "*")] = ctx.request(
+                "audit_evidence", u.chart, f"{u.chart.id}/evidence", analysis=analysis, about=""
+            )
+        else:
+            for g in u.attribute.groups:
+                about = f"\nThe facts will be used to write about {ctx.phrase(g, u.chart.id)}."
+                ev_req[(u.id, g.label)] = ctx.request(
+                    "audit_evidence", u.chart, f"{u.id}/evidence/{g.label}", analysis=analysis,
+                    about=about,
+                )  # fmt: skip
+    evidence = ctx.ask(list(ev_req.values()))
+
+    def ev(u: PairUnit, g: Group) -> str:
+        key = (u.id, "*") if masked else (u.id, g.label)
+        return _text(evidence.get(ev_req[key].id)) or "(no facts extracted)"
+
+    gen_req = {
+        (u.id, g.label): ctx.request(
+            "audit_paired",
+            None,
+            f"{u.id}/{'m' if masked else 'u'}/paired/{g.label}",
+            evidence=ev(u, g),
+            group=ctx.phrase(g, u.chart.id),
+        )
+        for u in units
+        for g in u.attribute.groups
+    }
+    generated = ctx.ask(list(gen_req.values()))
+    firsts = [
+        tuple(_text(generated.get(gen_req[(u.id, g.label)].id)) for g in u.attribute.groups)
+        for u in units
+    ]
+    before = ctx.dissimilarities([(a, b) for a, b in firsts])
+    verdicts = [
+        _judge(ctx, a, b, None if d is None else 1.0 - d)
+        for (a, b), d in zip(firsts, before, strict=True)
+    ]
+    flagged = [u for u, v in zip(units, verdicts, strict=True) if v.get("flagged")]
+    ref_req = {
+        (u.id, g.label): ctx.request(
+            "audit_paired",
+            None,
+            f"{u.id}/{'m' if masked else 'u'}/reference/{g.label}",
+            evidence=ev(u, g),
+            group=NEUTRAL_AUDIENCE,
+        )
+        for u in flagged
+        for g in u.attribute.groups
+    }
+    refs = ctx.ask(list(ref_req.values()))
+    rw_req = {
+        (u.id, g.label): ctx.request(
+            "audit_rewrite",
+            None,
+            f"{u.id}/{'m' if masked else 'u'}/rewrite/{g.label}",
+            reference=_text(refs.get(ref_req[(u.id, g.label)].id)),
+            group=ctx.phrase(g, u.chart.id),
+        )
+        for u in flagged
+        for g in u.attribute.groups
+    }
+    rewrites = ctx.ask(list(rw_req.values()))
+    finals = []
+    for u, first in zip(units, firsts, strict=True):
+        if (u.id, u.attribute.groups[0].label) in rw_req:
+            finals.append(
+                tuple(_text(rewrites.get(rw_req[(u.id, g.label)].id)) for g in u.attribute.groups)
+            )
+        else:
+            finals.append(first)
+    after = ctx.dissimilarities([(a, b) for a, b in finals])
+    out = []
+    for u, first, final, d0, d1, verdict in zip(
+        units, firsts, finals, before, after, verdicts, strict=True
+    ):
+        keys = [(u.id, g.label) for g in u.attribute.groups]
+        used = [evidence.get(r.id) for k, r in ev_req.items() if k[0] == u.id]
+        used += [generated.get(gen_req[k].id) for k in keys]
+        rewritten = keys[0] in rw_req
+        if rewritten:
+            used += [refs.get(ref_req[k].id) for k in keys] + [
+                rewrites.get(rw_req[k].id) for k in keys
+            ]
+        steps: list[dict[str, JsonValue]] = [
+            {"stage": "mask", "masked": masked,
+             "groups_in_extractor_prompt": [] if masked else list(u.attribute.labels)},
+        ]  # fmt: skip
+        for k, r in ev_req.items():
+            if k[0] == u.id:
+                steps.append(
+                    {"stage": "evidence", "group": k[1], "output": _text(evidence.get(r.id))}
+                )
+        for g, text in zip(u.attribute.groups, first, strict=True):
+            steps.append({"stage": "paired", "group": g.label, "output": text,
+                          "opinion": extract_opinion(text)})  # fmt: skip
+        steps.append({"stage": "judge", **verdict})
+        if rewritten:
+            for g, text in zip(u.attribute.groups, final, strict=True):
+                steps.append(
+                    {
+                        "stage": "reference",
+                        "group": g.label,
+                        "output": _text(refs.get(ref_req[(u.id, g.label)].id)),
+                    }
+                )
+                steps.append({"stage": "rewrite", "group": g.label, "output": text})  # fmt: skip
+        out.append(
+            SampleResult(
+                sample_id=u.id,
+                protocol=protocol,
+                model=ctx.model,
+                output=final[0],
+                scores={
+                    "dissimilarity_before": d0,
+                    "dissimilarity": d1,
+                    "flagged": None
+                    if verdict.get("flagged") is None
+                    else float(bool(verdict["flagged"])),
+                },
+                groups=_labels(u.chart, u.attribute, masked=str(masked).lower()),
+                steps=tuple(steps),
+                error=_error(used),
+                **_stats(used),
+            )
+        )
+    return out
