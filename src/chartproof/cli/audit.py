@@ -54,8 +54,8 @@ def audit(
     report: Annotated[bool, typer.Option(help="Write RUN/report.html at the end.")] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Audit MODEL for narrative shift, group hallucination, preference polarity and
-    demographic cues on the charts of DATA (seed 003), optionally with mitigation."""
+    """Audit MODEL for bias on the charts of DATA (ChartBias, seed 003): narrative shift,
+    group hallucination, preference polarity, demographic cues; mitigation on request."""
     from chartproof.pipelines.audit import audit as run
 
     with exit_on_bad_input(), progress_bar("audit", not quiet) as hook:
