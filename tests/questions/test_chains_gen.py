@@ -185,7 +185,10 @@ def _perturbations(op: Op, view: ChartView) -> list[AnswerValue]:
         return [lab for lab in dict.fromkeys(labels) if lab != v]
     items = [str(x) for x in v]
     outside = [x for x in view.x_labels if x not in items]
-    out: list[AnswerValue] = [tuple(items[1:]), tuple(items[:-1]), tuple(reversed(items))]
+    # a list read with one label missed (any one: with noisy data a band's lowest or highest
+    # member need not sit at either end of the x axis), reversed, or with one label too many
+    out: list[AnswerValue] = [tuple(items[:k] + items[k + 1 :]) for k in range(len(items))]
+    out.append(tuple(reversed(items)))
     out += [tuple(sorted([*items, x], key=view.x_labels.index)) for x in outside[:3]]
     return [o for o in out if o and o != v]
 

@@ -74,6 +74,10 @@ def _relation_claim(view: ChartView, slot: str, a: Op, b: Op, ops: Sequence[Op])
     actual = "lt" if x < y else "gt" if x > y else "eq"
     if actual == "eq" and not (a.exact and b.exact):
         return None
+    if actual != "eq" and abs(x - y) <= tol:
+        # too close to call: "equal" holds within the tolerance while "less"/"greater" go
+        # by the raw floats (1.3 + 82.1 falls just below 83.4), so no label is sound
+        return None
     cands = [_rel(r, sa, sb, tol) for r in ("lt", "gt", "eq") if r != actual]
     tol_a = tolerance(view, x, a.err)
     for text, c in far_numbers(view, x, tol_a, chart_numbers(view, x), k=4):
