@@ -9,6 +9,7 @@ import typer
 
 from chartproof.cli._app import app
 from chartproof.cli._progress import console, progress_bar
+from chartproof.executors.spec import EXECUTOR_HELP
 
 
 def _pairs(items: list[str]) -> dict[str, str] | None:
@@ -62,6 +63,7 @@ def evaluate(
     cache: Annotated[bool, typer.Option(help="Use the response cache.")] = True,
     strict: Annotated[bool, typer.Option(help="Stop at the first bad dataset row.")] = False,
     report: Annotated[bool, typer.Option(help="Write RUN/report.html at the end.")] = True,
+    executor: Annotated[str | None, typer.Option(help=EXECUTOR_HELP)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Ask MODEL every sample of DATA under a protocol and score the answers."""
@@ -83,6 +85,7 @@ def evaluate(
             with_table=with_table,
             cache=cache,
             strict=strict,
+            executor=executor,
             progress=hook,
         )
     for m in record.summary.get("metrics", [])[:6]:

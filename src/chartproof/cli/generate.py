@@ -9,6 +9,7 @@ import typer
 
 from chartproof.cli._app import app
 from chartproof.cli._progress import console, progress_bar
+from chartproof.executors.spec import EXECUTOR_HELP
 
 
 def _names(value: str | None) -> list[str]:
@@ -36,7 +37,10 @@ def generate(
     counterfactuals: Annotated[
         int, typer.Option(help="Counterfactual data edits per chart (0 = no families).", min=0)
     ] = 0,
-    workers: Annotated[int | None, typer.Option(help="Worker processes (default 2).")] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Worker processes (shorthand for --executor local:N).")
+    ] = None,
+    executor: Annotated[str | None, typer.Option(help=EXECUTOR_HELP)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Render a seeded suite of charts with questions, chains, premises and explanations."""
@@ -55,6 +59,7 @@ def generate(
             premises=premises,
             counterfactuals=counterfactuals,
             workers=workers,
+            executor=executor,
             progress=hook,
         )
     console.print(

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from chartproof.datasets import dataset_fingerprint, load_dataset
+from chartproof.executors import Executor, load_backend_on
 from chartproof.metrics.registry import explanation_scorers
-from chartproof.models import load_backend, load_prompts
+from chartproof.models import load_prompts
 from chartproof.models.base import Backend, accepts_overlap, in_flight
 from chartproof.models.cache import with_cache
 from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
@@ -54,6 +55,7 @@ def evaluate(
     cache: bool | str | Path = True,
     strict: bool = False,
     backend: Backend | None = None,
+    executor: str | Executor | None = None,
     progress: ProgressHook | None = None,
 ) -> RunRecord:
     """Evaluate `model` on the dataset `data` and write the run to `out`.
@@ -70,7 +72,10 @@ def evaluate(
     reference explanations). `batch_size` samples go to the model at a time and are recorded
     together (default: four times the backend's concurrency, at least 16, so an API
     backend's request slots stay full). Pass `backend` to use an already-built backend (its
-    `name` is recorded as the model; it is not closed).
+    `name` is recorded as the model; it is not closed). A CPU-bound `model` (the built-in
+    reader, an ``hf:`` model on the CPU) is fanned out over `executor` ("local": one copy per
+    core, the default; "local:1": this process; "ray[:ADDRESS]"), each worker loading it
+    once; the results do not depend on the executor and only this process writes the run.
     """
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r}; choose one of {list(PROTOCOLS)}")
@@ -106,7 +111,7 @@ def evaluate(
     }
     fingerprint = dataset_fingerprint(samples, loaded.root)
     todo_all = [s for s in samples if applies(protocol, s)]
-    inner = backend if backend is not None else load_backend(model)
+    inner = backend if backend is not None else load_backend_on(model, executor)
     wrapped, store = with_cache(_Borrowed(inner) if backend is not None else inner, cache)
     try:
         with RunFolder.open(out, config, fingerprint) as run:
