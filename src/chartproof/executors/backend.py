@@ -92,7 +92,7 @@ class FanOutBackend:
         out: list[ModelResponse] = []
         with self._lock:  # a pool runs one map at a time
             try:
-                for chunk, answers in zip(chunks, self._pool.map(_answer, chunks), strict=False):
+                for chunk, answers in zip(chunks, self._pool.map(_answer, chunks), strict=True):
                     if [a.request_id for a in answers] != [r.id for r in chunk]:
                         answers = [
                             failed(r, self._name, "worker returned mismatched responses")

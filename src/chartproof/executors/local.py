@@ -45,12 +45,20 @@ def _call(fn: Callable[[Any, Any], Any], chunk: list[Any]) -> list[Any]:
 
 def _context() -> Any:
     # fork is fastest and needs no `if __name__ == "__main__"` guard in the caller's script,
-    # but forking a process that runs other threads can copy a held lock; then start the
-    # workers from a clean forkserver instead
-    methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
+    # but forking a process that runs other threads (a progress bar's) can copy a held lock
+    # into the child; then spawn clean workers (a forkserver would outlive this process)
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    return multiprocessing.get_context("spawn")
+
+
+def _succeeded(future: Future[list[Any]] | None) -> bool:
+    return (
+        future is not None
+        and future.done()
+        and not future.cancelled()
+        and future.exception() is None
+    )
 
 
 class LocalPool:
@@ -97,7 +105,8 @@ class LocalPool:
 
     def _restart(self) -> ProcessPoolExecutor:
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            # a broken pool's threads end at once; waiting for them lets the new pool fork
+            self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
         self.restarts += 1
         return self._start()
@@ -106,40 +115,41 @@ class LocalPool:
         self, fn: Callable[[Any, Any], Any], chunks: Iterator[list[Any]]
     ) -> Iterator[Any]:
         window = 2 * self._workers  # chunks in flight: every worker busy, one queued each
-        pending: deque[tuple[list[Any], Future[list[Any]]]] = deque()
+        pending: deque[tuple[list[Any], Future[list[Any]] | None]] = deque()
         restarts = 0
-        pool = self._start()
-
-        def fill() -> None:
-            while len(pending) < window:
-                chunk = next(chunks, None)
-                if chunk is None:
-                    return
-                pending.append((chunk, pool.submit(_call, fn, chunk)))
-
-        fill()
-        while pending:
-            chunk, future = pending[0]
+        self._start()
+        while True:
             try:
-                result = future.result()
+                while len(pending) < window:
+                    chunk = next(chunks, None)
+                    if chunk is None:
+                        break
+                    pending.append((chunk, None))
+                # submit what is not running; a worker that died while the pool sat idle
+                # breaks the submit, and the chunk stays queued for the restarted pool
+                for i in range(len(pending)):
+                    c, f = pending[i]
+                    if f is None:
+                        pending[i] = (c, self._start().submit(_call, fn, c))
+                if not pending:
+                    return
+                head = pending[0][1]
+                assert head is not None
+                result = head.result()
             except BrokenProcessPool:
                 restarts += 1
                 if restarts > MAX_RESTARTS:
+                    first = pending[0][0][0] if pending else None
                     raise RuntimeError(
                         f"worker processes died {restarts} times in one map; giving up "
-                        f"(the chunk running last started with item {chunk[0]!r:.80})"
+                        f"(the oldest unfinished chunk starts with item {first!r:.80})"
                     ) from None
                 log.warning("a worker process died; restarting the pool and rerunning its items")
-                pool = self._restart()
+                self._restart()
                 # rerun every chunk whose result did not arrive; finished ones are kept
-                redo = deque[tuple[list[Any], Future[list[Any]]]]()
-                for c, f in pending:
-                    ok = f.done() and not f.cancelled() and f.exception() is None
-                    redo.append((c, f if ok else pool.submit(_call, fn, c)))
-                pending = redo
+                pending = deque((c, f if _succeeded(f) else None) for c, f in pending)
                 continue
             pending.popleft()
-            fill()
             yield from result
 
     def close(self) -> None:
