@@ -9,6 +9,7 @@ import typer
 
 from chartproof.cli._app import app
 from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
+from chartproof.executors.spec import EXECUTOR_HELP
 
 
 def _specs(text: str | None, option: str) -> list[str] | None:
@@ -120,6 +121,7 @@ def explain(
     ] = None,
     cache: Annotated[bool, typer.Option(help="Use the response cache.")] = True,
     strict: Annotated[bool, typer.Option(help="Stop at the first bad dataset row.")] = False,
+    executor: Annotated[str | None, typer.Option(help=EXECUTOR_HELP)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Candidates from MODELS → ROSCOE AS ranking → leave-one-out majority verification →
@@ -147,6 +149,7 @@ def explain(
             cache=cache,
             limit=limit,
             strict=strict,
+            executor=executor,
             progress=hook,
         )
     counts = result.summary["counts"]
