@@ -187,3 +187,18 @@ def test_missing_ray_names_the_install_command(monkeypatch: pytest.MonkeyPatch) 
 
     with pytest.raises(MissingDependencyError, match=r"pip install 'chartproof\[ray\]'"):
         open_executor("ray")
+
+
+@pytest.mark.slow
+def test_reader_eval_on_a_pool_matches_one_process(tmp_path: Path) -> None:
+    pytest.importorskip("rapidocr")
+    data = generate("chartr", 2, tmp_path / "data", seed=4, per_chart=2, executor="local:1")
+    runs = {}
+    for executor in ("local:1", "local:2"):
+        out = tmp_path / executor.replace(":", "-")
+        evaluate(data.folder, "builtin:reader", out, cache=False, executor=executor)
+        rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+        for row in rows:
+            row.pop("latency_s", None)  # wall time: the one field allowed to differ
+        runs[executor] = sorted(json.dumps(r, sort_keys=True) for r in rows)
+    assert runs["local:1"] == runs["local:2"] and len(runs["local:1"]) == 4
