@@ -202,3 +202,35 @@ def test_reader_eval_on_a_pool_matches_one_process(tmp_path: Path) -> None:
             row.pop("latency_s", None)  # wall time: the one field allowed to differ
         runs[executor] = sorted(json.dumps(r, sort_keys=True) for r in rows)
     assert runs["local:1"] == runs["local:2"] and len(runs["local:1"]) == 4
+
+
+@pytest.mark.parametrize(
+    ("images", "size", "chunks"),
+    [
+        ("aaabbbcccddd", 4, ["aaa", "bbb", "ccc", "ddd"]),  # a chart is never split
+        ("aabbccdd", 4, ["aabb", "ccdd"]),  # small runs are packed
+        ("aaaaaaaaab", 4, ["aaaa", "aaaa", "ab"]),  # a run longer than a chunk is cut
+        ("abcde", 2, ["ab", "cd", "e"]),
+        ("", 3, []),
+    ],
+)
+def test_chunks_follow_images(images: str, size: int, chunks: list[str]) -> None:
+    from chartproof.executors.backend import by_image
+    from chartproof.types import ImagePart, Message, ModelRequest, TextPart
+
+    requests = [
+        ModelRequest(
+            id=f"r{i}",
+            prompt="short@1",
+            messages=(
+                Message(
+                    role="user",
+                    content=(ImagePart(path=f"/{k}.png", sha256=k), TextPart(text="q?")),
+                ),
+            ),
+        )
+        for i, k in enumerate(images)
+    ]
+    got = by_image(requests, size)
+    assert ["".join(r.messages[0].content[0].sha256 for r in c) for c in got] == chunks  # type: ignore[union-attr]
+    assert [r.id for c in got for r in c] == [r.id for r in requests]

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from chartproof.executors.base import Executor, chunked
+from chartproof.executors.base import Executor
 from chartproof.models.base import Backend, BackendIdentity, backend_identity, failed, in_flight
-from chartproof.types import ModelRequest, ModelResponse
+from chartproof.types import ImagePart, ModelRequest, ModelResponse
 
-__all__ = ["FanOutBackend", "fans_out", "load_backend_on"]
+__all__ = ["FanOutBackend", "by_image", "fans_out", "load_backend_on"]
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +42,41 @@ def _answer(backend: Backend, chunk: list[ModelRequest]) -> list[ModelResponse]:
         return backend.generate(chunk)
     except Exception as e:  # the protocol says backends do not raise; keep the run going
         return [failed(r, backend.name, f"{type(e).__name__}: {e}") for r in chunk]
+
+
+def _image_key(request: ModelRequest) -> str:
+    return "|".join(
+        part.sha256
+        for message in request.messages
+        for part in message.content
+        if isinstance(part, ImagePart)
+    )
+
+
+def by_image(requests: Sequence[ModelRequest], size: int) -> list[list[ModelRequest]]:
+    """Consecutive chunks of at most `size` requests that do not split a run of requests on
+    the same image unless the run itself is longer than `size`: a chart is then read by one
+    worker (its view cache), not by every worker its questions land on."""
+    runs: list[list[ModelRequest]] = []
+    for request in requests:
+        key = _image_key(request)
+        if runs and key and _image_key(runs[-1][0]) == key:
+            runs[-1].append(request)
+        else:
+            runs.append([request])
+    chunks: list[list[ModelRequest]] = []
+    current: list[ModelRequest] = []
+    for run in runs:
+        if current and len(current) + len(run) > size:
+            chunks.append(current)
+            current = []
+        while len(run) > size:
+            chunks.append(run[:size])
+            run = run[size:]
+        current.extend(run)
+    if current:
+        chunks.append(current)
+    return chunks
 
 
 class FanOutBackend:
@@ -88,7 +123,7 @@ class FanOutBackend:
 
     def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
         """Answer the batch on the workers (one response per request, same order)."""
-        chunks = list(chunked(requests, self._chunk))
+        chunks = by_image(requests, self._chunk)
         out: list[ModelResponse] = []
         with self._lock:  # a pool runs one map at a time
             try:
