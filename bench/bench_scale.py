@@ -4,7 +4,7 @@ in the same run (target: >= 1.8x at 2 workers). Outputs are checked identical to
 process's. Exits 1 below target. The load average is printed beside every figure: on a
 shared machine the ratio measures the cores this run got, not the code alone.
 
-Run: OMP_NUM_THREADS=1 .venv/bin/python bench/bench_scale.py [--charts 16] [--eval-charts 8]
+Run: OMP_NUM_THREADS=1 .venv/bin/python bench/bench_scale.py [--charts 64] [--eval-charts 8]
      [--no-ray] [--target 1.8]
 """
 
@@ -100,7 +100,7 @@ def bench_eval(
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--charts", type=int, default=16, help="charts to generate per executor")
+    p.add_argument("--charts", type=int, default=64, help="charts to generate per executor")
     p.add_argument("--eval-charts", type=int, default=8, help="charts (3 questions each) to eval")
     p.add_argument("--no-ray", action="store_true", help="skip the Ray cluster")
     p.add_argument("--target", type=float, default=1.8)
@@ -115,7 +115,8 @@ def main() -> int:
         data = generate(
             "chartr", a.eval_charts, root / "evaldata", seed=7, per_chart=3, executor="local:1"
         ).folder
-        warm = generate("chartr", 2, root / "warmdata", seed=99, per_chart=2, executor="local:1")
+        # 4 charts x 3 questions: 4 chunks, so every worker of a 2-worker pool reads some
+        warm = generate("chartr", 4, root / "warmdata", seed=99, per_chart=3, executor="local:1")
         warm = warm.folder
         # the local pools first: Ray's driver threads would make later pools spawn, not fork
         gen = bench_generate(root, a.charts, local)
