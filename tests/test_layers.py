@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "questions": 3,
     "runs": 3,
     "sandbox": 3,
+    "executors": 4,
     "reader": 4,
     "testing": 4,
     "variants": 4,

@@ -8,7 +8,9 @@ from typing import Annotated, TypeAlias
 
 import typer
 
-__all__ = ["DataSpec", "PromptsFile", "Quiet", "Strict", "UseCache"]
+from chartproof.executors.spec import EXECUTOR_HELP
+
+__all__ = ["DataSpec", "Executor", "PromptsFile", "Quiet", "Strict", "UseCache"]
 
 DataSpec: TypeAlias = Annotated[
     str, typer.Option("--data", "-d", help="Dataset folder or spec (e.g. chartqa:/path).")
@@ -28,3 +30,6 @@ Strict: TypeAlias = Annotated[bool, typer.Option(help="Stop at the first bad dat
 
 Quiet: TypeAlias = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 """No progress bar."""
+
+Executor: TypeAlias = Annotated[str | None, typer.Option(help=EXECUTOR_HELP)]
+"""Where CPU-bound work runs (`chartproof.executors`); None: the command's default."""

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from chartproof.cli._app import app
+from chartproof.cli._options import Executor
 from chartproof.cli._progress import console
 
 
@@ -21,13 +22,14 @@ def demo(
         str, typer.Option("--model", "-m", help="Backend spec to evaluate.")
     ] = "builtin:reader",
     n: Annotated[int, typer.Option("--n", help="Charts to generate.", min=1)] = 16,
+    executor: Executor = None,
 ) -> None:
     """Generate a small suite, evaluate a model on it (direct, chain, premise), redraw charts
     as code and evaluate counterfactual families grown from them, and report."""
     from chartproof.pipelines.demo import demo as run
 
     start = time.monotonic()
-    result = run(out, model=model, n=n, say=lambda text: console.print(text))
+    result = run(out, model=model, n=n, executor=executor, say=lambda text: console.print(text))
     console.print(f"done in {time.monotonic() - start:.0f} s")
     console.print(f"report: [bold]{result.report.resolve()}[/bold]")
     if result.audit is not None:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from chartproof.cli._app import app
-from chartproof.cli._options import DataSpec, PromptsFile, Quiet, Strict, UseCache
+from chartproof.cli._options import DataSpec, Executor, PromptsFile, Quiet, Strict, UseCache
 from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
 
 
@@ -67,6 +67,7 @@ def evaluate(
         typer.Option(help="Also ask every circular rotation of the options (gold at each letter)."),
     ] = False,
     report: Annotated[bool, typer.Option(help="Write RUN/report.html at the end.")] = True,
+    executor: Executor = None,
     quiet: Quiet = False,
 ) -> None:
     """Ask MODEL every sample of DATA under a protocol and score the answers."""
@@ -89,6 +90,7 @@ def evaluate(
         strict=strict,
         shuffle_choices=shuffle_choices,
         rotate_choices=rotate_choices,
+        executor=executor,
     )
     with progress_bar(f"eval {protocol}", not quiet) as hook, exit_on_bad_input():
         record = run_evaluation(settings, progress=hook)

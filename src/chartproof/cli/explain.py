@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from chartproof.cli._app import app
-from chartproof.cli._options import DataSpec, PromptsFile, Quiet, Strict, UseCache
+from chartproof.cli._options import DataSpec, Executor, PromptsFile, Quiet, Strict, UseCache
 from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
 
 
@@ -117,6 +117,7 @@ def explain(
     prompts_file: PromptsFile = None,
     cache: UseCache = True,
     strict: Strict = False,
+    executor: Executor = None,
     quiet: Quiet = False,
 ) -> None:
     """Candidates from MODELS → ROSCOE AS ranking → leave-one-out majority verification →
@@ -144,6 +145,7 @@ def explain(
             cache=cache,
             limit=limit,
             strict=strict,
+            executor=executor,
             progress=hook,
         )
     counts = result.summary["counts"]

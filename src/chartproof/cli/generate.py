@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from chartproof.cli._app import app
-from chartproof.cli._options import Quiet
+from chartproof.cli._options import Executor, Quiet
 from chartproof.cli._progress import console, progress_bar
 
 
@@ -57,7 +57,10 @@ def generate(
         int,
         typer.Option(help="Also ask each question as multiple choice with up to CHOICES options."),
     ] = 0,
-    workers: Annotated[int | None, typer.Option(help="Worker processes (default 2).")] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Worker processes (shorthand for --executor local:N).")
+    ] = None,
+    executor: Executor = None,
     quiet: Quiet = False,
 ) -> None:
     """Render a seeded suite of charts with questions, chains, premises and explanations."""
@@ -78,6 +81,7 @@ def generate(
             chains=chains,
             choices=choices,
             workers=workers,
+            executor=executor,
             progress=hook,
         )
     console.print(

@@ -283,6 +283,10 @@ def add_builtin_home(name: str, module: str) -> None:
 
 
 def _load_openai(spec: BackendSpec) -> Backend:
+    if spec.base_url and "," in spec.base_url:  # several servers of one model
+        from chartproof.models.balanced import BalancedBackend
+
+        return BalancedBackend.from_spec(spec)
     from chartproof.models.openai_compat import OpenAIBackend
 
     return OpenAIBackend.from_spec(spec)

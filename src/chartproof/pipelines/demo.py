@@ -48,6 +48,7 @@ def demo(
     seed: int = 0,
     audit_charts: int = 2,
     audit_model: str = "text:smollm2",
+    executor: str | None = None,
     say: Say | None = None,
 ) -> DemoResult:
     """Run generate → eval (one run per protocol) → derender → families eval → report
@@ -57,20 +58,34 @@ def demo(
     protocol (dozens of premises per question) runs on the unperturbed charts only. The
     first `derender_charts` charts are redrawn as code by the model (0 turns this off);
     each faithful redraw grows a family of `counterfactuals` seeded data edits, whose
-    questions the model then answers (the report's family section).
+    questions the model then answers (the report's family section). Generation and a
+    CPU-bound model run on `executor` (default "local": every core; see
+    `chartproof.executors`); the outputs do not depend on it.
     """
-    from chartproof.models import load_backend
+    from chartproof.executors import load_backend_on, open_executor
     from chartproof.pipelines.derender import derender_dataset
     from chartproof.reports import report
 
     root = Path(out)
     tell = say or (lambda _: None)
     tell(f"generating {n} {suite} charts with {per_chart} questions each ...")
-    data = generate(
-        suite, n, root / "data", seed=seed, per_chart=per_chart, variants=variants, levels=levels
-    ).folder
+    pool = open_executor(executor)
+    try:
+        data = generate(
+            suite,
+            n,
+            root / "data",
+            seed=seed,
+            per_chart=per_chart,
+            variants=variants,
+            levels=levels,
+            executor=pool,
+        ).folder
+        backend = load_backend_on(model, pool)
+    except BaseException:
+        pool.close()
+        raise
     runs = []
-    backend = load_backend(model)
     try:
         for protocol in protocols:
             tell(f"evaluating {model} ({protocol} protocol) ...")
@@ -100,6 +115,7 @@ def demo(
                 runs.append(run)
     finally:
         backend.close()
+        pool.close()
     path = report(*runs, out=root / "report.html")
     audited = _audit(root, audit_charts, audit_model, seed, tell) if audit_charts > 0 else None
     return DemoResult(data=data, runs=tuple(runs), derender=derendered, report=path, audit=audited)

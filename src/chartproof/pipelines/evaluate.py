@@ -14,8 +14,9 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from chartproof.datasets import dataset_fingerprint, load_dataset
+from chartproof.executors import Executor, load_backend_on
 from chartproof.metrics.registry import explanation_scorers
-from chartproof.models import load_backend, load_prompts
+from chartproof.models import load_prompts
 from chartproof.models.base import Backend, accepts_overlap, explanation_generator, in_flight
 from chartproof.models.cache import with_cache
 from chartproof.models.registry import run_identity
@@ -77,6 +78,8 @@ class EvalSettings(Record):
     """Seeded option-order shuffles added per multiple-choice sample."""
     rotate_choices: bool = False
     """Also ask every circular rotation of a multiple-choice sample's options."""
+    executor: str | None = None
+    """Where a CPU-bound model runs (`chartproof.executors` spec; None: every local core)."""
 
     @field_validator("protocol")
     @classmethod
@@ -122,6 +125,7 @@ def evaluate(
     shuffle_choices: int = 0,
     rotate_choices: bool = False,
     backend: Backend | None = None,
+    executor: str | Executor | None = None,
     progress: ProgressHook | None = None,
 ) -> RunRecord:
     """Evaluate `model` on the dataset `data` and write the run to `out`.
@@ -141,7 +145,11 @@ def evaluate(
     `name` is recorded as the model; it is not closed). `shuffle_choices` adds that many
     seeded option-order shuffles of every multiple-choice sample and `rotate_choices` its
     circular rotations (`chartproof.variants.choice_order`), so the summary's robustness
-    section and `gold_position` breakdown measure position bias.
+    section and `gold_position` breakdown measure position bias. A CPU-bound `model` (the
+    built-in reader, an ``hf:`` model on the CPU) is fanned out over `executor` ("local": one
+    copy per core, the default; "local:1": this process; "ray[:ADDRESS]"), each worker
+    loading it once; the results do not depend on the executor and only this process writes
+    the run.
     """
     settings = EvalSettings(
         data=str(data),
@@ -160,8 +168,15 @@ def evaluate(
         strict=strict,
         shuffle_choices=shuffle_choices,
         rotate_choices=rotate_choices,
+        executor=executor if isinstance(executor, str) else None,
     )
-    return run_evaluation(settings, backend=backend, progress=progress, roscoe_scorer=roscoe_scorer)
+    return run_evaluation(
+        settings,
+        backend=backend,
+        progress=progress,
+        roscoe_scorer=roscoe_scorer,
+        executor=None if isinstance(executor, str) else executor,
+    )
 
 
 def run_evaluation(
@@ -170,8 +185,10 @@ def run_evaluation(
     backend: Backend | None = None,
     progress: ProgressHook | None = None,
     roscoe_scorer: Any = None,
+    executor: Executor | None = None,
 ) -> RunRecord:
-    """Run the evaluation `settings` describe (see `evaluate`)."""
+    """Run the evaluation `settings` describe (see `evaluate`); an open `executor` (shared
+    by several runs, as the demo does) overrides `settings.executor`."""
     cfg = settings
     data, model, out, protocol, prompt = cfg.data, cfg.model, cfg.out, cfg.protocol, cfg.prompt
     prompts_file, limit, where, metrics = cfg.prompts_file, cfg.limit, cfg.where, cfg.metrics
@@ -227,7 +244,8 @@ def run_evaluation(
     }
     fingerprint = dataset_fingerprint(samples, loaded.root)
     todo_all = [s for s in samples if applies(protocol, s)]
-    inner = backend if backend is not None else load_backend(model)
+    where_to_run = executor if executor is not None else cfg.executor
+    inner = backend if backend is not None else load_backend_on(model, where_to_run)
     wrapped, store = with_cache(_Borrowed(inner) if backend is not None else inner, cache)
     try:
         with RunFolder.open(out, config, fingerprint) as run:

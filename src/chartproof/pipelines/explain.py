@@ -57,6 +57,7 @@ from typing import Any, TypeAlias
 from pydantic import JsonValue
 
 from chartproof.datasets import SampleWriter, dataset_fingerprint, load_dataset
+from chartproof.executors import Executor, load_backend_on
 from chartproof.metrics.weights import (
     CHARTQAX_WEIGHTS,
     MissingPolicy,
@@ -64,7 +65,7 @@ from chartproof.metrics.weights import (
     WeightSet,
     sensitivity_weight_sets,
 )
-from chartproof.models import Backend, default_prompts, load_backend, load_prompts
+from chartproof.models import Backend, default_prompts, load_prompts
 from chartproof.pipelines.explain_records import (
     PROTOCOL,
     ExplainOutcome,
@@ -152,6 +153,7 @@ def explain(
     cache: bool | str | Path = True,
     limit: int | None = None,
     strict: bool = False,
+    executor: str | Executor | None = None,
     progress: ProgressHook | None = None,
 ) -> ExplainResult:
     """Build an explanation dataset from `data` with `models` into `out` (see the module doc).
@@ -162,6 +164,8 @@ def explain(
     mapping of the nine codes, or an AS value each. `weights` is a `WeightSet` or the name of
     one of seed 000 A.3's sets ("original", "uniform", "fluency", ...). `cache` (default on)
     puts every model behind the response cache (True: the default file; a path: that file).
+    A CPU-bound spec-string model (the built-in reader, an ``hf:`` model on the CPU) is fanned
+    out over `executor` ("local": one copy per core, the default; "local:1"; "ray[:ADDRESS]").
     """
     _check_numbers(max_rounds, majority, batch_size, regen_temperature, max_tokens, limit)
     gen_names = _names(models, "models")
@@ -203,7 +207,7 @@ def explain(
     config: dict[str, Any] = {"pipeline": PROTOCOL, "data": str(data), **settings}
     key = ",".join(gen_names)
 
-    store, owned, by_name = _open_backends(models, verifiers, cache)
+    store, owned, by_name = _open_backends(models, verifiers, cache, executor)
     try:
         ctx = ExplainContext(
             root=loaded.root,
@@ -353,7 +357,10 @@ def _instruction(text: str) -> str | None:
 
 
 def _open_backends(
-    models: Sequence[ModelArg], verifiers: Sequence[ModelArg] | None, cache: bool | str | Path
+    models: Sequence[ModelArg],
+    verifiers: Sequence[ModelArg] | None,
+    cache: bool | str | Path,
+    executor: str | Executor | None = None,
 ) -> tuple[Any, list[Backend], dict[str, Backend]]:
     """The response cache (or None), the backends loaded here (to close) and every model's
     backend by name, behind the cache; a model in both lists is built once."""
@@ -365,7 +372,7 @@ def _open_backends(
             if name in raw:
                 continue
             if isinstance(m, str):
-                backend = load_backend(name)
+                backend = load_backend_on(name, executor)
                 owned.append(backend)
                 raw[name] = backend
             else:

@@ -8,14 +8,16 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chartproof import __version__
 from chartproof.types import ChartSpec, ImageRef, Sample
+
+if TYPE_CHECKING:
+    from chartproof.executors import Executor
 
 __all__ = ["GenerateResult", "generate", "generate_from_specs"]
 
@@ -77,6 +79,7 @@ def generate(
     chains: int | None = None,
     choices: int = 0,
     workers: int | None = None,
+    executor: str | Executor | None = None,
     progress: ProgressHook | None = None,
 ) -> GenerateResult:
     """Write `n` charts of `suite` with up to `per_chart` questions each into `out`.
@@ -94,8 +97,10 @@ def generate(
     that many seed-controlled data edits, each asked the original's questions with answers
     re-derived by the same programs. `choices` >= 2 adds a multiple-choice form of every
     question whose answer allows distractors from its chart, with up to that many options
-    (`chartproof.questions.choices`). `workers` processes render in parallel (default: up
-    to 2).
+    (`chartproof.questions.choices`). Charts render on `executor` ("local": a process
+    pool over every core, the default; "local:1": this process; "ray[:ADDRESS]"; or an
+    open `Executor`); `workers` N is shorthand for "local:N". The folder does not depend
+    on the executor.
     """
     from chartproof.charts.suites import SUITES, generate_specs
 
@@ -124,6 +129,7 @@ def generate(
         chains=chains,
         choices=choices,
         workers=workers,
+        executor=executor,
         progress=progress,
     )
 
@@ -144,6 +150,7 @@ def generate_from_specs(
     chains: int = 0,
     choices: int = 0,
     workers: int | None = None,
+    executor: str | Executor | None = None,
     progress: ProgressHook | None = None,
 ) -> GenerateResult:
     """`generate` over given chart specs (e.g. specs rebuilt from images by the derender
@@ -179,7 +186,7 @@ def generate_from_specs(
     charts = samples = n_variants = 0
     dags_tmp = folder / f".{DAGS}.partial"
     with SampleWriter(folder) as writer, dags_tmp.open("w", encoding="utf-8") as dags:
-        for result in _run(jobs, workers):
+        for result in _run(jobs, workers, executor):
             for rel, data in result.files:
                 _write_if_changed(folder / rel, data)
             writer.write_many(result.samples)
@@ -210,14 +217,20 @@ def generate_from_specs(
     return GenerateResult(folder=folder, charts=charts, samples=samples, variants=n_variants)
 
 
-def _run(jobs: Iterator[_Job], workers: int | None) -> Iterator[_ChartOutput]:
-    count = workers if workers is not None else min(2, os.cpu_count() or 1)
-    if count <= 1:
-        yield from map(_chart_job, jobs)
-        return
-    with ProcessPoolExecutor(max_workers=count) as pool:
-        # results come back in input order, so the output does not depend on `workers`
-        yield from pool.map(_chart_job, jobs, chunksize=4)
+def _run(
+    jobs: Iterator[_Job], workers: int | None, executor: str | Executor | None
+) -> Iterator[_ChartOutput]:
+    from chartproof.executors import open_executor
+
+    if executor is None and workers is not None:
+        executor = f"local:{workers}"
+    opened = open_executor(executor)
+    try:
+        # results come back in input order, so the output does not depend on the executor
+        yield from opened.map(_chart_job, jobs, chunksize=4)
+    finally:
+        if opened is not executor:
+            opened.close()
 
 
 def _write_if_changed(path: Path, data: bytes) -> None:

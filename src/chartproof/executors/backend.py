@@ -1,0 +1,192 @@
+"""Fan a CPU-bound model out over an executor's workers: `FanOutBackend` holds one backend per
+worker (loaded once there) and splits each `generate` batch into chunks the workers answer
+in parallel; the caller sees one ordinary backend, so the run folder, resume and the response
+cache stay in the driver."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from chartproof.executors.base import Executor
+from chartproof.models.base import Backend, BackendIdentity, backend_identity, failed, in_flight
+from chartproof.types import ImagePart, ModelRequest, ModelResponse
+
+__all__ = ["FanOutBackend", "by_image", "fans_out", "load_backend_on"]
+
+log = logging.getLogger(__name__)
+
+BackendSetup = Callable[[], Backend]
+"""Builds one worker's backend; picklable (e.g. ``functools.partial(load_backend, spec)``)."""
+
+
+@dataclass(frozen=True)
+class FanOutSettings:
+    """What `in_flight` reads: enough requests per batch to keep every worker busy."""
+
+    batch_size: int
+    """Requests the fanned-out backend works on at once (workers x chunk)."""
+
+
+def _probe(backend: Backend, _: object) -> tuple[str, BackendIdentity, int]:
+    return backend.name, backend_identity(backend), in_flight(backend)
+
+
+def _answer(backend: Backend, chunk: list[ModelRequest]) -> list[ModelResponse]:
+    try:
+        return backend.generate(chunk)
+    except Exception as e:  # the protocol says backends do not raise; keep the run going
+        return [failed(r, backend.name, f"{type(e).__name__}: {e}") for r in chunk]
+
+
+def _image_key(request: ModelRequest) -> str:
+    return "|".join(
+        part.sha256
+        for message in request.messages
+        for part in message.content
+        if isinstance(part, ImagePart)
+    )
+
+
+def by_image(requests: Sequence[ModelRequest], size: int) -> list[list[ModelRequest]]:
+    """Consecutive chunks of at most `size` requests that do not split a run of requests on
+    the same image unless the run itself is longer than `size`: a chart is then read by one
+    worker (its view cache), not by every worker its questions land on."""
+    runs: list[list[ModelRequest]] = []
+    for request in requests:
+        key = _image_key(request)
+        if runs and key and _image_key(runs[-1][0]) == key:
+            runs[-1].append(request)
+        else:
+            runs.append([request])
+    chunks: list[list[ModelRequest]] = []
+    current: list[ModelRequest] = []
+    for run in runs:
+        if current and len(current) + len(run) > size:
+            chunks.append(current)
+            current = []
+        while len(run) > size:
+            chunks.append(run[:size])
+            run = run[size:]
+        current.extend(run)
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+class FanOutBackend:
+    """One backend per worker of `executor`, answering chunks of each batch in parallel.
+
+    Responses come back in request order and are the same as one backend's (each request is
+    answered by exactly one worker); a chunk lost with a worker is rerun by the executor, and
+    one that cannot be answered gets error responses, as a failed call would. The workers'
+    backends load when the pool starts, so a missing dependency fails here, not per sample.
+    """
+
+    def __init__(
+        self,
+        setup: BackendSetup,
+        executor: Executor,
+        *,
+        chunk: int | None = None,
+        owns_executor: bool = False,
+    ) -> None:
+        self._executor = executor
+        self._owns = owns_executor
+        self._pool = executor.pool(setup)
+        self._lock = threading.Lock()
+        try:
+            name, identity, per_worker = next(iter(self._pool.map(_probe, [None])))
+        except BaseException:
+            self.close()
+            raise
+        self._name = name
+        self.identity = identity
+        # contiguous chunks: a chart's questions usually land on one worker (its view cache)
+        self._chunk = chunk if chunk is not None else max(4, per_worker)
+        self.settings = FanOutSettings(batch_size=self._pool.workers * self._chunk)
+
+    @property
+    def name(self) -> str:
+        """The worker backends' name (what a single-process run records)."""
+        return self._name
+
+    @property
+    def workers(self) -> int:
+        """Workers answering requests."""
+        return self._pool.workers
+
+    def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
+        """Answer the batch on the workers (one response per request, same order)."""
+        chunks = by_image(requests, self._chunk)
+        out: list[ModelResponse] = []
+        with self._lock:  # a pool runs one map at a time
+            try:
+                for chunk, answers in zip(chunks, self._pool.map(_answer, chunks), strict=True):
+                    if [a.request_id for a in answers] != [r.id for r in chunk]:
+                        answers = [
+                            failed(r, self._name, "worker returned mismatched responses")
+                            for r in chunk
+                        ]
+                    out.extend(answers)
+            except Exception as e:  # the pool gave up: the rest of the batch failed, not lost
+                log.warning("fan-out of %s failed: %s", self._name, e)
+                out.extend(
+                    failed(r, self._name, f"executor: {type(e).__name__}: {e}")
+                    for r in requests[len(out) :]
+                )
+        return out
+
+    def close(self) -> None:
+        """Stop the workers (and the executor when this backend opened it)."""
+        self._pool.close()
+        if self._owns:
+            self._executor.close()
+
+
+def fans_out(spec: str | os.PathLike[str]) -> bool:
+    """Whether a model spec names a CPU-bound local model worth one copy per worker: the
+    built-ins and ``hf:`` models with ``device=cpu``. API models are I/O-bound (spread them
+    over endpoints instead, `chartproof.executors.balance`) and a GPU model stays one copy."""
+    from chartproof.models.registry import BackendSpec, SpecError, parse_spec
+
+    try:
+        parsed: BackendSpec = parse_spec(str(spec))
+    except SpecError:
+        from chartproof.models.registry import _looks_like_config, _read_config
+
+        config = _looks_like_config(spec)
+        if config is None:
+            raise
+        parsed = _read_config(config)
+    if parsed.kind == "builtin":
+        return True
+    return parsed.kind == "hf" and str(parsed.options.get("device", "auto")) == "cpu"
+
+
+def load_backend_on(
+    spec: str | os.PathLike[str], executor: str | Executor | None = None
+) -> Backend:
+    """The backend `spec` names, fanned out over `executor` when it is CPU-bound and the
+    executor has more than one worker; otherwise loaded in this process."""
+    from chartproof.executors import open_executor
+    from chartproof.models.registry import load_backend
+
+    if executor is None or isinstance(executor, str):
+        if not fans_out(spec):
+            return load_backend(spec)
+        opened = open_executor(executor)
+        owns = True
+    else:
+        opened, owns = executor, False
+    if opened.workers <= 1 or not fans_out(spec):
+        if owns:
+            opened.close()
+        return load_backend(spec)
+    setup: Any = partial(load_backend, str(spec))
+    return FanOutBackend(setup, opened, owns_executor=owns)
