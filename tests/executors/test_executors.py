@@ -22,6 +22,7 @@ from chartproof.executors import (
 from chartproof.models.base import in_flight
 from chartproof.pipelines.evaluate import evaluate
 from chartproof.pipelines.generate import generate
+from chartproof.testing.hashed import broken_setup, setup_seven, slow_backend_square, square_plus
 
 from .helpers import dataset, hashed, kill_one, sorted_lines
 
@@ -41,43 +42,24 @@ def test_bad_spec_strings_name_the_culprit(case: dict[str, str]) -> None:
         parse_executor(case["spec"])
 
 
-def _square_plus(state: int, x: int) -> int:
-    return x * x + state
-
-
-def _setup_seven() -> int:
-    return 7
-
-
-def _slow_square(x: int) -> int:
-    from chartproof.testing.hashed import burn
-
-    burn(0.02)
-    return x * x
-
-
 def test_pool_map_keeps_input_order_and_state() -> None:
     for workers in (1, 2):
-        pool = LocalExecutor(workers).pool(_setup_seven)
+        pool = LocalExecutor(workers).pool(setup_seven)
         try:
-            assert list(pool.map(_square_plus, range(23), chunksize=3)) == [
+            assert list(pool.map(square_plus, range(23), chunksize=3)) == [
                 x * x + 7 for x in range(23)
             ]
             # the state lives on for a second map
-            assert list(pool.map(_square_plus, [2])) == [11]
+            assert list(pool.map(square_plus, [2])) == [11]
         finally:
             pool.close()
 
 
-def _broken_setup() -> int:
-    raise ImportError("needs the Python package 'nothing'; install it with: pip install x")
-
-
 def test_setup_error_reaches_the_driver_with_its_message() -> None:
-    pool = LocalExecutor(2).pool(_broken_setup)
+    pool = LocalExecutor(2).pool(broken_setup)
     try:
         with pytest.raises(ImportError, match="pip install x"):
-            list(pool.map(_square_plus, [1, 2]))
+            list(pool.map(square_plus, [1, 2]))
     finally:
         pool.close()
 
@@ -152,16 +134,12 @@ def test_a_worker_killed_inside_a_map_is_replaced(tmp_path: Path) -> None:
     try:
         killer = threading.Thread(target=kill_one, args=(pids,))
         killer.start()
-        out = list(pool.map(_slow_backend_square, range(60), chunksize=2))
+        out = list(pool.map(slow_backend_square, range(60), chunksize=2))
         killer.join()
     finally:
         pool.close()
     assert out == [x * x for x in range(60)]
     assert pool.restarts >= 1
-
-
-def _slow_backend_square(backend: object, x: int) -> int:
-    return _slow_square(x)
 
 
 def test_only_cpu_bound_models_fan_out() -> None:

@@ -151,7 +151,7 @@ class FanOutBackend:
 
 def fans_out(spec: str | os.PathLike[str]) -> bool:
     """Whether a model spec names a CPU-bound local model worth one copy per worker: the
-    built-ins and ``hf:`` models with ``device=cpu``. API models are I/O-bound (spread them
+    built-ins a fresh process can build by name and ``hf:`` models with ``device=cpu``. API models are I/O-bound (spread them
     over endpoints instead, `chartproof.executors.balance`) and a GPU model stays one copy."""
     from chartproof.models.registry import BackendSpec, SpecError, parse_spec
 
@@ -165,7 +165,11 @@ def fans_out(spec: str | os.PathLike[str]) -> bool:
             raise
         parsed = _read_config(config)
     if parsed.kind == "builtin":
-        return True
+        from chartproof.models.registry import builtin_has_home
+
+        # a worker rebuilds the model by name: a built-in registered only in this process
+        # (a script's or test's own) stays here
+        return builtin_has_home(parsed.target)
     return parsed.kind == "hf" and str(parsed.options.get("device", "auto")) == "cpu"
 
 

@@ -276,6 +276,16 @@ def _import_builtin_homes(name: str) -> None:
             ep.load()
 
 
+def builtin_has_home(name: str) -> bool:
+    """Whether a fresh process can build ``builtin:NAME`` from its name alone: its module is
+    recorded (`add_builtin_home`) or an entry point names it. A built-in registered at run
+    time only (`register_builtin` in a script or test) exists in this process alone."""
+    with _LOCK:
+        if name in _BUILTIN_HOMES:
+            return True
+    return any(ep.name == name for ep in metadata.entry_points(group=_ENTRY_POINT_GROUP))
+
+
 def add_builtin_home(name: str, module: str) -> None:
     """Record that importing `module` registers ``builtin:NAME`` (imported on first use)."""
     with _LOCK:

@@ -58,3 +58,29 @@ class HashedBackend:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+# ------------------------------------------------------------------ executor test work
+# Worker functions of the executor tests live here, in an importable module: a pool whose
+# driver runs other threads starts fresh (spawned) workers, which cannot import test files.
+
+
+def square_plus(state: int, x: int) -> int:
+    """x² plus the worker's state."""
+    return x * x + state
+
+
+def setup_seven() -> int:
+    """A worker setup whose state is 7."""
+    return 7
+
+
+def broken_setup() -> int:
+    """A worker setup that fails with an install hint."""
+    raise ImportError("needs the Python package 'nothing'; install it with: pip install x")
+
+
+def slow_backend_square(backend: object, x: int) -> int:
+    """x², after burning a little CPU (the worker's backend is ignored)."""
+    burn(0.02)
+    return x * x
