@@ -1,16 +1,18 @@
 """Reading the JSON files of native dataset layouts: whole-file documents whose failure is
-one clear error naming the file, and the lists of records inside them."""
+one clear error naming the file, the lists of records inside them, and the choice of the
+layout's split files."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import JsonValue
 
 from chartproof.datasets.errors import RowError, RowLog
 
-__all__ = ["json_records", "read_json"]
+__all__ = ["json_records", "pick_splits", "read_json"]
 
 
 def read_json(file: Path) -> JsonValue:
@@ -42,3 +44,12 @@ def json_records(
                 )
             )
     return out
+
+
+def pick_splits(split: str | None, found: Iterable[str]) -> tuple[list[str], list[str]]:
+    """(chosen, unknown): the comma-separated `split` names (all of `found`, sorted, when
+    none), and those of them `found` lacks; the caller raises when `unknown` or nothing
+    was chosen, naming its own layout."""
+    names = sorted(found)
+    chosen = [s for s in split.split(",") if s] if split else names
+    return chosen, sorted(set(chosen) - set(names))

@@ -1,12 +1,17 @@
 """Data tables from the plot annotations FigureQA and PlotQA ship (`annotations.json`): each
 figure lists its `models` (one per series, with `name`, `x` and `y` lists) and axis labels
-in `general_figure_info`."""
+in `general_figure_info`; and the figure index each of their questions points at."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import JsonValue
 
-__all__ = ["annotation_table"]
+from chartproof.datasets.errors import RowError, RowLog
+from chartproof.datasets.loaders._json import json_records, read_json
+
+__all__ = ["annotation_table", "image_index", "plot_annotations"]
 
 
 def _axis_title(info: JsonValue, axis: str) -> str | None:
@@ -49,3 +54,28 @@ def annotation_table(annotation: dict[str, JsonValue]) -> JsonValue:
     rows: list[JsonValue] = [[xv, *(col[i] for col in columns)] for i, xv in enumerate(xs)]
     cols: list[JsonValue] = list(header)
     return {"columns": cols, "rows": rows}
+
+
+def image_index(item: dict[str, JsonValue], file: Path, pos: int, log: RowLog) -> int | None:
+    """The question's `image_index` (its figure's number), or None after a row error."""
+    index = item.get("image_index")
+    if isinstance(index, int):
+        return index
+    log.error(
+        RowError(file=str(file), line=pos, field="image_index", message="image_index is missing")
+    )
+    return None
+
+
+def plot_annotations(folder: Path, log: RowLog) -> dict[int, tuple[str | None, JsonValue]]:
+    """Plot type and data table (from the series data) of each figure, by image index."""
+    file = folder / "annotations.json"
+    if not file.is_file():
+        return {}
+    out: dict[int, tuple[str | None, JsonValue]] = {}
+    for pos, item in json_records(read_json(file), file, log):
+        index = item.get("image_index", pos - 1)
+        kind = item.get("type")
+        if isinstance(index, int):
+            out[index] = (kind if isinstance(kind, str) else None, annotation_table(item))
+    return out

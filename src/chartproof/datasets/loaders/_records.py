@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,7 +12,7 @@ from pydantic import JsonValue, ValidationError
 
 from chartproof.datasets.answers import type_answer
 from chartproof.datasets.choices import choice_answer, read_choices, split_options
-from chartproof.datasets.errors import RowError, RowLog, validation_message
+from chartproof.datasets.errors import LoadResult, RowError, RowLog, validation_message
 from chartproof.datasets.images import resolve_image
 from chartproof.datasets.tables import read_table
 from chartproof.types import Answer, ImageRef, Sample
@@ -21,6 +21,8 @@ __all__ = [
     "FieldMap",
     "RecordContext",
     "iter_jsonl_records",
+    "load_record_file",
+    "one_data_file",
     "record_to_sample",
     "records_to_samples",
 ]
@@ -87,6 +89,21 @@ class RecordContext:
     """Sample ids already loaded, with their line."""
 
 
+def one_data_file(path: Path, suffix: str, missing: str) -> Path:
+    """`path` itself when it is a file, else the folder's only `suffix` file (hidden files
+    ignored); ValueError listing what the folder holds otherwise, FileNotFoundError with
+    "<missing> at <path>" when nothing is there."""
+    if path.is_file():
+        return path
+    if path.is_dir():
+        files = sorted(p for p in path.glob(f"*{suffix}") if not p.name.startswith("."))
+        if len(files) == 1:
+            return files[0]
+        found = [p.name for p in files] or "none"
+        raise ValueError(f"{path}: expected exactly one {suffix} file in the folder, found {found}")
+    raise FileNotFoundError(f"{missing} at {path}")
+
+
 def iter_jsonl_records(path: Path, log: RowLog) -> Iterator[tuple[int, dict[str, JsonValue]]]:
     """(line, record) for each JSON object line of a file; other lines become row errors."""
     with path.open("rb") as f:
@@ -130,6 +147,28 @@ def records_to_samples(
         if sample is not None:
             out.append(sample)
     return out
+
+
+def load_record_file(
+    file: Path,
+    read: Callable[[Path, RowLog], Iterable[tuple[int, Mapping[str, JsonValue]]]],
+    fields: FieldMap,
+    *,
+    strict: bool,
+    check_images: bool,
+    images: str | Path | None,
+    name: str | None,
+) -> LoadResult:
+    """The samples of one file of records (`read` yields them, e.g. `iter_jsonl_records`),
+    image paths relative to `images` (default: the file's folder), the dataset named `name`
+    (default: the file's stem)."""
+    root = Path(images) if images is not None else file.parent
+    log = RowLog([], strict=strict)
+    ctx = RecordContext(
+        file=str(file), root=root, dataset=name or file.stem, log=log, check_images=check_images
+    )
+    samples = records_to_samples(read(file, log), fields, ctx)
+    return LoadResult(samples=samples, errors=log.errors, root=root)
 
 
 def _text(value: JsonValue) -> str | None:

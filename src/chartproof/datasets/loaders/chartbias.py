@@ -17,7 +17,7 @@ from pydantic import JsonValue, ValidationError
 
 from chartproof.datasets.errors import LoadResult, RowError, RowLog, validation_message
 from chartproof.datasets.images import resolve_image
-from chartproof.datasets.loaders._records import iter_jsonl_records
+from chartproof.datasets.loaders._records import iter_jsonl_records, one_data_file
 from chartproof.types import Answer, ImageRef, Sample
 
 __all__ = ["AUDIT_ONLY", "INCOME_FILES", "POLARITIES", "income_lists", "load_chartbias"]
@@ -34,19 +34,6 @@ INCOME_FILES = {
 
 AUDIT_ONLY = "audit_only"
 """`Sample.source` key marking samples that have no question to evaluate."""
-
-
-def _file(path: Path) -> Path:
-    if path.is_file():
-        return path
-    if path.is_dir():
-        files = sorted(p for p in path.glob("*.jsonl") if not p.name.startswith("."))
-        if len(files) == 1:
-            return files[0]
-        raise ValueError(
-            f"{path}: expected exactly one .jsonl file, found {[p.name for p in files]}"
-        )
-    raise FileNotFoundError(f"no ChartBias data at {path}")
 
 
 def income_lists(folder: str | Path) -> dict[str, tuple[str, ...]]:
@@ -123,7 +110,7 @@ def load_chartbias(path: Path, *, strict: bool = False, check_images: bool = Tru
     """Load a ChartBias folder (or its JSONL file); bad rows are reported with file, line
     and field. Polarity becomes the `polarity` group label; `eligibility` (attribute →
     bool) overrides the audit's text-based eligibility for that chart."""
-    file = _file(Path(path))
+    file = one_data_file(Path(path), ".jsonl", "no ChartBias data")
     root = file.parent
     log = RowLog([], strict=strict)
     seen: dict[str, int] = {}

@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
-from chartproof.datasets.loaders._records import RecordContext, records_to_samples
+from chartproof.datasets.loaders._records import load_record_file, one_data_file
 from chartproof.datasets.loaders.generic import field_map
 
 __all__ = ["iter_csv_records", "load_csv"]
@@ -79,16 +79,7 @@ def load_csv(
 
     Rows without an id get "<file stem>-<line>"; other columns go to `Sample.source`.
     """
-    file = Path(path)
-    if file.is_dir():
-        found = sorted(file.glob("*.csv"))
-        if len(found) != 1:
-            raise ValueError(
-                f"{file}: expected exactly one .csv file, found {[p.name for p in found]}"
-            )
-        file = found[0]
-    if not file.is_file():
-        raise FileNotFoundError(f"no CSV file at {file}")
+    file = one_data_file(Path(path), ".csv", "no CSV file")
     fields = field_map(
         id=id,
         image=image,
@@ -103,10 +94,12 @@ def load_csv(
         explanation=explanation,
         options_in_question=options_in_question,
     )
-    root = Path(images) if images is not None else file.parent
-    log = RowLog([], strict=strict)
-    ctx = RecordContext(
-        file=str(file), root=root, dataset=name or file.stem, log=log, check_images=check_images
+    return load_record_file(
+        file,
+        iter_csv_records,
+        fields,
+        strict=strict,
+        check_images=check_images,
+        images=images,
+        name=name,
     )
-    samples = records_to_samples(iter_csv_records(file, log), fields, ctx)
-    return LoadResult(samples=samples, errors=log.errors, root=root)

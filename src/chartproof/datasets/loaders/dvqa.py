@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
-from chartproof.datasets.loaders._json import json_records, read_json
+from chartproof.datasets.loaders._json import json_records, pick_splits, read_json
 from chartproof.datasets.loaders._records import FieldMap, RecordContext, record_to_sample
 from chartproof.types import Sample
 
@@ -62,8 +62,7 @@ def load_dvqa(
     if not root.is_dir():
         raise FileNotFoundError(f"no DVQA folder at {root}")
     files = dvqa_files(root)
-    chosen = [s for s in split.split(",") if s] if split else sorted(files)
-    unknown = sorted(set(chosen) - set(files))
+    chosen, unknown = pick_splits(split, files)
     if unknown or not chosen:
         raise ValueError(
             f"{root}: no DVQA question file <split>_qa.json for {unknown or ''}; found {sorted(files)}"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
-from chartproof.datasets.errors import LoadResult, RowError, RowLog
-from chartproof.datasets.loaders._json import json_records, read_json
-from chartproof.datasets.loaders._plot_models import annotation_table
+from chartproof.datasets.errors import LoadResult, RowLog
+from chartproof.datasets.loaders._json import json_records, pick_splits, read_json
+from chartproof.datasets.loaders._plot_models import image_index, plot_annotations
 from chartproof.datasets.loaders._records import FieldMap, RecordContext, record_to_sample
 from chartproof.types import Sample
 
@@ -42,20 +42,6 @@ def figureqa_splits(root: Path) -> list[str]:
     return sorted(d.name for d in root.iterdir() if (d / "qa_pairs.json").is_file())
 
 
-def _annotations(folder: Path, log: RowLog) -> dict[int, tuple[str | None, JsonValue]]:
-    """Plot type and data table (from the series data) of each figure, by image index."""
-    file = folder / "annotations.json"
-    if not file.is_file():
-        return {}
-    out: dict[int, tuple[str | None, JsonValue]] = {}
-    for pos, item in json_records(read_json(file), file, log):
-        index = item.get("image_index", pos - 1)
-        kind = item.get("type")
-        if isinstance(index, int):
-            out[index] = (kind if isinstance(kind, str) else None, annotation_table(item))
-    return out
-
-
 def load_figureqa(
     path: Path,
     *,
@@ -73,8 +59,7 @@ def load_figureqa(
     if not root.is_dir():
         raise FileNotFoundError(f"no FigureQA folder at {root}")
     found = figureqa_splits(root)
-    chosen = [s for s in split.split(",") if s] if split else found
-    unknown = sorted(set(chosen) - set(found))
+    chosen, unknown = pick_splits(split, found)
     if unknown or not chosen:
         raise ValueError(f"{root}: no FigureQA split folder {unknown or ''}; found {found}")
     log = RowLog([], strict=strict)
@@ -84,22 +69,14 @@ def load_figureqa(
         folder = root / name if name else root
         subset = name or root.name
         file = folder / "qa_pairs.json"
-        annotations = _annotations(folder, log)
+        annotations = plot_annotations(folder, log)
         ctx = RecordContext(
             file=str(file), root=root, dataset="figureqa", log=log,
             check_images=check_images, seen=seen,
         )  # fmt: skip
         for pos, item in json_records(read_json(file), file, log, key="qa_pairs"):
-            index = item.get("image_index")
-            if not isinstance(index, int):
-                log.error(
-                    RowError(
-                        file=str(file),
-                        line=pos,
-                        field="image_index",
-                        message="image_index is missing",
-                    )
-                )
+            index = image_index(item, file, pos, log)
+            if index is None:
                 continue
             answer = item.get("answer")
             record: dict[str, JsonValue] = {

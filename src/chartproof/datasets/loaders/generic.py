@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chartproof.datasets.errors import LoadResult, RowLog
+from chartproof.datasets.errors import LoadResult
 from chartproof.datasets.loaders._records import (
     FieldMap,
-    RecordContext,
     iter_jsonl_records,
-    records_to_samples,
+    load_record_file,
+    one_data_file,
 )
 
 __all__ = ["SHARED_GROUP_KEYS", "field_map", "load_jsonl", "load_shared"]
@@ -22,15 +22,7 @@ SHARED_GROUP_KEYS = (
 
 
 def _jsonl_file(path: Path) -> Path:
-    if path.is_file():
-        return path
-    if path.is_dir():
-        files = sorted(p for p in path.glob("*.jsonl") if not p.name.startswith("."))
-        if len(files) == 1:
-            return files[0]
-        found = [p.name for p in files] or "none"
-        raise ValueError(f"{path}: expected exactly one .jsonl file in the folder, found {found}")
-    raise FileNotFoundError(f"no dataset at {path}")
+    return one_data_file(path, ".jsonl", "no dataset")
 
 
 def load_jsonl(
@@ -68,7 +60,6 @@ def load_jsonl(
     text of records without a choices field.
     """
     file = _jsonl_file(Path(path))
-    root = Path(images) if images is not None else file.parent
     fields = field_map(
         id=id,
         image=image,
@@ -83,16 +74,15 @@ def load_jsonl(
         explanation=explanation,
         options_in_question=options_in_question,
     )
-    log = RowLog([], strict=strict)
-    ctx = RecordContext(
-        file=str(file),
-        root=root,
-        dataset=name or file.stem,
-        log=log,
+    return load_record_file(
+        file,
+        iter_jsonl_records,
+        fields,
+        strict=strict,
         check_images=check_images,
+        images=images,
+        name=name,
     )
-    samples = records_to_samples(iter_jsonl_records(file, log), fields, ctx)
-    return LoadResult(samples=samples, errors=log.errors, root=root)
 
 
 def _keys(value: str | tuple[str, ...]) -> tuple[str, ...]:

@@ -34,6 +34,17 @@ def _state_files(folder: Path) -> list[Path]:
     return [folder / n for n in names if isinstance(n, str)]
 
 
+def _row_error(file: Path, number: int, field: str | None, sid: Any, message: str) -> RowError:
+    """A row error naming the row's id when its id cell holds a string."""
+    return RowError(
+        file=str(file),
+        line=number,
+        field=field,
+        sample_id=sid if isinstance(sid, str) else None,
+        message=message,
+    )
+
+
 def _matches_split(file: Path, root: Path, split: str) -> bool:
     parts = file.relative_to(root).parts
     stem = file.name
@@ -176,16 +187,7 @@ def _row_sample(
     try:
         record[key] = images.path_of(record.get(key))
     except (OSError, ValueError) as exc:
-        sid = record.get(fields.id)
-        log.error(
-            RowError(
-                file=str(file),
-                line=number,
-                field=key,
-                sample_id=sid if isinstance(sid, str) else None,
-                message=str(exc),
-            )
-        )
+        log.error(_row_error(file, number, key, record.get(fields.id), str(exc)))
         return None
     return record_to_sample(record, number, fields, ctx)
 
@@ -286,15 +288,7 @@ def _restore_export(files: list[Path], store: EmbeddedImages, strict: bool) -> L
                 sid: Any = sid,
                 file: Path = file,
             ) -> None:
-                log.error(
-                    RowError(
-                        file=str(file),
-                        line=number,
-                        field=field,
-                        sample_id=sid if isinstance(sid, str) else None,
-                        message=message,
-                    )
-                )
+                log.error(_row_error(file, number, field, sid, message))
 
             try:
                 data: dict[str, Any] = {n: row.get(n) for n in SCALAR_FIELDS}

@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
-from chartproof.datasets.loaders._json import read_json
+from chartproof.datasets.loaders._json import pick_splits, read_json
 from chartproof.datasets.loaders._records import FieldMap, RecordContext, record_to_sample
 from chartproof.types import Sample
 
@@ -52,8 +52,7 @@ def load_opencqa(
     if not root.is_dir():
         raise FileNotFoundError(f"no OpenCQA folder at {root}")
     files = opencqa_files(root)
-    chosen = [s for s in split.split(",") if s] if split else sorted(files)
-    unknown = sorted(set(chosen) - set(files))
+    chosen, unknown = pick_splits(split, files)
     if unknown or not chosen:
         raise ValueError(
             f"{root}: no OpenCQA file <split>_extended.json for {unknown or ''}; found {sorted(files)}"
