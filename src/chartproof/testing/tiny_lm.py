@@ -1,5 +1,5 @@
 """A tiny random Llama causal LM with a SmolLM2-style chat template, for tests of the
-text-over-table backend and of fine-tuning without real weights (see models/tiny_vlm.py for
+text-over-table backend and of fine-tuning without real weights (see tiny_vlm.py for
 the VLM counterpart and DEVELOPERS.md for the pitfalls both share)."""
 
 from __future__ import annotations
