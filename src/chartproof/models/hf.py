@@ -26,7 +26,17 @@ from chartproof.types import GenerationConfig, ImagePart, ModelRequest, ModelRes
 if TYPE_CHECKING:
     from PIL import Image
 
-__all__ = ["HFBackend", "HFSettings", "chat_inputs", "checkpoint_fingerprint", "conversation"]
+__all__ = [
+    "HFBackend",
+    "HFSettings",
+    "chat_inputs",
+    "checkpoint_fingerprint",
+    "conversation",
+    "cut_at_stop",
+    "eos_ids",
+    "generation_kwargs",
+    "resolve_device_dtype",
+]
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".gguf")
 _FINGERPRINT_FILES = (
@@ -221,7 +231,7 @@ class HFBackend:
         new_tokens = generated[:, prompt_len:]
         tokenizer = self.processor.tokenizer
         texts = tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
-        eos = _eos_ids(self.model)
+        eos = eos_ids(self.model)
         responses = []
         for row, (request, text) in enumerate(zip(requests, texts, strict=True)):
             usage = Usage(
@@ -232,7 +242,7 @@ class HFBackend:
                 answered(
                     request,
                     self._name,
-                    _cut_at_stop(text, config.stop).strip(),
+                    cut_at_stop(text, config.stop).strip(),
                     usage=usage,
                     latency_s=latency,
                 )
@@ -240,28 +250,51 @@ class HFBackend:
         return responses
 
     def _generation_kwargs(self, config: GenerationConfig) -> dict[str, Any]:
-        import copy
-
-        gen = copy.deepcopy(self.model.generation_config)
-        gen.max_new_tokens = config.max_tokens
-        if config.temperature > 0:
-            gen.do_sample = True
-            gen.temperature = config.temperature
-            gen.top_p = config.top_p
-        else:
-            # a checkpoint's sampling defaults must not leak into greedy decoding
-            gen.do_sample = False
-            gen.temperature = None
-            gen.top_p = None
-            gen.top_k = None
         tokenizer = self.processor.tokenizer
-        if gen.pad_token_id is None:
-            gen.pad_token_id = tokenizer.pad_token_id or tokenizer.eos_token_id
-        kwargs: dict[str, Any] = {"generation_config": gen}
-        if config.stop:
-            kwargs["stop_strings"] = list(config.stop)
-            kwargs["tokenizer"] = tokenizer
-        return kwargs
+        pad = tokenizer.pad_token_id or tokenizer.eos_token_id
+        return generation_kwargs(self.model, tokenizer, config, pad_fallback=pad)
+
+
+def generation_kwargs(
+    model: Any, tokenizer: Any, config: GenerationConfig, *, pad_fallback: int | None
+) -> dict[str, Any]:
+    """``generate`` keyword arguments for `config`: a copy of the model's generation config
+    set to sample or decode greedily, with `pad_fallback` as pad id when it has none, plus
+    the stop strings (which ``generate`` matches through the tokenizer)."""
+    import copy
+
+    gen = copy.deepcopy(model.generation_config)
+    gen.max_new_tokens = config.max_tokens
+    if config.temperature > 0:
+        gen.do_sample = True
+        gen.temperature = config.temperature
+        gen.top_p = config.top_p
+    else:
+        # a checkpoint's sampling defaults must not leak into greedy decoding
+        gen.do_sample = False
+        gen.temperature = None
+        gen.top_p = None
+        gen.top_k = None
+    if gen.pad_token_id is None:
+        gen.pad_token_id = pad_fallback
+    kwargs: dict[str, Any] = {"generation_config": gen}
+    if config.stop:
+        kwargs["stop_strings"] = list(config.stop)
+        kwargs["tokenizer"] = tokenizer
+    return kwargs
+
+
+def resolve_device_dtype(device: str, dtype: str) -> tuple[str, Any]:
+    """(device, torch dtype) for settings that may say "auto": CUDA when present, and
+    bfloat16 on a GPU that supports it, else float32."""
+    import torch
+
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if dtype == "auto":
+        gpu_bf16 = device.startswith("cuda") and torch.cuda.is_bf16_supported()
+        dtype = "bfloat16" if gpu_bf16 else "float32"
+    return device, getattr(torch, dtype)
 
 
 def _checkpoint_folder(path: str | os.PathLike[str]) -> Path:
@@ -280,18 +313,10 @@ def _checkpoint_folder(path: str | os.PathLike[str]) -> Path:
 
 
 def _load(folder: Path, settings: HFSettings) -> tuple[Any, Any, str]:
-    import torch
 
     # transformers' partial annotations fight strict mypy; the module is used as Any here
     transformers: Any = importlib.import_module("transformers")
-    device = settings.device
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    dtype_name = settings.dtype
-    if dtype_name == "auto":
-        gpu_bf16 = device.startswith("cuda") and torch.cuda.is_bf16_supported()
-        dtype_name = "bfloat16" if gpu_bf16 else "float32"
-    dtype = getattr(torch, dtype_name)
+    device, dtype = resolve_device_dtype(settings.device, settings.dtype)
     processor = transformers.AutoProcessor.from_pretrained(
         folder, local_files_only=True, trust_remote_code=False
     )
@@ -312,7 +337,8 @@ def _load(folder: Path, settings: HFSettings) -> tuple[Any, Any, str]:
     return processor, model, device
 
 
-def _eos_ids(model: Any) -> set[int]:
+def eos_ids(model: Any) -> set[int]:
+    """The ids that end generation in `model`'s generation config."""
     eos = model.generation_config.eos_token_id
     if eos is None:
         return set()
@@ -327,7 +353,7 @@ def _generated_length(tokens: list[int], eos: set[int]) -> int:
     return len(tokens)
 
 
-def _cut_at_stop(text: str, stop: Sequence[str]) -> str:
+def cut_at_stop(text: str, stop: Sequence[str]) -> str:
     """The text before the first stop string (the API convention: stop strings excluded)."""
     cut = len(text)
     for s in stop:

@@ -25,7 +25,13 @@ from pydantic import Field, ValidationError
 from chartproof import __version__
 from chartproof.models.base import BackendIdentity, answered, failed
 from chartproof.models.chart_text import ChartText, chart_text_from_metadata, render_chart_text
-from chartproof.models.hf import checkpoint_fingerprint
+from chartproof.models.hf import (
+    checkpoint_fingerprint,
+    cut_at_stop,
+    eos_ids,
+    generation_kwargs,
+    resolve_device_dtype,
+)
 from chartproof.models.registry import BackendSpec, SpecError, require
 from chartproof.types import (
     GenerationConfig,
@@ -351,7 +357,7 @@ class TextLLMBackend:
             return [failed(r, self._name, error[:500], latency_s=latency) for r in requests]
         latency = (time.monotonic() - started) / len(requests)
         new_tokens = generated[:, width:].tolist()
-        eos = _eos_ids(self.model)
+        eos = eos_ids(self.model)
         responses = []
         for row, request in enumerate(requests):
             tokens = _until_eos(new_tokens[row], eos)
@@ -362,7 +368,7 @@ class TextLLMBackend:
                 answered(
                     request,
                     self._name,
-                    _cut_at_stop(text, config.stop).strip(),
+                    cut_at_stop(text, config.stop).strip(),
                     usage=usage,
                     latency_s=latency,
                 )
@@ -370,43 +376,18 @@ class TextLLMBackend:
         return responses
 
     def _generation_kwargs(self, config: GenerationConfig) -> dict[str, Any]:
-        import copy
-
-        gen = copy.deepcopy(self.model.generation_config)
-        gen.max_new_tokens = config.max_tokens
-        if config.temperature > 0:
-            gen.do_sample = True
-            gen.temperature = config.temperature
-            gen.top_p = config.top_p
-        else:  # a checkpoint's sampling defaults must not leak into greedy decoding
-            gen.do_sample = False
-            gen.temperature = None
-            gen.top_p = None
-            gen.top_k = None
-        if gen.pad_token_id is None:
-            gen.pad_token_id = self.tokenizer.pad_token_id
-        kwargs: dict[str, Any] = {"generation_config": gen}
-        if config.stop:
-            kwargs["stop_strings"] = list(config.stop)
-            kwargs["tokenizer"] = self.tokenizer
-        return kwargs
+        pad = self.tokenizer.pad_token_id
+        return generation_kwargs(self.model, self.tokenizer, config, pad_fallback=pad)
 
 
 def load_causal_lm(
     folder: Path, settings: TextLLMSettings, *, adapter: Path | None = None
 ) -> tuple[Any, Any, str]:
     """(tokenizer, model in eval mode, device) of a local causal LM, with `adapter` applied."""
-    import torch
 
     # transformers' partial annotations fight strict mypy; the module is used as Any here
     transformers: Any = importlib.import_module("transformers")
-    device = settings.device
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    dtype_name = settings.dtype
-    if dtype_name == "auto":
-        gpu_bf16 = device.startswith("cuda") and torch.cuda.is_bf16_supported()
-        dtype_name = "bfloat16" if gpu_bf16 else "float32"
+    device, dtype = resolve_device_dtype(settings.device, settings.dtype)
     tokenizer = transformers.AutoTokenizer.from_pretrained(
         folder, local_files_only=True, trust_remote_code=False
     )
@@ -414,7 +395,7 @@ def load_causal_lm(
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
     kwargs: dict[str, Any] = {
-        "dtype": getattr(torch, dtype_name),
+        "dtype": dtype,
         "local_files_only": True,
         "trust_remote_code": False,
     }
@@ -429,25 +410,9 @@ def load_causal_lm(
     return tokenizer, model, device
 
 
-def _eos_ids(model: Any) -> set[int]:
-    eos = model.generation_config.eos_token_id
-    if eos is None:
-        return set()
-    return set(eos) if isinstance(eos, list) else {int(eos)}
-
-
 def _until_eos(tokens: list[int], eos: set[int]) -> list[int]:
     """The generated tokens before the first end-of-sequence token (padding after it dropped)."""
     for i, t in enumerate(tokens):
         if t in eos:
             return tokens[:i]
     return tokens
-
-
-def _cut_at_stop(text: str, stop: Sequence[str]) -> str:
-    cut = len(text)
-    for s in stop:
-        i = text.find(s)
-        if i != -1:
-            cut = min(cut, i)
-    return text[:cut]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from chartproof.models.hf import chat_inputs, conversation
+from chartproof.testing._tiny import byte_level_tokenizer, seeded_model, tiny_llama_config
 from chartproof.types import ModelRequest
 
 __all__ = ["CHAT_TEMPLATE", "build_tiny_idefics3", "overfit_tiny_vlm"]
@@ -62,35 +63,20 @@ def build_tiny_idefics3(
     split, and become 4 image tokens. ``initializer_range=0.2`` keeps the random logits
     spread out enough for a few hundred Adam steps to overfit a handful of examples.
     """
-    import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-
     # transformers' partial annotations fight strict mypy; the modules are used as Any here
     transformers: Any = importlib.import_module("transformers")
     idefics3: Any = importlib.import_module("transformers.models.idefics3.configuration_idefics3")
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    bpe = Tokenizer(models.BPE(unk_token=None))
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    bpe.train_from_iterator(
-        list(corpus),
-        trainers.BpeTrainer(
-            vocab_size=400,
-            special_tokens=list(SPECIAL_TOKENS),
-            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-            show_progress=False,
-        ),
-    )
-    tokenizer = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=bpe,
-        unk_token="<unk>",
-        pad_token="<pad>",
-        bos_token="<|im_start|>",
-        eos_token="<end_of_utterance>",
-        additional_special_tokens=["<image>", "<fake_token_around_image>", "<global-img>"],
-        padding_side="left",
+    tokenizer = byte_level_tokenizer(
+        corpus,
+        SPECIAL_TOKENS,
+        unk="<unk>",
+        pad="<pad>",
+        bos="<|im_start|>",
+        eos="<end_of_utterance>",
+        additional=["<image>", "<fake_token_around_image>", "<global-img>"],
     )
     # without torchvision, transformers 5 offers only the PIL image processor for Idefics3
     image_processor_type = getattr(
@@ -115,17 +101,7 @@ def build_tiny_idefics3(
         "bos_token_id": tokenizer.bos_token_id,
         "eos_token_id": tokenizer.eos_token_id,
     }
-    text_config = transformers.LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=hidden_size,
-        intermediate_size=2 * hidden_size,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        num_key_value_heads=2,
-        max_position_embeddings=512,
-        initializer_range=0.2,
-        **ids,
-    )
+    text_config = tiny_llama_config(tokenizer, hidden_size=hidden_size, max_positions=512)
     vision_config = idefics3.Idefics3VisionConfig(
         hidden_size=hidden_size,
         intermediate_size=2 * hidden_size,
@@ -142,10 +118,7 @@ def build_tiny_idefics3(
         image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
         **ids,
     )
-    torch.manual_seed(seed)
-    model = transformers.Idefics3ForConditionalGeneration(config)
-    model.generation_config.pad_token_id = tokenizer.pad_token_id
-    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model = seeded_model(transformers.Idefics3ForConditionalGeneration, config, tokenizer, seed)
     model.save_pretrained(out)
     processor.save_pretrained(out)
     return out

@@ -15,7 +15,13 @@ from chartproof.reader.perception.labels import (
 from chartproof.reader.perception.line_reader import line_masks
 from chartproof.reader.perception.palette import ColorLayer
 from chartproof.reader.perception.records import CellEvidence, ChartReading
-from chartproof.reader.perception.scene import CellValue, Scene, make_table, series_names
+from chartproof.reader.perception.scene import (
+    CellValue,
+    Scene,
+    make_table,
+    scene_reading,
+    series_names,
+)
 
 __all__ = ["area_layers", "read_area"]
 
@@ -102,18 +108,13 @@ def read_area(
         rows.append([cells[k] for k in range(len(layer_ids))])
     names = series_names(scene, layer_ids, titles[2])
     table, conf, evidence = make_table(titles[1] or "Category", texts, names, rows)
-    return ChartReading(
-        chart_type="area",
-        table=table,
-        confidence=conf,
-        evidence=evidence,
+    return scene_reading(
+        scene,
+        titles,
+        "area",
+        table,
+        conf,
+        evidence,
         series_colors={n: scene.layers[li].hex for n, li in zip(names, layer_ids, strict=True)},
-        title=titles[0],
-        x_title=titles[1],
-        y_title=titles[2],
         value_axis=axis,
-        legend=scene.legend,
-        tokens=scene.tokens,
-        notes=tuple(scene.notes),
-        size=scene.size,
     )

@@ -19,7 +19,13 @@ from chartproof.reader.perception.records import (
     EvidenceSource,
     OcrToken,
 )
-from chartproof.reader.perception.scene import CellValue, Scene, make_table, series_names
+from chartproof.reader.perception.scene import (
+    CellValue,
+    Scene,
+    make_table,
+    scene_reading,
+    series_names,
+)
 from chartproof.reader.perception.values import Anchor, match_labels, reconcile
 from chartproof.types import ChartType
 
@@ -95,22 +101,17 @@ def read_bars(
     if painted:
         scene.notes.append("one series whose bars are painted in different colours")
         colors = {}
-    return ChartReading(
-        chart_type=chart_type,
-        table=table,
-        confidence=conf,
-        evidence=evidence,
+    return scene_reading(
+        scene,
+        titles,
+        chart_type,
+        table,
+        conf,
+        evidence,
         series_colors=colors,
         mark_boxes=boxes,
         orientation=layout.orientation,
-        title=titles[0],
-        x_title=titles[1],
-        y_title=titles[2],
         value_axis=axis,
-        legend=scene.legend,
-        tokens=scene.tokens,
-        notes=tuple(scene.notes),
-        size=scene.size,
     )
 
 

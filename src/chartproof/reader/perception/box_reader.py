@@ -11,7 +11,7 @@ import numpy as np
 from chartproof.reader.perception.geometry import Frame
 from chartproof.reader.perception.labels import assign_category_labels
 from chartproof.reader.perception.records import Box, CellEvidence, ChartReading
-from chartproof.reader.perception.scene import CellValue, Scene, make_table
+from chartproof.reader.perception.scene import CellValue, Scene, make_table, scene_reading
 
 __all__ = ["BOX_STATS", "FoundBox", "find_boxes", "read_boxes"]
 
@@ -188,20 +188,15 @@ def read_boxes(
     if outliers:
         scene.notes.append("outliers past the whiskers: " + "; ".join(outliers))
     table, conf, evidence = make_table(titles[1] or "Category", texts, list(BOX_STATS), rows)
-    return ChartReading(
-        chart_type="box",
-        table=table,
-        confidence=conf,
-        evidence=evidence,
+    return scene_reading(
+        scene,
+        titles,
+        "box",
+        table,
+        conf,
+        evidence,
         mark_boxes={"box": tuple(_box(b) for b in boxes)},
-        title=titles[0],
-        x_title=titles[1],
-        y_title=titles[2],
         value_axis=axis,
-        legend=scene.legend,
-        tokens=scene.tokens,
-        notes=tuple(scene.notes),
-        size=scene.size,
     )
 
 

@@ -23,7 +23,13 @@ from chartproof.reader.perception.lines import (
     vertices,
 )
 from chartproof.reader.perception.records import Box, CellEvidence, ChartReading, OcrToken
-from chartproof.reader.perception.scene import CellValue, Scene, make_table, series_names
+from chartproof.reader.perception.scene import (
+    CellValue,
+    Scene,
+    make_table,
+    scene_reading,
+    series_names,
+)
 from chartproof.reader.perception.values import Anchor, match_labels, reconcile
 
 __all__ = ["line_masks", "read_lines"]
@@ -342,21 +348,16 @@ def read_lines(
         for name, vs in zip(names, verts, strict=True)
     }
     colors = {name: scene.layers[li].hex for name, li in zip(names, layer_ids, strict=True)}
-    return ChartReading(
-        chart_type="line",
-        table=table,
-        confidence=conf,
-        evidence=evidence,
+    return scene_reading(
+        scene,
+        titles,
+        "line",
+        table,
+        conf,
+        evidence,
         series_colors=colors,
         mark_boxes=boxes,
-        title=titles[0],
-        x_title=titles[1],
-        y_title=titles[2],
         value_axis=axis,
-        legend=scene.legend,
-        tokens=scene.tokens,
-        notes=tuple(scene.notes),
-        size=scene.size,
     )
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from chartproof.reader.perception.line_reader import line_masks
 from chartproof.reader.perception.records import CellEvidence, ChartReading
-from chartproof.reader.perception.scene import Scene, series_names
+from chartproof.reader.perception.scene import Scene, scene_reading, series_names
 from chartproof.types import Cell, Column, DataTable
 
 __all__ = ["read_dot_lines", "read_scatter"]
@@ -66,21 +66,16 @@ def read_scatter(
             )
         )
     table = DataTable(columns=tuple(columns), rows=tuple(rows))
-    return ChartReading(
-        chart_type="scatter",
-        table=table,
-        confidence=tuple(conf),
-        evidence=tuple(evidence),
+    return scene_reading(
+        scene,
+        titles,
+        "scatter",
+        table,
+        tuple(conf),
+        tuple(evidence),
         series_colors={n: scene.layers[li].hex for n, li in zip(names, used, strict=True)},
-        title=titles[0],
-        x_title=titles[1],
-        y_title=titles[2],
         value_axis=ya,
         x_axis=xa,
-        legend=scene.legend,
-        tokens=scene.tokens,
-        notes=tuple(scene.notes),
-        size=scene.size,
     )
 
 
@@ -174,20 +169,15 @@ def read_dot_lines(
     table = DataTable(columns=tuple(columns), rows=rows)
     conf = tuple(tuple(0.7 if v is not None else 0.0 for v in row) for row in grid)
     scene.notes.append("line series drawn as dots, read on the two numeric axes")
-    return ChartReading(
-        chart_type="line",
-        table=table,
-        confidence=conf,
-        evidence=tuple(evidence),
+    return scene_reading(
+        scene,
+        titles,
+        "line",
+        table,
+        conf,
+        tuple(evidence),
         series_colors={n: scene.layers[li].hex for n, li in zip(names, used, strict=True)},
         mark_boxes={n: tuple(b) for n, b in boxes.items()},
-        title=titles[0],
-        x_title=titles[1],
-        y_title=titles[2],
         value_axis=ya,
         x_axis=xa,
-        legend=scene.legend,
-        tokens=scene.tokens,
-        notes=tuple(scene.notes),
-        size=scene.size,
     )

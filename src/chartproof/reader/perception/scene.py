@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -14,12 +15,13 @@ from chartproof.reader.perception.records import (
     AxisFit,
     Box,
     CellEvidence,
+    ChartReading,
     LegendEntry,
     OcrToken,
 )
-from chartproof.types import Cell, Column, ColumnKind, DataTable
+from chartproof.types import Cell, ChartType, Column, ColumnKind, DataTable
 
-__all__ = ["CellValue", "Scene", "make_table", "series_names"]
+__all__ = ["CellValue", "Scene", "make_table", "scene_reading", "series_names"]
 
 
 @dataclass(frozen=True)
@@ -152,3 +154,39 @@ def make_table(
         rows.append(tuple(row))
         conf.append(tuple(crow))
     return DataTable(columns=columns, rows=tuple(rows)), tuple(conf), tuple(evidence)
+
+
+def scene_reading(
+    scene: Scene,
+    titles: tuple[str | None, str | None, str | None],
+    chart_type: ChartType,
+    table: DataTable,
+    confidence: tuple[tuple[float, ...], ...],
+    evidence: tuple[CellEvidence, ...],
+    *,
+    value_axis: AxisFit | None,
+    x_axis: AxisFit | None = None,
+    series_colors: dict[str, str] | None = None,
+    mark_boxes: dict[str, tuple[Box | None, ...]] | None = None,
+    orientation: Literal["vertical", "horizontal"] = "vertical",
+) -> ChartReading:
+    """The reading of a chart with axes: the table and its marks, plus the (title, x title,
+    y title) triple and what the scene found (legend, tokens, notes, size)."""
+    return ChartReading(
+        chart_type=chart_type,
+        table=table,
+        confidence=confidence,
+        evidence=evidence,
+        series_colors=series_colors or {},
+        mark_boxes=mark_boxes or {},
+        orientation=orientation,
+        title=titles[0],
+        x_title=titles[1],
+        y_title=titles[2],
+        value_axis=value_axis,
+        x_axis=x_axis,
+        legend=scene.legend,
+        tokens=scene.tokens,
+        notes=tuple(scene.notes),
+        size=scene.size,
+    )
