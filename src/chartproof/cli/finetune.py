@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from chartproof.cli._app import app
+from chartproof.cli._options import UseCache, comma_list
 from chartproof.cli._progress import console
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ def _lora(r: int, alpha: int | None, dropout: float, targets: str) -> LoRASettin
         r=r,
         alpha=alpha or 2 * r,
         dropout=dropout,
-        target_modules=tuple(t.strip() for t in targets.split(",") if t.strip()),
+        target_modules=tuple(comma_list(targets)),
     )
 
 
@@ -283,7 +284,7 @@ def compare(
     base_model: Annotated[
         str | None, typer.Option(help="Compare against this spec instead of the card's base.")
     ] = None,
-    cache: Annotated[bool, typer.Option(help="Use the response cache.")] = True,
+    cache: UseCache = True,
 ) -> None:
     """Evaluate base and tuned on held-out data and print them side by side."""
     from chartproof.pipelines.finetune.compare import compare_tuned
@@ -293,7 +294,7 @@ def compare(
         data,
         out,
         max_tokens=max_tokens,
-        metrics=[m.strip() for m in (metrics or "").split(",") if m.strip()],
+        metrics=comma_list(metrics),
         limit=limit,
         cache=cache,
         base_spec=base_model,
