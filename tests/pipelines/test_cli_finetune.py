@@ -118,3 +118,11 @@ def test_compare_refuses_data_that_was_trained_on(data: Path, tmp_path: Path) ->
     assert samples[0].id in overlap
     with pytest.raises(ValueError, match="is not held out"):
         compare_tuned(tmp_path, data, tmp_path / "cmp")
+
+
+def test_cli_target_format_default_is_the_pipelines() -> None:
+    from chartproof.cli import finetune as cli_finetune
+    from chartproof.pipelines.finetune import TARGET_FORMAT
+
+    # The CLI writes the default again to keep the pipeline off its import path.
+    assert cli_finetune._TARGET_FORMAT == TARGET_FORMAT

@@ -10,7 +10,7 @@ import typer
 
 from chartproof.executors.spec import EXECUTOR_HELP
 
-__all__ = ["DataSpec", "Executor", "PromptsFile", "Quiet", "Strict", "UseCache"]
+__all__ = ["DataSpec", "Executor", "PromptsFile", "Quiet", "Strict", "UseCache", "comma_list"]
 
 DataSpec: TypeAlias = Annotated[
     str, typer.Option("--data", "-d", help="Dataset folder or spec (e.g. chartqa:/path).")
@@ -33,3 +33,8 @@ Quiet: TypeAlias = Annotated[bool, typer.Option("--quiet", "-q", help="No progre
 
 Executor: TypeAlias = Annotated[str | None, typer.Option(help=EXECUTOR_HELP)]
 """Where CPU-bound work runs (`chartproof.executors`); None: the command's default."""
+
+
+def comma_list(text: str | None) -> list[str]:
+    """The items of a comma-separated option value, stripped, empty ones dropped ([] for None)."""
+    return [t.strip() for t in (text or "").split(",") if t.strip()]

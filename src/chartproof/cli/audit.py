@@ -8,11 +8,8 @@ from typing import Annotated
 import typer
 
 from chartproof.cli._app import app
+from chartproof.cli._options import Quiet, Strict, UseCache, comma_list
 from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
-
-
-def _list(text: str | None) -> list[str]:
-    return [t.strip() for t in (text or "").split(",") if t.strip()]
 
 
 @app.command("audit")
@@ -49,10 +46,10 @@ def audit(
     ocr: Annotated[bool, typer.Option(help="Read image text for eligibility.")] = True,
     max_tokens: Annotated[int, typer.Option(help="Largest narrative in tokens.", min=1)] = 256,
     batch_size: Annotated[int | None, typer.Option(help="Work units per batch.", min=1)] = None,
-    cache: Annotated[bool, typer.Option(help="Use the response cache.")] = True,
-    strict: Annotated[bool, typer.Option(help="Stop at the first bad dataset row.")] = False,
+    cache: UseCache = True,
+    strict: Strict = False,
     report: Annotated[bool, typer.Option(help="Write RUN/report.html at the end.")] = True,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Audit MODEL for bias on the charts of DATA (ChartBias, seed 003): narrative shift,
     group hallucination, preference polarity, demographic cues; mitigation on request."""
@@ -63,8 +60,8 @@ def audit(
             data,
             model,
             out,
-            attributes=_list(attributes) or None,
-            settings=_list(settings),
+            attributes=comma_list(attributes) or None,
+            settings=comma_list(settings),
             mitigate=mitigate,
             causal=causal,
             lexicon_file=pairs,

@@ -8,7 +8,15 @@ from typing import Annotated
 import typer
 
 from chartproof.cli._app import app
-from chartproof.cli._options import DataSpec, Executor, PromptsFile, Quiet, Strict, UseCache
+from chartproof.cli._options import (
+    DataSpec,
+    Executor,
+    PromptsFile,
+    Quiet,
+    Strict,
+    UseCache,
+    comma_list,
+)
 from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
 
 
@@ -82,7 +90,7 @@ def evaluate(
         prompts_file=prompts_file,
         limit=limit,
         where=_pairs(where or []),
-        metrics=tuple(m.strip() for m in (metrics or "").split(",") if m.strip()),
+        metrics=tuple(comma_list(metrics)),
         batch_size=batch_size,
         max_tokens=max_tokens,
         with_table=with_table,

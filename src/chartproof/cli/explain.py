@@ -8,14 +8,22 @@ from typing import Annotated, Any
 import typer
 
 from chartproof.cli._app import app
-from chartproof.cli._options import DataSpec, Executor, PromptsFile, Quiet, Strict, UseCache
+from chartproof.cli._options import (
+    DataSpec,
+    Executor,
+    PromptsFile,
+    Quiet,
+    Strict,
+    UseCache,
+    comma_list,
+)
 from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
 
 
 def _specs(text: str | None, option: str) -> list[str] | None:
     if text is None:
         return None
-    specs = [s.strip() for s in text.split(",") if s.strip()]
+    specs = comma_list(text)
     if not specs:
         raise typer.BadParameter("give at least one model spec", param_hint=option)
     return specs

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from chartproof.cli._app import app
+from chartproof.cli._options import UseCache, comma_list
 from chartproof.cli._progress import console
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ def _lora(r: int, alpha: int | None, dropout: float, targets: str) -> LoRASettin
         r=r,
         alpha=alpha or 2 * r,
         dropout=dropout,
-        target_modules=tuple(t.strip() for t in targets.split(",") if t.strip()),
+        target_modules=tuple(comma_list(targets)),
     )
 
 
@@ -43,6 +44,8 @@ def _train(**kwargs: object) -> TrainSettings:
     return TrainSettings.model_validate(kwargs)
 
 
+BaseSpec = Annotated[str, typer.Option("--base", "-b", help=_BASE_HELP)]
+TuneOut = Annotated[Path, typer.Option("--out", "-o", help="Output folder (rerun to resume).")]
 Steps = Annotated[int, typer.Option(help="Optimiser steps.", min=1)]
 Batch = Annotated[int, typer.Option(help="Examples per device step.", min=1)]
 Accum = Annotated[int, typer.Option(help="Gradient accumulation steps.", min=1)]
@@ -64,19 +67,21 @@ Merge = Annotated[bool, typer.Option(help="Also write the merged model to OUT/me
 Resume = Annotated[bool, typer.Option(help="Resume from the newest checkpoint in OUT.")]
 DryRun = Annotated[bool, typer.Option(help="Print the plan and a memory estimate; train nothing.")]
 _TARGETS = "q_proj,k_proj,v_proj,o_proj"
+# pipelines.finetune.TARGET_FORMAT, written again so the CLI does not import the pipeline to start.
+_TARGET_FORMAT = "Answer: {answer}. Explanation: {explanation}"
 
 
 @finetune_app.command("sft")
 def sft(
     data: Annotated[str, typer.Option("--data", "-d", help="Dataset with explanations.")],
-    base: Annotated[str, typer.Option("--base", "-b", help=_BASE_HELP)],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (rerun to resume).")],
+    base: BaseSpec,
+    out: TuneOut,
     prompt: Annotated[
         str, typer.Option(help="Prompt id the examples are built with.")
     ] = "chartqax@1",
     target_format: Annotated[
         str, typer.Option(help="Target template with {answer} and {explanation}.")
-    ] = "Answer: {answer}. Explanation: {explanation}",
+    ] = _TARGET_FORMAT,
     train_split: Annotated[str, typer.Option(help="split value that trains.")] = "train",
     val_split: Annotated[str, typer.Option(help="split value that validates.")] = "val",
     val_fraction: Annotated[
@@ -148,8 +153,8 @@ def sft(
 def dpo(
     pairs: Annotated[Path, typer.Option("--pairs", "-p", help="`chartproof pairs` JSONL file.")],
     data: Annotated[str, typer.Option("--data", "-d", help="The dataset the pairs came from.")],
-    base: Annotated[str, typer.Option("--base", "-b", help=_BASE_HELP)],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (rerun to resume).")],
+    base: BaseSpec,
+    out: TuneOut,
     mode: Annotated[
         str, typer.Option(help="textual (answer given chart) or visual (chart given answer).")
     ] = "textual",
@@ -157,9 +162,7 @@ def dpo(
         str | None, typer.Option(help="Start from this (SFT) adapter; it is also the reference.")
     ] = None,
     prompt: Annotated[str, typer.Option(help="Prompt id of the pairs' requests.")] = "chartqax@1",
-    target_format: Annotated[str, typer.Option(help="Completion template.")] = (
-        "Answer: {answer}. Explanation: {explanation}"
-    ),
+    target_format: Annotated[str, typer.Option(help="Completion template.")] = _TARGET_FORMAT,
     beta: Annotated[float, typer.Option(help="DPO beta.")] = 0.1,
     budget: Annotated[int | None, typer.Option(help="Most pairs to train on.")] = None,
     ceiling: Annotated[float, typer.Option(help="Drop pairs at least this similar.")] = 0.98,
@@ -283,7 +286,7 @@ def compare(
     base_model: Annotated[
         str | None, typer.Option(help="Compare against this spec instead of the card's base.")
     ] = None,
-    cache: Annotated[bool, typer.Option(help="Use the response cache.")] = True,
+    cache: UseCache = True,
 ) -> None:
     """Evaluate base and tuned on held-out data and print them side by side."""
     from chartproof.pipelines.finetune.compare import compare_tuned
@@ -293,7 +296,7 @@ def compare(
         data,
         out,
         max_tokens=max_tokens,
-        metrics=[m.strip() for m in (metrics or "").split(",") if m.strip()],
+        metrics=comma_list(metrics),
         limit=limit,
         cache=cache,
         base_spec=base_model,

@@ -8,12 +8,8 @@ from typing import Annotated
 import typer
 
 from chartproof.cli._app import app
-from chartproof.cli._options import Executor, Quiet
+from chartproof.cli._options import Executor, Quiet, comma_list
 from chartproof.cli._progress import console, progress_bar
-
-
-def _names(value: str | None) -> list[str]:
-    return [v.strip() for v in value.split(",") if v.strip()] if value else []
 
 
 @app.command()
@@ -73,8 +69,8 @@ def generate(
             out,
             seed=seed,
             per_chart=per_chart,
-            families=_names(families) or None,
-            variants=_names(variants),
+            families=comma_list(families) or None,
+            variants=comma_list(variants),
             levels=levels,
             premises=premises,
             counterfactuals=counterfactuals,

@@ -17,7 +17,13 @@ from chartproof.datasets import dataset_fingerprint, load_dataset
 from chartproof.executors import Executor, load_backend_on
 from chartproof.metrics.registry import explanation_scorers
 from chartproof.models import load_prompts
-from chartproof.models.base import Backend, accepts_overlap, explanation_generator, in_flight
+from chartproof.models.base import (
+    Backend,
+    Borrowed,
+    accepts_overlap,
+    explanation_generator,
+    in_flight,
+)
 from chartproof.models.cache import with_cache
 from chartproof.models.registry import run_identity
 from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
@@ -25,8 +31,6 @@ from chartproof.pipelines.summarize import summarize
 from chartproof.runs import RunFolder
 from chartproof.types import (
     GenerationConfig,
-    ModelRequest,
-    ModelResponse,
     Record,
     RunRecord,
     RunSummary,
@@ -246,7 +250,7 @@ def run_evaluation(
     todo_all = [s for s in samples if applies(protocol, s)]
     where_to_run = executor if executor is not None else cfg.executor
     inner = backend if backend is not None else load_backend_on(model, where_to_run)
-    wrapped, store = with_cache(_Borrowed(inner) if backend is not None else inner, cache)
+    wrapped, store = with_cache(Borrowed(inner) if backend is not None else inner, cache)
     try:
         with RunFolder.open(out, config, fingerprint) as run:
             todo = [s for s in todo_all if not run.is_done(s.id, protocol, model_name)]
@@ -321,24 +325,6 @@ def run_evaluation(
 def _matches(sample: Sample, where: dict[str, str]) -> bool:
     labels = sample.group_labels()
     return all(labels.get(k) == v for k, v in where.items())
-
-
-class _Borrowed:
-    """A caller's backend: used, not closed (the caller may evaluate more with it)."""
-
-    def __init__(self, backend: Backend) -> None:
-        self.inner = backend
-        self.identity = getattr(backend, "identity", None)
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
-        return self.inner.generate(requests)
-
-    def close(self) -> None:
-        pass
 
 
 def _default_prompts() -> Any:

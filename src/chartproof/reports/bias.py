@@ -75,6 +75,27 @@ def _attrs(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     return list(summary.get("attributes", []))
 
 
+def _setting(record: RunRecord, key: str) -> tuple[Mapping[str, Any], str, list[dict[str, Any]]]:
+    """The summary block of setting `key` ({} when the run has none), the model's name and the
+    audited attributes."""
+    s = record.summary
+    return s.get(key, {}), str(s.get("model", record.id)), _attrs(s)
+
+
+def _shift_head(names: Sequence[str]) -> list[str]:
+    return ["Model"] + [f"{n} {h}" for n in names for h in ("Diss. ↓", "% > 0.1 ↓", "TOST")]
+
+
+def _shift_row(label: str, block: Mapping[str, Any], names: Sequence[str]) -> list[str]:
+    """One narrative-shift row: per attribute the mean dissimilarity, the share of pairs above
+    0.10 and the TOST verdict."""
+    return [label] + [
+        x
+        for n in names
+        for x in (_f(block[n]["mean"]), _p(block[n]["share_above"]), _tost(block[n]["equivalent"]))
+    ]
+
+
 def _overview(record: RunRecord) -> Html:
     s = record.summary
     elig = s.get("eligibility", {})
@@ -114,18 +135,12 @@ def _overview(record: RunRecord) -> Html:
 
 
 def _narrative(record: RunRecord) -> Html:
-    s = record.summary
-    block = s.get("narrative", {})
+    block, model, attrs = _setting(record, "narrative")
     if not block:
         return Html("")
-    model = str(s.get("model", record.id))
-    names = [a["name"] for a in _attrs(s)]
-    head = ["Model"] + [f"{n} {h}" for n in names for h in ("Diss. ↓", "% > 0.1 ↓", "TOST")]
-    row = [model] + [
-        x
-        for n in names
-        for x in (_f(block[n]["mean"]), _p(block[n]["share_above"]), _tost(block[n]["equivalent"]))
-    ]
+    names = [a["name"] for a in attrs]
+    head = _shift_head(names)
+    row = _shift_row(model, block, names)
     parts = [
         el("h3", "Narrative shift (Table 2)"),
         table(head, [row], caption="Mean 1 − cosine of the paired narratives' sentence "
@@ -151,12 +166,9 @@ def _narrative(record: RunRecord) -> Html:
 
 
 def _hallucination(record: RunRecord) -> Html:
-    s = record.summary
-    block = s.get("hallucination", {})
+    block, model, attrs = _setting(record, "hallucination")
     if not block:
         return Html("")
-    model = str(s.get("model", record.id))
-    attrs = _attrs(s)
     head = ["Model"] + [
         f"{a['name']} {_SHORT.get(g, g)}" for a in attrs for g in (*a["groups"], "abstain")
     ]
@@ -181,12 +193,9 @@ def _hallucination(record: RunRecord) -> Html:
 
 
 def _polarity(record: RunRecord) -> Html:
-    s = record.summary
-    block = s.get("polarity", {})
+    block, model, attrs = _setting(record, "polarity")
     if not block:
         return Html("")
-    model = str(s.get("model", record.id))
-    attrs = _attrs(s)
     head = ["Model"] + [
         f"{a['name']} ({_SHORT.get(a['groups'][0], a['groups'][0])}) {p}"
         for a in attrs
@@ -224,7 +233,7 @@ def _polarity(record: RunRecord) -> Html:
                 cls="plot",
             )
         )
-    causal = s.get("causal", {})
+    causal = record.summary.get("causal", {})
     if causal:
         rows = [
             [n, c["n"], _p(c["flip_rate"]), _p(c["baseline"]), c["abstained"]]
@@ -263,14 +272,10 @@ def _mitigation(record: RunRecord) -> Html:
         return Html("")
     model = str(s.get("model", record.id))
     names = [a["name"] for a in _attrs(s)]
-    head = ["Model"] + [f"{n} {h}" for n in names for h in ("Diss. ↓", "% > 0.1 ↓", "TOST")]
+    head = _shift_head(names)
 
     def row(label: str, blk: Mapping[str, Any]) -> list[str]:
-        return [label] + [
-            x
-            for n in names
-            for x in (_f(blk[n]["mean"]), _p(blk[n]["share_above"]), _tost(blk[n]["equivalent"]))
-        ]
+        return _shift_row(label, blk, names)
 
     rows = []
     if "narrative" in s:

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from chartproof.datasets import dataset_fingerprint, load_dataset
 from chartproof.metrics.bias import JudgeThresholds
 from chartproof.models import load_backend, load_prompts
-from chartproof.models.base import Backend, in_flight
+from chartproof.models.base import Backend, Borrowed, in_flight
 from chartproof.models.cache import with_cache
 from chartproof.pipelines.audit.charts import (
     AuditChart,
@@ -43,7 +43,7 @@ from chartproof.pipelines.audit.settings import (
 )
 from chartproof.pipelines.audit.summary import summarize_audit
 from chartproof.runs import RunFolder
-from chartproof.types import ModelRequest, ModelResponse, RunRecord, SampleResult
+from chartproof.types import RunRecord, SampleResult
 
 __all__ = ["SETTINGS", "audit"]
 
@@ -136,7 +136,7 @@ def audit(
     }
     fingerprint = dataset_fingerprint(loaded.samples, loaded.root)
     inner = backend if backend is not None else load_backend(model)
-    wrapped, store = with_cache(_Borrowed(inner) if backend is not None else inner, cache)
+    wrapped, store = with_cache(Borrowed(inner) if backend is not None else inner, cache)
     try:
         with RunFolder.open(out, config, fingerprint) as run:
             if causal and ("hallucination" in settings or "polarity" in settings):
@@ -399,21 +399,3 @@ def _vader() -> Callable[[str], float] | None:
         return None
     analyzer = SentimentIntensityAnalyzer()
     return lambda text: float(analyzer.polarity_scores(text)["compound"])
-
-
-class _Borrowed:
-    """A caller's backend: used, not closed."""
-
-    def __init__(self, backend: Backend) -> None:
-        self.inner = backend
-        self.identity = getattr(backend, "identity", None)
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
-        return self.inner.generate(requests)
-
-    def close(self) -> None:
-        pass
