@@ -57,13 +57,20 @@ def heatmap(
     fig = Figure(figsize=(1.2 * len(cols) + 2.2, 0.5 * len(rows) + 1.4), dpi=110)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, aspect="auto")
+    image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, aspect="auto")
     ax.set_xticks(range(len(cols)), cols)
     ax.set_yticks(range(len(rows)), rows)
     for i in range(len(rows)):
         for j in range(len(cols)):
             if not np.isnan(grid[i, j]):
-                ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=9)
+                # white on the dark end of the colour map, black elsewhere: always legible
+                low, high = image.get_clim()
+                share = (grid[i, j] - low) / (high - low) if high > low else 0.0
+                dark = share > 0.6
+                colour = "white" if dark else "black"
+                ax.text(
+                    j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=9, color=colour
+                )
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     buf = io.BytesIO()
