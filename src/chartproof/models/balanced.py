@@ -19,11 +19,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pydantic import ValidationError
-
 from chartproof.models._aio import LoopThread
 from chartproof.models.openai_compat import OpenAIBackend, OpenAISettings
-from chartproof.models.registry import BackendSpec, SpecError
+from chartproof.models.registry import BackendSpec, SpecError, spec_settings
 from chartproof.types import ModelRequest, ModelResponse
 
 __all__ = ["BalancedBackend", "split_urls"]
@@ -87,10 +85,7 @@ class BalancedBackend:
     @classmethod
     def from_spec(cls, spec: BackendSpec) -> BalancedBackend:
         """Build from ``openai:MODEL@URL1,URL2[?option=value...]``."""
-        try:
-            settings = OpenAISettings.model_validate(spec.options)
-        except ValidationError as e:
-            raise SpecError(f"model spec {spec.source or spec.spec_string()!r}: {e}") from None
+        settings = spec_settings(spec, OpenAISettings)
         return cls(spec.target, split_urls(spec.base_url or ""), settings=settings)
 
     @property

@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from chartproof.models.base import BackendIdentity, answered, failed
-from chartproof.models.registry import BackendSpec, SpecError, require
+from chartproof.models.registry import BackendSpec, require, spec_settings
 from chartproof.types import GenerationConfig, ImagePart, ModelRequest, ModelResponse, Record, Usage
 
 if TYPE_CHECKING:
@@ -157,10 +157,7 @@ class HFBackend:
     @classmethod
     def from_spec(cls, spec: BackendSpec) -> HFBackend:
         """Build from ``hf:PATH[?option=value...]``."""
-        try:
-            settings = HFSettings.model_validate(spec.options)
-        except ValidationError as e:
-            raise SpecError(f"model spec {spec.source or spec.spec_string()!r}: {e}") from None
+        settings = spec_settings(spec, HFSettings)
         return cls(spec.target, settings)
 
     @property

@@ -27,7 +27,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from chartproof import __version__
 from chartproof.models._aio import (
@@ -40,7 +40,7 @@ from chartproof.models._aio import (
 )
 from chartproof.models.base import BackendIdentity, answered, failed
 from chartproof.models.images import data_url
-from chartproof.models.registry import BackendSpec, MissingDependencyError, SpecError
+from chartproof.models.registry import BackendSpec, MissingDependencyError, SpecError, spec_settings
 from chartproof.types import ImagePart, ModelRequest, ModelResponse, Record, Usage
 
 __all__ = ["REQUEST_ID_HEADER", "OpenAIBackend", "OpenAISettings"]
@@ -129,10 +129,7 @@ class OpenAIBackend:
     @classmethod
     def from_spec(cls, spec: BackendSpec) -> OpenAIBackend:
         """Build from ``openai:MODEL[@URL][?option=value...]``."""
-        try:
-            settings = OpenAISettings.model_validate(spec.options)
-        except ValidationError as e:
-            raise SpecError(f"model spec {spec.source or spec.spec_string()!r}: {e}") from None
+        settings = spec_settings(spec, OpenAISettings)
         return cls(spec.target, spec.base_url, settings=settings)
 
     @property

@@ -16,10 +16,10 @@ import tomllib
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 from urllib.parse import parse_qsl
 
-from pydantic import Field
+from pydantic import BaseModel, Field, ValidationError
 
 from chartproof.models.base import Backend
 from chartproof.types import Record
@@ -100,6 +100,18 @@ _BUILTINS: dict[str, BackendFactory] = {}
 # third-party packages can add theirs through the "chartproof.builtins" entry-point group
 _BUILTIN_HOMES: dict[str, str] = {"reader": "chartproof.reader"}
 _ENTRY_POINT_GROUP = "chartproof.builtins"
+
+
+SettingsT = TypeVar("SettingsT", bound=BaseModel)
+
+
+def spec_settings(spec: BackendSpec, settings: type[SettingsT]) -> SettingsT:
+    """A backend's settings record from a spec's options; a bad or misspelt option is a
+    SpecError naming the spec (every backend's `from_spec` reads its options this way)."""
+    try:
+        return settings.model_validate(spec.options)
+    except ValidationError as e:
+        raise SpecError(f"model spec {spec.source or spec.spec_string()!r}: {e}") from None
 
 
 def register_kind(kind: str, factory: BackendFactory) -> None:

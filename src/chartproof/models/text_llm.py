@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from chartproof import __version__
 from chartproof.models.base import BackendIdentity, answered, failed
@@ -32,7 +32,7 @@ from chartproof.models.hf import (
     generation_kwargs,
     resolve_device_dtype,
 )
-from chartproof.models.registry import BackendSpec, SpecError, require
+from chartproof.models.registry import BackendSpec, require, spec_settings
 from chartproof.types import (
     GenerationConfig,
     ImagePart,
@@ -227,10 +227,7 @@ class TextLLMBackend:
     @classmethod
     def from_spec(cls, spec: BackendSpec) -> TextLLMBackend:
         """Build from ``text:TARGET[?option=value...]``."""
-        try:
-            settings = TextLLMSettings.model_validate(spec.options)
-        except ValidationError as e:
-            raise SpecError(f"model spec {spec.source or spec.spec_string()!r}: {e}") from None
+        settings = spec_settings(spec, TextLLMSettings)
         return cls(spec.target, settings)
 
     @property
