@@ -12,6 +12,7 @@ such a chain (`chartproof.questions.chains.chain_problem`).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from chartproof.questions import ops
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
@@ -80,6 +81,21 @@ def _series_by_colour(tr: Tracer) -> list[Op] | None:
             return None
         out.append(op)
     return out
+
+
+def _best_by_colour(tr: Tracer, per_series: Callable[[Op], Op | None], label: str) -> Op | None:
+    """The series (found by its colour, one CI step each) whose `per_series` step is the
+    largest: CI per colour → one step per series → VC."""
+    keyed = _series_by_colour(tr)
+    if keyed is None:
+        return None
+    found: list[tuple[str, Op]] = []
+    for who in keyed:
+        step = per_series(who)
+        if step is None:
+            return None
+        found.append((str(who.value), step))
+    return ops.best_of(tr, tuple(found), "max", label)
 
 
 @register
@@ -167,16 +183,7 @@ class ChainColorTotal(_Chain):
         return {}
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
-        keyed = _series_by_colour(tr)
-        if keyed is None:
-            return None
-        totals: list[tuple[str, Op]] = []
-        for who in keyed:
-            total = ops.aggregate(tr, who, "sum")
-            if total is None:
-                return None
-            totals.append((str(who.value), total))
-        top = ops.best_of(tr, tuple(totals), "max", "series")
+        top = _best_by_colour(tr, lambda who: ops.aggregate(tr, who, "sum"), "series")
         return None if top is None else ops.color_of(tr, top)
 
 
@@ -848,14 +855,5 @@ class ChainScatterGroups(_Chain):
         return {}
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
-        keyed = _series_by_colour(tr)
-        if keyed is None:
-            return None
-        tops: list[tuple[str, Op]] = []
-        for who in keyed:
-            top = ops.point_extreme(tr, who, "max")
-            if top is None:
-                return None
-            tops.append((str(who.value), top))
-        best = ops.best_of(tr, tuple(tops), "max", "group")
+        best = _best_by_colour(tr, lambda who: ops.point_extreme(tr, who, "max"), "group")
         return None if best is None else ops.corr_class(tr, best)
