@@ -1,35 +1,14 @@
-"""Spec → drawing plan: one builder per chart type, looked up in a registry.
-
-A new chart type is one builder module plus one line in `BUILDERS`.
-"""
+"""Spec → drawing plan: each chart kind's `draw` (`chartproof.charts.kinds`) gives its calls."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from chartproof.charts._bars import bar_ops
 from chartproof.charts._layout import pinned_rc
-from chartproof.charts._lines import area_ops, line_ops
 from chartproof.charts._page import rc_for
-from chartproof.charts._pie import pie_ops
 from chartproof.charts._plan import Op, Plan
-from chartproof.charts._scatter_box import box_ops, scatter_ops
+from chartproof.charts.kinds import chart_kind
 from chartproof.types import ChartSpec
 
-__all__ = ["BUILDERS", "build_plan"]
-
-BUILDERS: dict[str, Callable[[ChartSpec], list[Op]]] = {
-    "vbar": bar_ops,
-    "hbar": bar_ops,
-    "grouped_bar": bar_ops,
-    "stacked_bar": bar_ops,
-    "line": line_ops,
-    "area": area_ops,
-    "pie": pie_ops,
-    "scatter": scatter_ops,
-    "box": box_ops,
-}
-"""Chart type → function returning the calls that draw it."""
+__all__ = ["build_plan"]
 
 
 def build_plan(spec: ChartSpec) -> Plan:
@@ -38,7 +17,7 @@ def build_plan(spec: ChartSpec) -> Plan:
     rc = rc_for(style)
     # text is measured under the same rcParams it will be drawn with (hinting changes widths)
     with pinned_rc(rc):
-        ops = tuple(BUILDERS[spec.chart_type](spec))
+        ops = tuple(_checked(chart_kind(spec.chart_type).draw(spec), spec))
     return Plan(
         spec_id=spec.id,
         chart_type=spec.chart_type,
@@ -47,3 +26,10 @@ def build_plan(spec: ChartSpec) -> Plan:
         dpi=style.dpi,
         ops=ops,
     )
+
+
+def _checked(ops: object, spec: ChartSpec) -> list[Op]:
+    """The draw function's calls, refused unless every one is an `Op`."""
+    if not isinstance(ops, (list, tuple)) or not all(isinstance(o, Op) for o in ops):
+        raise TypeError(f"chart kind {spec.chart_type!r}: draw() must return a list of Op")
+    return list(ops)

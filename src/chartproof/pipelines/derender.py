@@ -29,7 +29,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast, get_args
+from typing import Any
 
 from pydantic import JsonValue
 
@@ -37,7 +37,7 @@ from chartproof.datasets import dataset_fingerprint, load_dataset, resolve_image
 from chartproof.pipelines.derender_code import DerenderConfig, DerenderResult, derender
 from chartproof.pipelines.generate import GenerateResult, generate_from_specs
 from chartproof.runs import RunFolder
-from chartproof.types import ChartSpec, ChartType, Sample, SampleResult
+from chartproof.types import ChartSpec, ChartType, Sample, SampleResult, chart_type_names
 
 __all__ = ["PROTOCOL", "Chart", "DerenderRun", "derender_dataset", "derender_summary"]
 
@@ -247,7 +247,7 @@ _GROUPS = ("chart_type", "suite", "domain", "split")
 
 
 def _chart_type(name: str | None) -> ChartType | None:
-    return cast("ChartType", name) if name in get_args(ChartType) else None
+    return name if name in chart_type_names() else None
 
 
 def _faithful_specs(folder: Path, results: Sequence[SampleResult]) -> list[ChartSpec]:

@@ -67,7 +67,7 @@ def box_stat_name(stat: str) -> str:
 
 def position_word(view: ChartView) -> str:
     """Where counting starts: "left" for vertical layouts, "top" for horizontal bars."""
-    return "top" if view.orientation == "horizontal" and view.chart_type != "pie" else "left"
+    return "top" if view.orientation == "horizontal" and view.kind.axes else "left"
 
 
 def _color(view: ChartView, key: str) -> str:
@@ -77,23 +77,10 @@ def _color(view: ChartView, key: str) -> str:
 
 def mark_name(view: ChartView, series: str | None, x: str) -> str:
     """The mark showing `series` at `x`, e.g. "the blue bar for 2019"."""
-    ct = view.chart_type
-    if ct == "pie":
-        return f"the {_color(view, x)}wedge for {x}"
+    kind = view.kind
+    color = _color(view, x) if kind.color_keys == "x" else _color(view, series or "")
     single = len(view.series) <= 1 or series is None
-    if ct in ("vbar", "hbar"):
-        return f"the {_color(view, series or '')}bar for {x}"
-    if ct == "grouped_bar":
-        return f"the {_color(view, series or '')}{series} bar at {x}"
-    if ct == "stacked_bar":
-        return f"the {_color(view, series or '')}{series} segment of the {x} bar"
-    if ct in ("line", "area"):
-        if single:
-            return f"the {_color(view, series or '')}line at {x}"
-        return f"the {_color(view, series or '')}{series} line at {x}"
-    if ct == "box":
-        return f"the box for {x}"
-    return f"the {_color(view, series or '')}points of {series}"
+    return kind.phrase(color=color, series=f"{series}", x=x, single=single)
 
 
 def box_part(view: ChartView, stat: str, x: str) -> str:
@@ -103,18 +90,17 @@ def box_part(view: ChartView, stat: str, x: str) -> str:
 
 def series_mark(view: ChartView, series: str) -> str:
     """All marks of one series, e.g. "the orange line of Exports" or "the bars"."""
-    ct = view.chart_type
+    kind = view.kind
     color = _color(view, series)
-    if ct in ("line", "area"):
+    if kind.family == "line":
         return f"the {color}{series} line" if len(view.series) > 1 else f"the {color}line"
-    if ct == "scatter":
+    if kind.data == "points":
         return f"the {color}points of {series}"
-    if ct == "pie":
-        return "the wedges"
+    if kind.color_keys == "x":
+        return f"the {marks_of(view)}"
     if len(view.series) > 1:
-        word = "segments" if ct == "stacked_bar" else "bars"
-        return f"the {color}{series} {word}"
-    return f"the {color}bars"
+        return f"the {color}{series} {marks_of(view)}"
+    return f"the {color}{marks_of(view)}"
 
 
 def marks_of(view: ChartView) -> str:
@@ -125,18 +111,16 @@ def marks_of(view: ChartView) -> str:
         "point": "points",
         "wedge": "wedges",
         "box": "boxes",
-    }[view.mark]
+    }.get(view.mark, view.mark + "s")
 
 
 def read_verb(view: ChartView) -> str:
     """How a mark shows its value: "is labelled", "reaches", "sits at", "covers"."""
     if view.value_labels:
         return "is labelled"
-    ct = view.chart_type
-    if ct == "hbar" or (ct in ("grouped_bar", "stacked_bar") and view.orientation == "horizontal"):
-        return "extends to"
-    if ct in ("vbar", "grouped_bar", "stacked_bar"):
-        return "reaches"
-    if ct == "pie":
+    family = view.kind.family
+    if family == "bar":
+        return "extends to" if view.orientation == "horizontal" else "reaches"
+    if family == "pie":
         return "covers"
     return "sits at"

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import random
 import string
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import ClassVar, TypeAlias
 
+from chartproof.charts.kinds import kinds_where
 from chartproof.numeric import parse_number
 from chartproof.questions.chains import chain_problem
 from chartproof.questions.describe import marks_of, ordinal, position_word
@@ -23,7 +24,6 @@ from chartproof.types import (
     Answer,
     AnswerValue,
     ChartSpec,
-    ChartType,
     DataTable,
     Step,
     TaskType,
@@ -52,10 +52,8 @@ ArgValue: TypeAlias = str | float | int | bool
 Args: TypeAlias = Mapping[str, ArgValue]
 """A program's arguments by slot name."""
 
-ALL_CHARTS: frozenset[ChartType] = frozenset(
-    {"vbar", "hbar", "grouped_bar", "stacked_bar", "line", "area", "pie", "scatter", "box"}
-)
-"""Every chart type."""
+ALL_CHARTS = kinds_where(lambda k: True)
+"""Every chart type (registered ones included)."""
 
 SLOT_KINDS = ("x", "series", "number", "ordinal", "color", "band")
 """Kinds of argument slots: an x label, a series name, a number, an ordinal (1 → "first"),
@@ -83,7 +81,7 @@ class Program:
     """ChartR task type of the question (None for dense chart-parsing queries)."""
     question_type: ClassVar[str]
     """ChartQA-X style label: "descriptive", "reasoning" or "structural"."""
-    chart_types: ClassVar[frozenset[ChartType]]
+    chart_types: ClassVar[Collection[str]]
     """Chart types the program applies to."""
     templates: ClassVar[tuple[str, ...]]
     """Paraphrases of the question; `{slot}` marks an argument or derived slot."""

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from chartproof.charts.colors import NAMED_COLORS
+from chartproof.charts.kinds import ChartKind, chart_kind, kinds_where
 from chartproof.numeric import format_number, parse_number
 from chartproof.types import ChartSpec, ChartType, DataTable, Style
 
@@ -19,9 +20,7 @@ __all__ = ["BOX_STATS", "CATEGORY_CHARTS", "ChartView", "chart_view", "round_sig
 BOX_STATS: tuple[str, ...] = ("min", "q1", "median", "q3", "max")
 """The five-number summary of a box, in the order of `Encoding.y` for box plots."""
 
-CATEGORY_CHARTS: frozenset[ChartType] = frozenset(
-    {"vbar", "hbar", "grouped_bar", "stacked_bar", "line", "area", "pie"}
-)
+CATEGORY_CHARTS = kinds_where(lambda k: k.data == "category")
 """Chart types whose x axis (or wedges) holds category or time labels and whose y columns
 each form one series."""
 
@@ -105,11 +104,8 @@ class ChartView:
         x_col = table.col(enc.x)
         units = {table.col(y).unit for y in enc.y}
         unit = units.pop() if len(units) == 1 else None
-        orientation = st.orientation
-        if spec.chart_type == "hbar":
-            orientation = "horizontal"
-        elif spec.chart_type == "vbar":
-            orientation = "vertical"
+        kind = chart_kind(spec.chart_type)
+        orientation = kind.orientation or st.orientation
         common: dict[str, object] = {
             "x_title": st.x_title,
             "y_title": st.y_title,
@@ -120,11 +116,11 @@ class ChartView:
             "x_scale": st.x_scale,
             "orientation": orientation,
         }
-        if spec.chart_type == "scatter":
+        if kind.data == "points":
             return _scatter_view(spec, common)
         labels = table.labels(enc.x)
         x_kind = x_col.kind
-        if spec.chart_type == "box":
+        if kind.data == "boxes":
             boxes: dict[str, tuple[float, float, float, float, float]] = {}
             cols = [table.numbers(y) for y in enc.y]
             for i, lab in enumerate(labels):
@@ -133,7 +129,7 @@ class ChartView:
                     continue
                 boxes[lab] = tuple(_shown(v, st) for v in five if v is not None)  # type: ignore[assignment]
             return cls(
-                chart_type="box",
+                chart_type=spec.chart_type,
                 x_name=enc.x,
                 x_labels=labels,
                 series=(),
@@ -149,13 +145,10 @@ class ChartView:
             y: tuple(None if v is None else _shown(v, st) for v in table.numbers(y)) for y in enc.y
         }
         series = tuple(enc.y)
-        if spec.chart_type == "pie":
-            colors = _name_colors(labels, st.palette)
-        else:
-            colors = _name_colors(series, st.palette)
-        legend = st.legend and (len(series) > 1 or spec.chart_type == "pie")
+        colors = _name_colors(labels if kind.color_keys == "x" else series, st.palette)
+        legend = st.legend and (len(series) > 1 or kind.color_keys == "x")
         flat = [v for col in values.values() for v in col if v is not None]
-        if spec.chart_type == "stacked_bar":
+        if kind.stacks and kind.zero_based:  # stacked bars: each bar's total is a mark end
             flat = flat + [
                 sum(v for v in (values[s][i] for s in series) if v is not None)
                 for i in range(len(labels))
@@ -169,7 +162,7 @@ class ChartView:
             colors=colors,
             x_kind=x_kind,
             legend=legend,
-            span=_span(flat, bars=spec.chart_type not in ("line", "area")),
+            span=_span(flat, bars=kind.zero_based),
             **common,  # type: ignore[arg-type]
         )
 
@@ -197,7 +190,7 @@ class ChartView:
 
         x = x or table.names[0]
         if y is None:
-            if chart_type == "box":
+            if chart_kind(chart_type).data == "boxes":
                 y = BOX_STATS
             else:
                 y = tuple(
@@ -216,7 +209,9 @@ class ChartView:
         )
         view = cls.from_spec(spec)
         n_series = len(view.series)
-        draw_legend = (n_series > 1 or chart_type == "pie") if legend is None else legend
+        draw_legend = (
+            (n_series > 1 or chart_kind(chart_type).color_keys == "x") if legend is None else legend
+        )
         names = dict(colors) if colors is not None else {}
         if names and len(set(names.values())) != len(names):
             names = {}
@@ -315,22 +310,14 @@ class ChartView:
         return self.x_title or self.x_name
 
     @property
+    def kind(self) -> ChartKind:
+        """What this chart type is and shows (`chartproof.charts.kinds`)."""
+        return chart_kind(self.chart_type)
+
+    @property
     def mark(self) -> str:
         """The word for one mark of this chart: bar, point, wedge, box."""
-        return _MARKS[self.chart_type]
-
-
-_MARKS: dict[str, str] = {
-    "vbar": "bar",
-    "hbar": "bar",
-    "grouped_bar": "bar",
-    "stacked_bar": "segment",
-    "line": "point",
-    "area": "point",
-    "pie": "wedge",
-    "scatter": "point",
-    "box": "box",
-}
+        return self.kind.mark
 
 
 def chart_view(chart: ChartSpec | ChartView) -> ChartView:
@@ -435,7 +422,7 @@ def _scatter_view(spec: ChartSpec, common: dict[str, object]) -> ChartView:
     all_y = [p[1] for pts in points.values() for p in pts]
     colors = _name_colors(series, spec.style.palette)
     return ChartView(
-        chart_type="scatter",
+        chart_type=spec.chart_type,
         x_name=enc.x,
         x_labels=(),
         series=series,

@@ -10,7 +10,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Literal
 
 from pydantic import Field, ValidationError
 
@@ -22,13 +22,13 @@ from chartproof.reader._explain import explain_answer, verify_explanation
 from chartproof.reader._redraw import code_reply
 from chartproof.reader.solver import judge, narrative, reply, solve, view_of, view_of_table
 from chartproof.types import (
-    ChartType,
     DataTable,
     ImagePart,
     ModelRequest,
     ModelResponse,
     Record,
     TextPart,
+    chart_type_names,
 )
 
 __all__ = ["ReaderBackend", "ReaderSettings"]
@@ -172,7 +172,11 @@ class ReaderBackend:
             )
         table = DataTable.from_csv(raw)
         chart_type = req.metadata.get("chart_type")
-        kind: ChartType = chart_type if chart_type in get_args(ChartType) else "vbar"  # type: ignore[assignment]
+        kind = (
+            chart_type
+            if isinstance(chart_type, str) and chart_type in chart_type_names()
+            else "vbar"
+        )
         return view_of_table(table, kind)
 
     def _image_view(self, req: ModelRequest) -> ChartView:

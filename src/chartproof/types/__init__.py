@@ -27,6 +27,9 @@ from chartproof.types.data import (
     Style,
     TaskType,
     Transform,
+    chart_type_names,
+    register_chart_type,
+    unregister_chart_type,
 )
 from chartproof.types.model_io import (
     GenerationConfig,
@@ -89,4 +92,7 @@ __all__ = [
     "TextPart",
     "Transform",
     "Usage",
+    "chart_type_names",
+    "register_chart_type",
+    "unregister_chart_type",
 ]

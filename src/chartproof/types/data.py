@@ -9,11 +9,20 @@ re-exports all of them.
 from __future__ import annotations
 
 import csv
+import importlib
 import io
 import math
-from typing import Literal, TypeAlias
+from typing import Annotated, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    field_validator,
+    model_validator,
+)
 
 from chartproof.numeric import format_number, parse_number
 
@@ -37,13 +46,57 @@ __all__ = [
     "Style",
     "TaskType",
     "Transform",
+    "chart_type_names",
+    "register_chart_type",
+    "unregister_chart_type",
 ]
 
-ChartType: TypeAlias = Literal[
-    "vbar", "hbar", "grouped_bar", "stacked_bar", "line", "area", "pie", "scatter", "box"
-]
-"""Chart types chartproof renders. Grouped and stacked bars and box plots take
-`Style.orientation`; `vbar` / `hbar` are the single-series bar charts of ChartQA-X."""
+_CHART_TYPES: dict[str, None] = {}
+"""Names of the registered chart kinds, in registration order (`chartproof.charts.kinds`
+registers them; this layer only knows their names)."""
+
+_KINDS_HOME = "chartproof.charts.kinds"
+"""The chart-kind table, loaded by name the first time a name is not known (a deliberate
+registry: the table sits above this layer and fills in the names)."""
+
+
+def register_chart_type(name: str) -> None:
+    """Make `name` a valid `ChartSpec.chart_type` (called by `register_chart_kind`)."""
+    _CHART_TYPES[name] = None
+
+
+def unregister_chart_type(name: str) -> None:
+    """Forget a chart type name (called by `unregister_chart_kind`)."""
+    _CHART_TYPES.pop(name, None)
+
+
+def chart_type_names() -> tuple[str, ...]:
+    """Every registered chart type, in registration order."""
+    _known_chart_type_names()
+    return tuple(_CHART_TYPES)
+
+
+def _known_chart_type_names() -> None:
+    # loads the shipped kinds once; later calls are a dictionary lookup in `chart_kinds`
+    importlib.import_module(_KINDS_HOME).chart_kinds()
+
+
+def _check_chart_type(name: str) -> str:
+    if name not in _CHART_TYPES:
+        _known_chart_type_names()
+        if name not in _CHART_TYPES:
+            raise ValueError(
+                f"unknown chart type {name!r}; known: {', '.join(_CHART_TYPES)} "
+                "(a new one is registered with chartproof.charts.kinds.register_chart_kind)"
+            )
+    return name
+
+
+ChartType: TypeAlias = Annotated[str, AfterValidator(_check_chart_type)]
+"""A registered chart type: "vbar", "hbar", "grouped_bar", "stacked_bar", "line", "area",
+"pie", "scatter", "box" are shipped (`chartproof.charts.kinds` describes each). Grouped and
+stacked bars and box plots take `Style.orientation`; `vbar` / `hbar` are the single-series
+bar charts of ChartQA-X."""
 
 TaskType: TypeAlias = Literal["VE", "CI", "PR", "VC", "CP", "TI", "SO", "NC"]
 """ChartR task types: value extraction, colour identification, position identification,

@@ -27,12 +27,12 @@ __all__ = [
 def superlative(view: ChartView, which: str) -> str:
     """ "tallest" / "shortest" for vertical bars, "longest" for horizontal ones, and so on."""
     high = which == "max"
-    ct = view.chart_type
-    if ct == "pie":
+    family = view.kind.family
+    if family == "pie":
         return "largest" if high else "smallest"
-    if ct == "hbar" or (ct in ("grouped_bar", "stacked_bar") and view.orientation == "horizontal"):
+    if family == "bar" and view.orientation == "horizontal":
         return "longest" if high else "shortest"
-    if ct in ("vbar", "grouped_bar", "stacked_bar"):
+    if family == "bar":
         return "tallest" if high else "shortest"
     return "highest" if high else "lowest"
 

@@ -226,18 +226,18 @@ def count_items(tr: Tracer, what: str) -> Op | None:
         n, q = len(view.series), "How many lines does the chart show?"
         note = f"the plot draws {n} line{'s' if n != 1 else ''}"
     elif what == "legend_labels":
-        n = len(view.series if view.chart_type != "pie" else view.x_labels) if view.legend else 0
+        n = len(view.x_labels if view.kind.color_keys == "x" else view.series) if view.legend else 0
         q = "How many labels does the legend list?"
         note = f"the legend lists {n} label{'s' if n != 1 else ''}" if n else "no legend is drawn"
     elif what == "series":
-        if view.chart_type == "box":
+        if view.kind.data == "boxes":
             return None  # a box plot's boxes are categories, not series
         n, q = len(view.series), "How many data series does the chart show?"
         note = f"the chart shows {n} data series"
     elif what == "marks":
-        if view.chart_type == "scatter":
+        if view.kind.data == "points":
             return None
-        n = view.n * (len(view.series) if view.chart_type != "pie" else 1)
+        n = view.n * (1 if view.kind.color_keys == "x" else len(view.series))
         q = f"How many {marks_of(view)} does the chart show?"
         note = f"the chart shows {n} {marks_of(view)}"
     else:

@@ -36,8 +36,8 @@ Label = str | Op
 
 def x_noun(view: ChartView) -> str:
     """How a step names one x label: "year", "country", "wedge", "box"."""
-    if view.chart_type == "pie":
-        return "wedge"
+    if view.kind.color_keys == "x":
+        return view.mark
     title = view.x_label
     return title if title.isupper() else title.lower()
 
@@ -81,7 +81,7 @@ def read(tr: Tracer, series: Label, x: Label) -> Op | None:
         args={"series": series, "x": x, **refs("series", s_deps), **refs("x", x_deps)},
         note=f"{mark_name(view, series, x)} {read_verb(view)} {view.fmt(v)}",
         # an unlabelled stacked segment or area band is read as the difference of its ends
-        err=view.read_error(v) * (2 if view.chart_type in ("stacked_bar", "area") else 1),
+        err=view.read_error(v) * (2 if view.kind.stacks else 1),
         unit=view.unit,
     )
 
@@ -115,12 +115,13 @@ def color_of(tr: Tracer, key: Label) -> Op | None:
     """The colour name of a series (pie: of a wedge) (CI); `key` may be an earlier step's
     answer."""
     view = tr.view
-    key, key_text, deps = resolve(tr, key, "wedge" if view.chart_type == "pie" else "series")
+    by_x = view.kind.color_keys == "x"
+    key, key_text, deps = resolve(tr, key, view.mark if by_x else "series")
     name = view.colors.get(key)
-    if name is None or (view.chart_type == "pie" and view.xi(key) is None):
+    if name is None or (by_x and view.xi(key) is None):
         return None
-    if view.chart_type == "pie":
-        note = f"the wedge for {key} is drawn in {name}"
+    if by_x:
+        note = f"the {view.mark} for {key} is drawn in {name}"
     elif view.legend:
         note = f"the legend shows {key} in {name}"
     else:
@@ -144,7 +145,7 @@ def key_of_color(tr: Tracer, color: str) -> Op | None:
     if len(keys) != 1:
         return None
     key = keys[0]
-    kind = "wedge" if view.chart_type == "pie" else "series"
+    kind = view.mark if view.kind.color_keys == "x" else "series"
     return tr.add(
         "key_of_color",
         "CI",

@@ -3,24 +3,15 @@ ranges, ticks, scale, legend and series."""
 
 from __future__ import annotations
 
+from chartproof.charts.kinds import kind_titles
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
 from chartproof.types import AnswerKind, AnswerValue
 
 __all__ = ["CHART_TYPE_NAMES", "FACTS", "chart_fact", "value_range"]
 
-CHART_TYPE_NAMES: dict[str, str] = {
-    "vbar": "vertical bar chart",
-    "hbar": "horizontal bar chart",
-    "grouped_bar": "grouped bar chart",
-    "stacked_bar": "stacked bar chart",
-    "line": "line chart",
-    "area": "area chart",
-    "pie": "pie chart",
-    "scatter": "scatter plot",
-    "box": "box plot",
-}
-"""How questions and premises name each chart type."""
+CHART_TYPE_NAMES = kind_titles()
+"""How questions and premises name each chart type (`ChartKind.title`, read live)."""
 
 FACTS = (
     "chart_type",
@@ -39,9 +30,9 @@ FACTS = (
 
 def value_range(view: ChartView) -> tuple[float, float] | None:
     """Smallest and largest plotted value (box plots: whisker ends; scatter: y values)."""
-    if view.chart_type == "box":
+    if view.kind.data == "boxes":
         vals = [v for b in view.boxes.values() for v in (b[0], b[4])]
-    elif view.chart_type == "scatter":
+    elif view.kind.data == "points":
         vals = [p[1] for pts in view.points.values() for p in pts]
     else:
         vals = [v for col in view.values.values() for v in col if v is not None]
@@ -50,7 +41,7 @@ def value_range(view: ChartView) -> tuple[float, float] | None:
 
 def _fact(view: ChartView, fact: str) -> tuple[str, AnswerValue, AnswerKind, str] | None:
     """(question, value, kind, note) of one fact, None when the chart does not show it."""
-    axes = view.chart_type != "pie"
+    axes = view.kind.axes
     if fact == "chart_type":
         name = CHART_TYPE_NAMES[view.chart_type]
         return "What type of chart is this?", name, "text", f"the marks form a {name}"
@@ -108,7 +99,7 @@ def _fact(view: ChartView, fact: str) -> tuple[str, AnswerValue, AnswerKind, str
         note = "a legend lists the series" if view.legend else "no legend is drawn"
         return "Is there a legend in the chart?", view.legend, "bool", note
     if fact == "n_series":
-        if view.chart_type == "box":
+        if view.kind.data == "boxes":
             return None  # a box plot's boxes are categories; it has no series to count
         n = len(view.series)
         return (
@@ -120,7 +111,7 @@ def _fact(view: ChartView, fact: str) -> tuple[str, AnswerValue, AnswerKind, str
     if fact == "legend_labels":
         if not view.legend:
             return None
-        labels = view.x_labels if view.chart_type == "pie" else view.series
+        labels = view.x_labels if view.kind.color_keys == "x" else view.series
         return (
             "What are the labels in the legend?",
             tuple(labels),

@@ -145,11 +145,11 @@ def _count_items(view: ChartView, what: str) -> float:
     if what == "legend_labels":
         if not view.legend:
             return 0.0
-        return float(len(view.x_labels if view.chart_type == "pie" else view.series))
+        return float(len(view.x_labels if view.kind.color_keys == "x" else view.series))
     if what == "series":
         return float(len(view.series))
     if what == "marks":
-        return float(view.n * (len(view.series) if view.chart_type != "pie" else 1))
+        return float(view.n * (1 if view.kind.color_keys == "x" else len(view.series)))
     raise LogicError(f"unknown count {what!r}")
 
 
@@ -180,7 +180,7 @@ def _band(r: float) -> str:
 def _legend(view: ChartView) -> list[str]:
     if not view.legend:
         return []
-    return list(view.x_labels if view.chart_type == "pie" else view.series)
+    return list(view.x_labels if view.kind.color_keys == "x" else view.series)
 
 
 def _order(view: ChartView, series: str, desc: bool, among: list[str] | None) -> list[str]:

@@ -520,7 +520,7 @@ def _best_of(view: ChartView, op: Op, ops: Sequence[Op]) -> list[Claim]:
     high = op.args["which"] == "max"
     first_op = named[0][1]
     quantity = _QUANTITY.get(first_op.op, "result")
-    if view.chart_type == "box":
+    if view.kind.data == "boxes":
         quantity = "interquartile range"
     labels = ", ".join(n for n, _ in named)
 

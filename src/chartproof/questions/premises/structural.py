@@ -56,7 +56,7 @@ def _chart_type(view: ChartView, rng: random.Random) -> Claim | None:
 
 def _title(view: ChartView, which: str) -> Claim | None:
     title = view.y_title if which == "SP1" else view.x_title
-    if not title or view.chart_type == "pie":
+    if not title or not view.kind.axes:
         return None
     term = fn("YTitle" if which == "SP1" else "XTitle")
     return claim(
@@ -71,7 +71,7 @@ def _title(view: ChartView, which: str) -> Claim | None:
 
 def _y_ticks(view: ChartView) -> Claim | None:
     title = view.y_title
-    if not title or view.chart_type == "pie":
+    if not title or not view.kind.axes:
         return None
     term = fn("YTitle")
     return claim(
@@ -98,7 +98,7 @@ def _range_statement(view: ChartView, title: str, lo: float, hi: float, tol: flo
 
 def _y_range(view: ChartView) -> Claim | None:
     rng_ = value_range(view)
-    if rng_ is None or view.chart_type == "pie":
+    if rng_ is None or not view.kind.axes:
         return None
     lo, hi = rng_
     title = view.y_label
@@ -113,9 +113,9 @@ def _y_range(view: ChartView) -> Claim | None:
 
 
 def _x_range(view: ChartView) -> Claim | None:
-    if view.chart_type == "pie":
+    if not view.kind.axes:
         return None
-    if view.chart_type == "scatter":
+    if view.kind.data == "points":
         xs = [p[0] for pts in view.points.values() for p in pts]
         if not xs:
             return None
@@ -159,7 +159,7 @@ def _x_range(view: ChartView) -> Claim | None:
 
 
 def _categorical(view: ChartView) -> Claim | None:
-    if view.chart_type == "pie":
+    if not view.kind.axes:
         return None
     kind = fn("XKind")
     numeric = Statement("SP5_numeric", {}, pred("Eq", kind, lab("number")))
@@ -189,7 +189,7 @@ def _categorical(view: ChartView) -> Claim | None:
 
 def x_tick_claim(view: ChartView, tick: str) -> Claim | None:
     """SP6 for one x label: it is a tick; out-of-range ticks and legend labels are not."""
-    if view.chart_type in ("pie", "scatter") or tick not in view.x_labels:
+    if not view.kind.axes or view.kind.data == "points" or tick not in view.x_labels:
         return None
     ticks = fn("XTicks")
     return claim(
@@ -200,7 +200,7 @@ def x_tick_claim(view: ChartView, tick: str) -> Claim | None:
 
 
 def _n_series(view: ChartView) -> Claim | None:
-    if view.chart_type == "box":
+    if view.kind.data == "boxes":
         return None
     n = len(view.series)
     term = fn("NSeries")
@@ -214,7 +214,7 @@ def _n_series(view: ChartView) -> Claim | None:
 
 def _legend(view: ChartView) -> Claim | None:
     legend = fn("Legend")
-    labels = list(view.x_labels if view.chart_type == "pie" else view.series)
+    labels = list(view.x_labels if view.kind.color_keys == "x" else view.series)
 
     def lists(items: list[str]) -> Statement:
         return Statement(

@@ -7,15 +7,19 @@ import itertools
 import math
 import random
 
+from chartproof.charts.kinds import KindSet, kinds_where
 from chartproof.questions.view import ChartView
-from chartproof.types import ChartType
 
 __all__ = [
     "BARS",
+    "BOXES",
     "CATEGORY",
     "LINES",
     "MULTI",
     "ORDERED",
+    "PIES",
+    "SCATTERS",
+    "STACKED_BARS",
     "charts",
     "pick_series",
     "pick_threshold",
@@ -24,21 +28,29 @@ __all__ = [
 ]
 
 
-def charts(*names: ChartType) -> frozenset[ChartType]:
-    """A set of chart types."""
-    return frozenset(names)
+def charts(*names: str) -> KindSet:
+    """Exactly the named chart types."""
+    return kinds_where(lambda k: k.name in names)
 
 
-BARS = charts("vbar", "hbar", "grouped_bar", "stacked_bar")
+BARS = kinds_where(lambda k: k.family == "bar")
 """Bar charts."""
-LINES = charts("line", "area")
+LINES = kinds_where(lambda k: k.family == "line")
 """Line-like charts."""
-ORDERED: frozenset[ChartType] = BARS | LINES
+ORDERED = BARS | LINES
 """Charts whose marks sit along an x axis."""
-CATEGORY = ORDERED | charts("pie")
+CATEGORY = kinds_where(lambda k: k.data == "category")
 """Charts with one value per (x label, series)."""
-MULTI = charts("grouped_bar", "stacked_bar", "line", "area")
+MULTI = CATEGORY - kinds_where(lambda k: k.single_series)
 """Charts that can show several series."""
+PIES = kinds_where(lambda k: k.family == "pie")
+"""Charts of wedges, one per x label."""
+SCATTERS = kinds_where(lambda k: k.data == "points")
+"""Charts of (x, y) points."""
+BOXES = kinds_where(lambda k: k.data == "boxes")
+"""Charts of five-number summaries."""
+STACKED_BARS = BARS & kinds_where(lambda k: k.stacks)
+"""Bar charts whose segments stack into one bar per x label."""
 
 
 def pick_x(view: ChartView, rng: random.Random, k: int = 1) -> list[str] | None:

@@ -7,7 +7,7 @@ import random
 
 from chartproof.questions import ops
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
-from chartproof.questions.programs._pick import charts, pick_x
+from chartproof.questions.programs._pick import BOXES, pick_x
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
 
@@ -23,7 +23,7 @@ __all__ = [
     "BoxQ3Less",
 ]
 
-_BOX = charts("box")
+_BOX = BOXES
 
 
 class _BoxCompare(Program):

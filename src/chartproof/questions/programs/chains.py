@@ -18,9 +18,13 @@ from chartproof.questions import ops
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import (
     BARS,
+    BOXES,
     CATEGORY,
     LINES,
     MULTI,
+    PIES,
+    SCATTERS,
+    STACKED_BARS,
     charts,
     pick_series,
     pick_threshold,
@@ -308,7 +312,7 @@ class ChainPositionAverage(_Chain):
 
     name = "chain_position_average"
     task_type = "VC"
-    chart_types = (BARS - {"stacked_bar", "grouped_bar"}) | LINES
+    chart_types = (BARS - MULTI) | LINES
     templates = (
         "Is the {k} {mark} from the {side} higher than the average of the {k2} and the {k3} "
         "{marks}?",
@@ -370,7 +374,7 @@ class ChainPositionShare(_Chain):
     name = "chain_position_share"
     task_type = "NC"
     fallback = True
-    chart_types = CATEGORY - {"stacked_bar"}
+    chart_types = CATEGORY - STACKED_BARS
     templates = (
         "What percentage of the total {series} over all {x_title} values do the {k} and the "
         "{k2} {mark} from the {side} make up together?",
@@ -468,7 +472,7 @@ class _BoxSpread(_Chain):
     lowest median?  VC, VC → VE×4 → NC×2 → VC."""
 
     task_type = "VC"
-    chart_types = charts("box")
+    chart_types = BOXES
     min_series = 0
     ends: tuple[str, str]
     """The two statistics whose difference is the spread: quartiles or whisker ends."""
@@ -535,7 +539,7 @@ class ChainBoxPositions(_Chain):
 
     name = "chain_box_positions"
     task_type = "VC"
-    chart_types = charts("box")
+    chart_types = BOXES
     min_series = 0
     templates = (
         "Is the interquartile range of the {k} box from the {side} larger than that of the "
@@ -581,7 +585,7 @@ class _BoxSkew(_Chain):
     PR → VE×3 → NC×2 → VC."""
 
     task_type = "VC"
-    chart_types = charts("box")
+    chart_types = BOXES
     min_series = 0
     slots = slot_kinds(k="ordinal")
     ends: tuple[str, str]
@@ -657,7 +661,7 @@ class ChainBoxIqr(_Chain):
 
     name = "chain_box_iqr"
     task_type = "NC"
-    chart_types = charts("box")
+    chart_types = BOXES
     min_series = 0
     templates = (
         "By how much does the interquartile range of the {x_title} with the highest median "
@@ -697,7 +701,7 @@ class ChainPieTopShare(_Chain):
 
     name = "chain_pie_top_share"
     task_type = "NC"
-    chart_types = charts("pie")
+    chart_types = PIES
     templates = (
         "What percentage of the pie do the two largest wedges make up together?",
         "Together, what share of the whole, in percent, do the two biggest wedges take?",
@@ -733,7 +737,7 @@ class _ScatterSlope(_Chain):
     VE×4 → NC×2 (left to right: VE×2 → NC; NC); TI → TI."""
 
     task_type = "TI"
-    chart_types = charts("scatter")
+    chart_types = SCATTERS
     slots = slot_kinds(series="series")
     by: str
     """Which coordinate picks the two points: "y" (lowest, highest) or "x" (leftmost,
@@ -801,7 +805,7 @@ class ChainScatterExtent(_Chain):
 
     name = "chain_scatter_extent"
     task_type = "NC"
-    chart_types = charts("scatter")
+    chart_types = SCATTERS
     templates = (
         "Going across the points of {series} in the direction of their correlation, how much "
         "does {y_title} change per unit of {x_title} from one corner of their extent to the "
@@ -840,7 +844,7 @@ class ChainScatterGroups(_Chain):
 
     name = "chain_scatter_groups"
     task_type = "TI"
-    chart_types = charts("scatter")
+    chart_types = SCATTERS
     min_series = 2
     templates = (
         "What kind of correlation does the group with the highest point show?",

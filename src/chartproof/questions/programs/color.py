@@ -6,7 +6,7 @@ import random
 
 from chartproof.questions import ops
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
-from chartproof.questions.programs._pick import CATEGORY, MULTI, pick_series, pick_x
+from chartproof.questions.programs._pick import CATEGORY, MULTI, PIES, SCATTERS, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
 
@@ -21,7 +21,7 @@ class ColorOfSeries(Program):
     family = "color"
     task_type = "CI"
     question_type = "descriptive"
-    chart_types = MULTI | {"scatter"}
+    chart_types = MULTI | SCATTERS
     min_series = 2
     templates = (
         "What colour represents {series}?",
@@ -46,7 +46,7 @@ class ColorOfWedge(Program):
     family = "color"
     task_type = "CI"
     question_type = "descriptive"
-    chart_types = frozenset({"pie"})
+    chart_types = PIES
     templates = (
         "What is the colour of the {x} segment?",
         "Which colour does the wedge for {x} have?",
@@ -71,7 +71,7 @@ class SeriesOfColor(Program):
     family = "color"
     task_type = "CI"
     question_type = "descriptive"
-    chart_types = MULTI | {"scatter", "pie"}
+    chart_types = MULTI | SCATTERS | PIES
     templates = (
         "What does the {color} colour represent?",
         "Which category is shown in {color}?",
@@ -100,7 +100,7 @@ class CountColors(Program):
     family = "color"
     task_type = "CI"
     question_type = "descriptive"
-    chart_types = MULTI | {"pie", "scatter"}
+    chart_types = MULTI | PIES | SCATTERS
     templates = (
         "How many colours are used to represent the {marks}?",
         "How many different colours do the {marks} have?",

@@ -6,7 +6,7 @@ import random
 
 from chartproof.questions import ops
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
-from chartproof.questions.programs._pick import CATEGORY, MULTI, pick_series, pick_x
+from chartproof.questions.programs._pick import CATEGORY, MULTI, PIES, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
 
@@ -113,7 +113,7 @@ class CompareLess(Program):
     family = "comparison"
     task_type = "VC"
     question_type = "reasoning"
-    chart_types = CATEGORY - {"pie"}
+    chart_types = CATEGORY - PIES
     templates = (
         "Is the value of {series} at {x} less than that at {x2}?",
         "Is {series} lower in {x} than in {x2}?",

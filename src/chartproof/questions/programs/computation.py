@@ -6,7 +6,14 @@ import random
 
 from chartproof.questions import ops
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
-from chartproof.questions.programs._pick import CATEGORY, MULTI, pick_series, pick_x
+from chartproof.questions.programs._pick import (
+    CATEGORY,
+    MULTI,
+    PIES,
+    STACKED_BARS,
+    pick_series,
+    pick_x,
+)
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
 
@@ -145,7 +152,7 @@ class MedianSeries(_AggregateProgram):
     task_type = "NC"
     question_type = "reasoning"
     fn = "median"
-    chart_types = CATEGORY - {"pie"}
+    chart_types = CATEGORY - PIES
     templates = (
         "What is the median of {series}?",
         "What is the median value of {series} across the {x_title} values?",
@@ -208,7 +215,7 @@ class StackTotal(Program):
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
-    chart_types = frozenset({"stacked_bar"})
+    chart_types = STACKED_BARS
     min_series = 2
     templates = (
         "What is the total of all segments in {x}?",

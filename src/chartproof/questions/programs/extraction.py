@@ -6,7 +6,7 @@ import random
 
 from chartproof.questions import ops
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
-from chartproof.questions.programs._pick import CATEGORY, ORDERED, pick_series, pick_x
+from chartproof.questions.programs._pick import MULTI, ORDERED, PIES, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
 
@@ -46,7 +46,7 @@ class PieValue(Program):
     family = "extraction"
     task_type = "VE"
     question_type = "descriptive"
-    chart_types = frozenset({"pie"})
+    chart_types = PIES
     templates = (
         "What value does the {x} wedge show?",
         "How large is the share of {x}?",
@@ -71,7 +71,7 @@ class ValueOfColor(Program):
     family = "extraction"
     task_type = "VE"
     question_type = "descriptive"
-    chart_types = CATEGORY - {"pie", "vbar", "hbar"}
+    chart_types = MULTI
     min_series = 2
     templates = (
         "What is the value of the {color} series in {x}?",

@@ -7,7 +7,7 @@ import random
 
 from chartproof.questions import ops
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
-from chartproof.questions.programs._pick import CATEGORY, charts, pick_series, pick_x
+from chartproof.questions.programs._pick import CATEGORY, PIES, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
 
@@ -103,7 +103,7 @@ class PieShare(Program):
     family = "human"
     task_type = "NC"
     question_type = "reasoning"
-    chart_types = charts("pie")
+    chart_types = PIES
     templates = (
         "What percentage of the whole pie does {x} make up?",
         "What share of the total, in percent, belongs to {x}?",

@@ -6,13 +6,20 @@ import random
 
 from chartproof.questions import ops
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
-from chartproof.questions.programs._pick import BARS, CATEGORY, charts, pick_series, pick_x
+from chartproof.questions.programs._pick import (
+    BARS,
+    CATEGORY,
+    STACKED_BARS,
+    charts,
+    pick_series,
+    pick_x,
+)
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
 
 __all__ = ["LabelAtPosition", "PositionOfLabel", "ValueAtPosition", "XWithValue"]
 
-_POSITIONAL = (BARS - {"stacked_bar"}) | charts("line")
+_POSITIONAL = (BARS - STACKED_BARS) | charts("line")
 
 
 @register

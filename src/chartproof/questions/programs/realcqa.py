@@ -8,7 +8,7 @@ import random
 
 from chartproof.questions import ops
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
-from chartproof.questions.programs._pick import CATEGORY, MULTI, charts, pick_series, pick_x
+from chartproof.questions.programs._pick import CATEGORY, MULTI, PIES, charts, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
 
@@ -16,7 +16,7 @@ __all__ = ["DiffVsAnyTwo", "LinesVsLegend", "SeriesDiffCompare", "SumTwoSeriesVs
 
 
 class _TwoTickProgram(Program):
-    chart_types = CATEGORY - {"pie"}
+    chart_types = CATEGORY - PIES
     slots = slot_kinds(series="series", x="x", x2="x")
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:

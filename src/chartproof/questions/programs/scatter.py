@@ -7,7 +7,7 @@ import random
 from chartproof.questions import ops
 from chartproof.questions.ops.shape import CORRELATION_BANDS
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
-from chartproof.questions.programs._pick import charts, pick_series
+from chartproof.questions.programs._pick import SCATTERS, pick_series
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
 
@@ -22,7 +22,7 @@ class CorrelationBand(Program):
     family = "scatter"
     task_type = "TI"
     question_type = "reasoning"
-    chart_types = charts("scatter")
+    chart_types = SCATTERS
     templates = (
         "Does {series} have {band} correlation?",
         "Is the correlation of {series} {band}?",
@@ -48,7 +48,7 @@ class CorrelationKind(Program):
     family = "scatter"
     task_type = "TI"
     question_type = "reasoning"
-    chart_types = charts("scatter")
+    chart_types = SCATTERS
     templates = (
         "What kind of correlation does {series} show: high or low, positive or negative?",
         "How would you describe the correlation of {series} (high/low, positive/negative)?",

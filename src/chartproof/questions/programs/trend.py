@@ -6,7 +6,7 @@ import random
 
 from chartproof.questions import ops
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
-from chartproof.questions.programs._pick import LINES, ORDERED, pick_series, pick_x
+from chartproof.questions.programs._pick import LINES, ORDERED, charts, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
 
@@ -142,7 +142,7 @@ class LinesCross(Program):
     family = "trend"
     task_type = "TI"
     question_type = "reasoning"
-    chart_types = frozenset({"line"})
+    chart_types = charts("line")
     min_series = 2
     templates = (
         "Do the lines of {series} and {series2} cross each other?",
