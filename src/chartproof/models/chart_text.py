@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import JsonValue, ValidationError
 
+from chartproof.charts.kinds import kind_titles
 from chartproof.types import DataTable, Record, Sample
 
 __all__ = [
@@ -28,18 +29,6 @@ __all__ = [
 
 CHART_KEY = "chart"
 """The request-metadata key that holds a `ChartText` (as a JSON object)."""
-
-_CHART_NAMES = {
-    "vbar": "vertical bar chart",
-    "hbar": "horizontal bar chart",
-    "grouped_bar": "grouped bar chart",
-    "stacked_bar": "stacked bar chart",
-    "line": "line chart",
-    "pie": "pie chart",
-    "scatter": "scatter plot",
-    "box": "box plot",
-    "area": "area chart",
-}
 
 
 class ChartText(Record):
@@ -119,7 +108,9 @@ def chart_text_from_metadata(metadata: dict[str, JsonValue]) -> ChartText | None
 
 def render_chart_text(chart: ChartText) -> str:
     """The text that replaces the chart image in a prompt."""
-    kind = _CHART_NAMES.get(chart.chart_type or "", (chart.chart_type or "chart").replace("_", " "))
+    kind = kind_titles().get(
+        chart.chart_type or "", (chart.chart_type or "chart").replace("_", " ")
+    )
     origin = (
         "its data table"
         if chart.source == "gold"

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import ConfigDict, Field
 
+from chartproof.charts.kinds import chart_kind, chart_kinds
 from chartproof.models.parsing import extract_code
 from chartproof.sandbox import SandboxPolicy, SandboxResult, run_code
 from chartproof.types import (
@@ -108,23 +109,13 @@ class DerenderResult(Record):
     """The sandbox run."""
 
 
-_CALLS: tuple[tuple[str, ChartType], ...] = (
-    (r"\.pie\(", "pie"),
-    (r"\.(?:boxplot|bxp)\(", "box"),
-    (r"\.(?:stackplot|fill_between)\(", "area"),
-    (r"\.scatter\(", "scatter"),
-    (r"\.barh\(", "hbar"),
-    (r"\.bar\(", "vbar"),
-    (r"\.plot\(", "line"),
-)
-
-
 def guess_chart_type(code: str) -> ChartType | None:
-    """The chart type a script draws, from the first matching plotting call in a fixed order
-    (pie, box, area, scatter, hbar, bar, line)."""
-    for pattern, kind in _CALLS:
-        if re.search(pattern, code):
-            return kind
+    """The chart type a script draws: the first kind whose `ChartKind.script_call` matches, in
+    `script_rank` order (shipped: pie, box, area, scatter, hbar, bar, line)."""
+    calls = sorted((k for k in chart_kinds() if k.script_call), key=lambda k: k.script_rank)
+    for kind in calls:
+        if kind.script_call and re.search(kind.script_call, code):
+            return kind.name
     return None
 
 
@@ -290,7 +281,9 @@ def _spec(
             id=f"{sample_id}~derendered",
             chart_type=kind,
             table=table,
-            encoding=Encoding(x=table.names[0], y=ys[:1] if kind == "pie" else ys),
+            encoding=Encoding(
+                x=table.names[0], y=ys[:1] if kind and chart_kind(kind).whole else ys
+            ),
             style=style,
             parent_id=sample_id,
             transforms=(transform,),

@@ -121,7 +121,7 @@ def intents(question: str, view: ChartView) -> list[Intent]:
         ss = [loose]
     out: list[Intent] = []
     series = _series_guess(question, view, ss)
-    pie = view.chart_type == "pie"
+    pie = view.kind.color_keys == "x"  # each label is its own mark (a wedge)
     label = asks_label(q)
 
     def add(program: str, why: str, **args: ArgValue | None) -> None:
@@ -180,7 +180,8 @@ def intents(question: str, view: ChartView) -> list[Intent]:
         if len(ss) >= 2:
             x = xs[0] if xs else (view.x_labels[0] if len(view.x_labels) == 1 else None)
             add("diff_series_at_x", "difference of two series", series=ss[0], series2=ss[1], x=x)
-    one_label = len(xs) == 1 and view.chart_type != "stacked_bar"
+    stacked_bars = view.kind.family == "bar" and view.kind.stacks
+    one_label = len(xs) == 1 and not stacked_bars
     if one_label and not _has(q, "all", "across", "overall", "every"):
         # "What was the average ticket price in 2019?": the measure's name, one bar's value.
         _lookup(add, view, xs, ss, series, pie)
@@ -198,7 +199,7 @@ def intents(question: str, view: ChartView) -> list[Intent]:
         if len(xs) >= 2:
             add("ratio_two", "ratio of two labels", series=series, x=xs[0], x2=xs[1])
     if _has(q, "sum", "total", "combined", "together", "add", "altogether"):
-        if view.chart_type == "stacked_bar" and xs:
+        if stacked_bars and xs:
             add("stack_total", "total of a stack", x=xs[0])
         if threshold is not None and any(w in q for w in _ABOVE):
             add("sum_above", "sum above a threshold", series=series, threshold=threshold)
@@ -240,7 +241,7 @@ def _lookup(
 
 def _position(q: str, pos: re.Match[str] | None, view: ChartView) -> tuple[int | None, str]:
     n = len(view.x_labels)
-    start = "top" if view.orientation == "horizontal" and view.chart_type != "pie" else "left"
+    start = "top" if view.orientation == "horizontal" and view.kind.axes else "left"
     if pos is not None:
         k = ordinal_value(pos.group(1))
         side = pos.group(2)

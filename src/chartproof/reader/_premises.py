@@ -110,7 +110,7 @@ def _sp8(s: Slots, view: ChartView, rel: float) -> tuple[bool, str] | None:
 def _sp9(s: Slots, view: ChartView, rel: float) -> tuple[bool, str] | None:
     if not view.legend:
         return False, "there is no legend"
-    names = view.x_labels if view.chart_type == "pie" else view.series
+    names = view.x_labels if view.kind.color_keys == "x" else view.series
     said = sorted(norm(i) for i in _items(s["labels"], names))
     shown = sorted(norm(i) for i in names)
     return said == shown, "the legend lists " + ", ".join(names)

@@ -10,13 +10,15 @@ less so: the derender pipeline's SSIM says how close.
 
 from __future__ import annotations
 
+from chartproof.charts.kinds import kinds_where
 from chartproof.questions.view import ChartView
 from chartproof.types import ChartSpec, Column, ColumnKind, DataTable, Encoding, Style
 
 __all__ = ["REDRAWABLE", "code_reply", "spec_of_view"]
 
-REDRAWABLE = frozenset({"vbar", "hbar", "grouped_bar", "stacked_bar", "line", "area", "pie"})
-"""Chart types the reader can redraw (scatter and box plots are not read as tables)."""
+REDRAWABLE = kinds_where(lambda k: k.redrawable)
+"""Chart types the reader can redraw (`ChartKind.redrawable`; scatter and box plots are not
+read as tables)."""
 
 
 def spec_of_view(view: ChartView, *, spec_id: str, width: int, height: int) -> ChartSpec:
@@ -42,7 +44,7 @@ def spec_of_view(view: ChartView, *, spec_id: str, width: int, height: int) -> C
         (label, *(view.values[s][i] for s in view.series)) for i, label in enumerate(view.x_labels)
     )
     hex_of = {name: hexa for hexa, name in NAMED_COLORS.items()}
-    keys = view.x_labels if view.chart_type == "pie" else view.series
+    keys = view.x_labels if view.kind.color_keys == "x" else view.series
     palette = tuple(hex_of[view.colors[k]] for k in keys if view.colors.get(k) in hex_of)
     style = Style(
         title=view.title,
@@ -60,9 +62,7 @@ def spec_of_view(view: ChartView, *, spec_id: str, width: int, height: int) -> C
         id=spec_id,
         chart_type=view.chart_type,
         table=DataTable(columns=columns, rows=rows),
-        encoding=Encoding(
-            x=view.x_name, y=view.series[:1] if view.chart_type == "pie" else view.series
-        ),
+        encoding=Encoding(x=view.x_name, y=view.series[:1] if view.kind.whole else view.series),
         style=style,
     )
     validate_spec(spec)

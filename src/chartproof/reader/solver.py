@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from chartproof.charts.colors import color_name
+from chartproof.charts.kinds import chart_kind
 from chartproof.numeric import format_number, parse_number
 from chartproof.questions import (
     ChartView,
@@ -91,10 +92,11 @@ def view_of_table(
     table = _named_rows(_numeric_columns(table))
     series_col: str | None = None
     y: tuple[str, ...] | None = None
-    if chart_type == "scatter" and "series" in table.names and table.col("series").kind != "number":
+    kind = chart_kind(chart_type)
+    if kind.long_format and "series" in table.names and table.col("series").kind != "number":
         series_col = "series"
         y = tuple(n for n in table.names[1:] if n != "series")[:1]
-    elif chart_type == "box":
+    elif kind.data == "boxes":
         y = tuple(c.name for c in table.columns[1:] if c.kind == "number")[:5]
     view = ChartView.from_table(
         table,

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from chartproof.charts.kinds import chart_kind
 from chartproof.types import Cell, ChartSpec, DataTable
 from chartproof.variants.perturbations.base import ParamValue
 
@@ -112,9 +113,10 @@ def jitter(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
             x = max(0.0, x) if nonneg else x
             new.append(float(round(x, digits)))
         cols[name] = new
-    if spec.chart_type == "pie":
+    kind = chart_kind(spec.chart_type)
+    if kind.whole:
         _keep_total(spec, cols)
-    if spec.chart_type == "box":
+    if kind.data == "boxes":
         _sort_box_rows(spec, cols)
     if not _changed(spec, cols):
         return None
@@ -163,7 +165,7 @@ def _non_identity(n: int, rng: np.random.Generator) -> list[int] | None:
 
 def reorder(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
     """Permute category rows; on time or numeric x, permute the values across x."""
-    if spec.chart_type == "scatter":
+    if chart_kind(spec.chart_type).data == "points":
         return None
     perm = _non_identity(spec.table.n_rows, rng)
     if perm is None:
@@ -180,7 +182,7 @@ def reorder(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
 def extremum_move(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
     """Swap one series' maximum with another of its values (box: whole rows, by median)."""
     cols = _cols(spec.table)
-    if spec.chart_type == "box":
+    if chart_kind(spec.chart_type).data == "boxes":
         key, moved = spec.encoding.y[2], list(spec.encoding.y)
     else:
         key = spec.encoding.y[int(rng.integers(len(spec.encoding.y)))]
@@ -204,7 +206,7 @@ def extremum_move(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
 def trend_flip(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
     """Reverse the values along x (scatter: the y values in x order, per series)."""
     cols = _cols(spec.table)
-    if spec.chart_type == "scatter":
+    if chart_kind(spec.chart_type).data == "points":
         xs = cols[spec.encoding.x]
         for group in _groups(spec):
             order = sorted(group, key=lambda i: _as_float(xs[i]))
@@ -222,7 +224,7 @@ def trend_flip(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
 
 def rename(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
     """Give one category label (or scatter series) a new name from `RENAME_POOL`."""
-    if spec.chart_type == "scatter" and spec.encoding.series is not None:
+    if chart_kind(spec.chart_type).long_format and spec.encoding.series is not None:
         column = spec.encoding.series
     elif _x_is_category(spec):
         column = spec.encoding.x

@@ -4,6 +4,7 @@ paired-generation and rewrite prompts. Named and versioned like every other prom
 
 from __future__ import annotations
 
+from chartproof.charts.kinds import chart_kinds
 from chartproof.models.prompts import PromptSet, PromptTemplate, default_prompts
 
 __all__ = ["AUDIT_PROMPTS", "analysis_for", "audit_prompts"]
@@ -18,15 +19,14 @@ _ANALYSIS = {
     "other": "Describe what the chart shows: its main pattern, its highest and lowest values "
     "and any notable comparison.",
 }
-_FAMILY = {
-    "line": "line", "area": "line", "vbar": "bar", "hbar": "bar", "grouped_bar": "bar",
-    "stacked_bar": "bar", "bar": "bar", "pie": "pie", "scatter": "scatter",
-}  # fmt: skip
 
 
 def analysis_for(chart_type: str | None) -> str:
-    """The analysis instruction specialised to a chart type (a generic one when unknown)."""
-    return _ANALYSIS[_FAMILY.get(chart_type or "", "other")]
+    """The analysis instruction specialised to a chart type's family (`ChartKind.family`; a
+    family name such as "bar" from a dataset works too; a generic one when unknown)."""
+    families = {k.name: k.family for k in chart_kinds()}
+    family = families.get(chart_type or "", chart_type or "other")
+    return _ANALYSIS.get(family, _ANALYSIS["other"])
 
 
 AUDIT_PROMPTS: tuple[PromptTemplate, ...] = (

@@ -80,7 +80,7 @@ class SeriesOfColor(Program):
     slots = slot_kinds(color="color")
 
     def applies(self, view: ChartView) -> bool:
-        return super().applies(view) and (len(view.series) > 1 or view.chart_type == "pie")
+        return super().applies(view) and (len(view.series) > 1 or view.kind.color_keys == "x")
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         if not view.colors:
