@@ -15,7 +15,6 @@ from chartproof.metrics.premises import (
     dcp,
     mcc,
     premise_metrics,
-    premise_scores,
 )
 
 CASES: list[dict[str, Any]] = json.loads(
@@ -51,18 +50,20 @@ def test_premise_metrics(case: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_premise_scores_agree(case: dict[str, Any]) -> None:
-    scores = {(s.metric, s.group.get("premise_kind")): s for s in premise_scores(_sequences(case))}
-    assert scores[("acc_vpp", None)].value == case["expected"]["acc_vpp"]
-    assert scores[("dcp", None)].value == case["expected"]["dcp"]
+    got = premise_metrics(_sequences(case))
+    by_kind = got["by_kind"]
+    assert isinstance(by_kind, dict)
+    assert got["acc_vpp"] == case["expected"]["acc_vpp"]
+    assert got["dcp"] == case["expected"]["dcp"]
     for kind, values in case["by_kind"].items():
-        _close(scores[("dcp", kind)].value, values["dcp"], kind)
+        _close(by_kind[kind]["dcp"], values["dcp"], kind)
 
 
 def test_dcp_says_why_it_is_zero_when_nothing_is_wrong() -> None:
     seqs = [[PremiseOutcome(kind="data", correct=True)]]
-    dcp_all = next(s for s in premise_scores(seqs) if s.metric == "dcp" and not s.group)
-    assert dcp_all.value == 0.0
-    assert dcp_all.note == DCP_ALL_RIGHT_NOTE
+    got = premise_metrics(seqs)
+    assert got["dcp"] == 0.0
+    assert got["dcp_note"] == DCP_ALL_RIGHT_NOTE
 
 
 def test_empty_sequence_is_an_error_naming_it() -> None:

@@ -8,18 +8,16 @@ answer parsing (the evaluation protocol decides what "correct" means).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import model_validator
 
 from chartproof.metrics.registry import Metric, RunInput, scorer
-from chartproof.types import ChainStepRecord, Record, Sample, Score, Step, StepRecord
+from chartproof.types import ChainStepRecord, Record, Sample, Step, StepRecord
 
 __all__ = [
     "ChainOutcome",
-    "chain_metrics",
     "chain_scores",
     "chain_step_scores",
     "error_analysis",
@@ -115,26 +113,6 @@ def chain_scores(outcome: ChainOutcome) -> dict[str, float]:
         "faa": 1.0 if outcome.final_correct else 0.0,
         "cfa": 1.0 if all(items) else 0.0,
     }
-
-
-def chain_metrics(outcomes: Sequence[ChainOutcome]) -> list[Score]:
-    """ISA, CSA, FAA, CFA over a set of chains (means of the per-chain values)."""
-    if not outcomes:
-        return [
-            Score(metric=m, value=None, n=0, note="no chains") for m in ("isa", "csa", "faa", "cfa")
-        ]
-    per = [chain_scores(o) for o in outcomes]
-    out = []
-    for m in ("isa", "csa", "faa", "cfa"):
-        vals = [p[m] for p in per]
-        mean = sum(vals) / len(vals)
-        sd = (
-            math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1))
-            if len(vals) > 1
-            else 0.0
-        )
-        out.append(Score(metric=m, value=mean, n=len(vals), stderr=sd / math.sqrt(len(vals))))
-    return out
 
 
 def _final_type(o: ChainOutcome) -> str:

@@ -41,7 +41,6 @@ __all__ = [
     "premise_baseline",
     "premise_figures",
     "premise_metrics",
-    "premise_scores",
     "premise_step_scores",
 ]
 
@@ -186,22 +185,13 @@ def _by_kind_outcomes(
     return out
 
 
-def _by_kind(
-    sequences: Sequence[Sequence[PremiseOutcome]],
-) -> dict[str, list[list[bool]]]:
-    """`_by_kind_outcomes` as correctness only."""
-    return {
-        kind: [[p.correct for p in seq] for seq in sub]
-        for kind, sub in _by_kind_outcomes(sequences).items()
-    }
-
-
 def _figures(sequences: Sequence[Sequence[PremiseOutcome]]) -> dict[str, object]:
     flat = [[p.correct for p in seq] for seq in sequences]
     return {
         "accuracy": premise_accuracy(flat),
         "acc_vpp": acc_vpp(flat),
         "dcp": dcp(flat),
+        **({"dcp_note": DCP_ALL_RIGHT_NOTE} if flat and all(all(s) for s in flat) else {}),
         "balanced_accuracy": balanced_accuracy(sequences),
         "mcc": mcc(sequences),
         "baseline": premise_baseline(sequences),
@@ -219,34 +209,6 @@ def premise_metrics(sequences: Sequence[Sequence[PremiseOutcome]]) -> dict[str, 
         kind: {"code": KIND_CODES.get(kind, kind), **_figures(sub)}
         for kind, sub in _by_kind_outcomes(sequences).items()
     }
-    return out
-
-
-def premise_scores(sequences: Sequence[Sequence[PremiseOutcome]]) -> list[Score]:
-    """The same numbers as `Score` records: premise_accuracy, acc_vpp, dcp overall and with
-    group {"premise_kind": kind}."""
-    flat = [[p.correct for p in seq] for seq in sequences]
-    groups: list[tuple[dict[str, str], list[list[bool]]]] = [({}, flat)]
-    groups += [({"premise_kind": k}, sub) for k, sub in _by_kind(sequences).items()]
-    out: list[Score] = []
-    for group, seqs in groups:
-        n_premises = sum(len(s) for s in seqs)
-        out.append(
-            Score(
-                metric="premise_accuracy", value=premise_accuracy(seqs), n=n_premises, group=group
-            )
-        )
-        out.append(Score(metric="acc_vpp", value=acc_vpp(seqs), n=len(seqs), group=group))
-        all_right = bool(seqs) and all(all(s) for s in seqs)
-        out.append(
-            Score(
-                metric="dcp",
-                value=dcp(seqs),
-                n=sum(1 for s in seqs if not all(s)),
-                group=group,
-                note=DCP_ALL_RIGHT_NOTE if all_right else None,
-            )
-        )
     return out
 
 

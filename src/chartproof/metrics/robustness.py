@@ -64,8 +64,13 @@ def robustness(run: RunInput) -> dict[str, Any] | None:
         orig = _mean(by_pert["original"], m)
         per = {p: _mean(rs, m) for p, rs in sorted(by_pert.items()) if p != "original"}
         got = [v for v in per.values() if v is not None]
-        arm_value = arm(orig, got) if orig is not None and got else None
-        out["metrics"][m] = {"original": orig, "by_perturbation": per, "arm": arm_value}
+        entry: dict[str, Any] = {"original": orig, "by_perturbation": per, "arm": None}
+        if orig is not None and got:
+            score = arm_score(m, orig, got)
+            entry["arm"] = score.value
+            if score.note:
+                entry["arm_note"] = score.note
+        out["metrics"][m] = entry
         curves: dict[str, list[tuple[float, float]]] = defaultdict(list)
         for (p, level), rs in sorted(by_level.items()):
             v = _mean(rs, m)
