@@ -60,13 +60,14 @@ def _run_sections(record: RunRecord, results: Sequence[SampleResult]) -> list[Ht
 
     if is_audit(record):
         return audit_sections(record, results)
+    summary = record.read_summary()
     parts = [
         headline(record),
-        table3([(record.summary.get("model", record.id), record.summary)]),
-        breakdowns(record.summary),
+        table3([(summary.model if summary.model is not None else record.id, summary)]),
+        breakdowns(summary),
     ]
-    parts.extend(section.render(record.summary) for section in report_sections(record.summary))
-    parts.append(failures(record.summary))
+    parts.extend(section.render(summary) for section in report_sections(summary))
+    parts.append(failures(summary))
     parts.append(gallery(results, _samples_of(record)))
     return parts
 

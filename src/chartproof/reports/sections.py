@@ -1,5 +1,7 @@
 """Report sections: headline cards, the ChartQA-X Table-3 grid, breakdowns, and the chain,
-premise, robustness, family and explanation-quality sections, each from a run's summary.
+premise, robustness, family and explanation-quality sections, each from a run's typed
+summary (`RunSummary`; a plain `summary.json` mapping of any version is read with
+`RunSummary.read`).
 
 Sections about one summary part are registered with `@report_section(name, order=...)`: the
 report shows each, in order, whenever its `when(summary)` holds (by default: the summary has
@@ -18,7 +20,7 @@ from typing import Any
 from chartproof.metrics import registry
 from chartproof.reports import plots
 from chartproof.reports.html import Html, el, img_png, join, table
-from chartproof.types import RunRecord
+from chartproof.types import PremiseFigures, RunRecord, RunSummary, Score
 
 __all__ = [
     "ReportSection",
@@ -42,6 +44,7 @@ __all__ = [
     "roscoe_section",
     "run_name",
     "run_names",
+    "summary_of",
     "table3",
     "unregister_section",
 ]
@@ -65,24 +68,26 @@ class ReportSection:
 
     name: str
     """Section name (by default also the summary key it needs)."""
-    render: Callable[[Mapping[str, Any]], Html]
+    render: Callable[[RunSummary], Html]
     """Renders the section from a run's summary."""
     order: int
     """Place among the registered sections (smaller first)."""
-    when: Callable[[Mapping[str, Any]], bool]
+    when: Callable[[RunSummary], bool]
     """Whether a summary gets this section."""
 
 
 _SECTIONS: dict[str, ReportSection] = {}
 
-SectionFn = Callable[[Mapping[str, Any]], Html]
+SectionFn = Callable[[RunSummary], Html]
 
 
 def report_section(
-    name: str, *, order: int, when: Callable[[Mapping[str, Any]], bool] | None = None
+    name: str, *, order: int, when: Callable[[RunSummary], bool] | None = None
 ) -> Callable[[SectionFn], SectionFn]:
     """Register the decorated function as the report section `name`, shown (at `order`)
-    when `when(summary)` holds, by default when the summary has the key `name`."""
+    when `when(summary)` holds, by default when the summary has the key `name`. Both get
+    the typed `RunSummary`, which also reads like its file (`summary["metrics"]`,
+    `"chain" in summary`)."""
 
     def register(fn: SectionFn) -> SectionFn:
         if name in _SECTIONS:
@@ -95,9 +100,20 @@ def report_section(
     return register
 
 
-def report_sections(summary: Mapping[str, Any]) -> list[ReportSection]:
+def report_sections(summary: RunSummary | Mapping[str, Any]) -> list[ReportSection]:
     """The registered sections a summary gets, in order."""
-    return sorted((s for s in _SECTIONS.values() if s.when(summary)), key=lambda s: s.order)
+    typed = summary_of(summary)
+    return sorted((s for s in _SECTIONS.values() if s.when(typed)), key=lambda s: s.order)
+
+
+def summary_of(summary: RunSummary | Mapping[str, Any]) -> RunSummary:
+    """A summary typed: itself, or a `summary.json` mapping of any version read with
+    `RunSummary.read`."""
+    return summary if isinstance(summary, RunSummary) else RunSummary.read(summary)
+
+
+def _record_summary(record: RunRecord) -> RunSummary:
+    return record.read_summary()
 
 
 def unregister_section(name: str) -> None:
@@ -121,16 +137,16 @@ def metric_label(name: str) -> str:
     return registry.metric_label(name)
 
 
-def headline_metric(summary: Mapping[str, Any]) -> str:
-    metrics = summary.get("metrics") or []
-    return str(metrics[0]["metric"]) if metrics else "accuracy"
+def headline_metric(summary: RunSummary | Mapping[str, Any]) -> str:
+    metrics = summary_of(summary).metrics
+    return metrics[0].metric if metrics else "accuracy"
 
 
 # ------------------------------------------------------------------------------ sections
 
 
 def header(record: RunRecord, path: Path, *, several: bool = False) -> Html:
-    s = record.summary
+    s = _record_summary(record)
     if several:
         facts: list[tuple[str, object]] = [
             ("dataset", record.config.get("data")),
@@ -144,9 +160,9 @@ def header(record: RunRecord, path: Path, *, several: bool = False) -> Html:
             ]
         )
     facts = [
-        ("model", s.get("model", record.config.get("model"))),
-        ("protocol", s.get("protocol", record.config.get("protocol"))),
-        ("prompt", s.get("prompt", record.config.get("prompt"))),
+        ("model", s.model if s.model is not None else record.config.get("model")),
+        ("protocol", _protocol(s, record)),
+        ("prompt", s.prompt if s.prompt is not None else record.config.get("prompt")),
         ("dataset", record.config.get("data")),
         ("run", str(path)),
         ("status", record.status),
@@ -177,22 +193,33 @@ def card(key: str, value: str, sub: str | None = None) -> Html:
     )
 
 
+def _protocol(s: RunSummary, record: RunRecord) -> object:
+    """The summary's protocol, or the configured one when the summary names none."""
+    return s.protocol if s.protocol != "unknown" else record.config.get("protocol")
+
+
+def _seconds(x: float) -> str:
+    return str(int(x)) if x == int(x) else str(x)
+
+
 def headline(record: RunRecord) -> Html:
-    s = record.summary
-    counts = s.get("counts", {})
+    s = _record_summary(record)
+    counts = s.counts
     cards = []
-    for m in s.get("metrics", [])[:6]:
-        err = m.get("stderr")
-        sub = f"n={m.get('n')}" + (f", ±{100 * err:.2f} s.e." if isinstance(err, float) else "")
-        if m.get("note"):
-            sub += f" · {m['note']}"
-        cards.append(card(metric_label(m["metric"]), pct(m.get("value")), sub))
-    calls = counts.get("calls", 0)
-    cached = counts.get("cached_calls", 0)
-    cards.append(card("answered", str(counts.get("answered", 0)), f"of {counts.get('results', 0)}"))
-    cards.append(card("failed", str(counts.get("failed", 0)), "counted as wrong"))
+    for m in s.metrics[:6]:
+        err = m.stderr
+        sub = f"n={m.n}" + (f", ±{100 * err:.2f} s.e." if isinstance(err, float) else "")
+        if m.note:
+            sub += f" · {m.note}"
+        cards.append(card(metric_label(m.metric), pct(m.value), sub))
+    cards.append(card("answered", str(counts.answered), f"of {counts.results}"))
+    cards.append(card("failed", str(counts.failed), "counted as wrong"))
     cards.append(
-        card("cache hits", f"{cached}/{calls}", f"{counts.get('model_seconds', 0)} s of model time")
+        card(
+            "cache hits",
+            f"{counts.cached_calls}/{counts.calls}",
+            f"{_seconds(counts.model_seconds)} s of model time",
+        )
     )
     return join(
         [
@@ -203,19 +230,22 @@ def headline(record: RunRecord) -> Html:
     )
 
 
-def table3(rows: Sequence[tuple[str, Mapping[str, Any]]], *, compare: bool = False) -> Html:
+def table3(
+    runs: Sequence[tuple[str, RunSummary | Mapping[str, Any]]], *, compare: bool = False
+) -> Html:
     """ChartQA-X Table 3: accuracy per chart type and question type, and overall; one row
     per run (with `compare`, a metric column, and no per-cell grid)."""
+    rows = [(name, summary_of(s)) for name, s in runs]
     charts: set[str] = set()
     questions: set[str] = set()
     for _, s in rows:
         metric = headline_metric(s)
-        for sc in s.get("breakdowns", {}).get("chart_type", []):
-            if sc["metric"] == metric:
-                charts.add(sc["group"]["chart_type"])
-        for sc in s.get("breakdowns", {}).get("question_type", []):
-            if sc["metric"] == metric:
-                questions.add(sc["group"]["question_type"])
+        for sc in s.breakdowns.get("chart_type", ()):
+            if sc.metric == metric:
+                charts.add(sc.group["chart_type"])
+        for sc in s.breakdowns.get("question_type", ()):
+            if sc.metric == metric:
+                questions.add(sc.group["question_type"])
     chart_cols = sorted(
         charts, key=lambda c: (_CHART_ORDER.index(c) if c in _CHART_ORDER else 99, c)
     )
@@ -224,13 +254,13 @@ def table3(rows: Sequence[tuple[str, Mapping[str, Any]]], *, compare: bool = Fal
     for name, s in rows:
         metric = headline_metric(s)
 
-        def value(key: str, label: str, s: Mapping[str, Any] = s, metric: str = metric) -> str:
-            for sc in s.get("breakdowns", {}).get(key, []):
-                if sc["metric"] == metric and sc["group"].get(key) == label:
-                    return pct(sc["value"])
+        def value(key: str, label: str, s: RunSummary = s, metric: str = metric) -> str:
+            for sc in s.breakdowns.get(key, ()):
+                if sc.metric == metric and sc.group.get(key) == label:
+                    return pct(sc.value)
             return "–"
 
-        overall = next((m["value"] for m in s.get("metrics", []) if m["metric"] == metric), None)
+        overall = next((m.value for m in s.metrics if m.metric == metric), None)
         body.append(
             [
                 name,
@@ -256,18 +286,16 @@ def table3(rows: Sequence[tuple[str, Mapping[str, Any]]], *, compare: bool = Fal
             caption=f"{caption} — layout of ChartQA-X Table 3",
         ),
     ]
-    grid = rows[0][1].get("grid") or []
+    grid = rows[0][1].grid
     if grid and chart_cols and q_cols and not compare:
-        cell = {(g["group"]["chart_type"], g["group"]["question_type"]): g for g in grid}
+        cell = {(g.group["chart_type"], g.group["question_type"]): g for g in grid}
         grid_rows = []
         for c in chart_cols:
             grid_rows.append(
                 [
                     c,
                     *(
-                        f"{pct(cell[(c, q)]['value'])} (n={cell[(c, q)]['n']})"
-                        if (c, q) in cell
-                        else "–"
+                        f"{pct(cell[(c, q)].value)} (n={cell[(c, q)].n})" if (c, q) in cell else "–"
                         for q in q_cols
                     ),
                 ]
@@ -278,21 +306,22 @@ def table3(rows: Sequence[tuple[str, Mapping[str, Any]]], *, compare: bool = Fal
     return join(out)
 
 
-def breakdowns(summary: Mapping[str, Any]) -> Html:
-    metric = headline_metric(summary)
+def breakdowns(summary: RunSummary | Mapping[str, Any]) -> Html:
+    s = summary_of(summary)
+    metric = headline_metric(s)
     parts: list[Html] = [el("h2", "Breakdowns")]
-    for key, scores in summary.get("breakdowns", {}).items():
+    for key, scores in s.breakdowns.items():
         if key in ("chart_type", "question_type"):
             continue
         rows = [
             [
-                sc["group"][key],
-                pct(sc["value"]),
-                sc["n"],
-                pct(sc["stderr"]) if sc.get("stderr") is not None else "–",
+                sc.group[key],
+                pct(sc.value),
+                sc.n,
+                pct(sc.stderr) if sc.stderr is not None else "–",
             ]
             for sc in scores
-            if sc["metric"] == metric
+            if sc.metric == metric
         ]
         if len(rows) < 2 and key not in ("task_type",):
             continue
@@ -304,17 +333,20 @@ def breakdowns(summary: Mapping[str, Any]) -> Html:
 
 
 @report_section("chain", order=10)
-def chain_section(summary: Mapping[str, Any]) -> Html:
-    chain = summary["chain"]
-    metrics = {m["metric"]: m for m in summary.get("metrics", [])}
+def chain_section(summary: RunSummary | Mapping[str, Any]) -> Html:
+    s = summary_of(summary)
+    chain = s.chain
+    assert chain is not None  # the section is shown only when the summary has one
+    metrics = _by_metric(s.metrics)
     cards = [
-        card(metric_label(k), pct(metrics[k]["value"]), f"n={metrics[k]['n']}")
+        card(metric_label(k), pct(metrics[k].value), f"n={metrics[k].n}")
         for k in ("isa", "csa", "faa", "cfa")
         if k in metrics
     ]
     parts: list[Html] = [el("h2", "Reasoning chains (ChartR)"), el("div", *cards, cls="cards")]
-    isa, csa = metrics.get("isa", {}).get("value"), metrics.get("csa", {}).get("value")
-    faa, cfa = metrics.get("faa", {}).get("value"), metrics.get("cfa", {}).get("value")
+    isa, csa, faa, cfa = (
+        metrics[k].value if k in metrics else None for k in ("isa", "csa", "faa", "cfa")
+    )
     if (
         isinstance(isa, float)
         and isinstance(csa, float)
@@ -329,8 +361,8 @@ def chain_section(summary: Mapping[str, Any]) -> Html:
                 cls="note",
             )
         )
-    ser = chain.get("step_error_rate") or {}
-    fer = chain.get("first_error_ratio") or {}
+    ser = chain.step_error_rate
+    fer = chain.first_error_ratio
     if ser:
         parts.append(
             img_png(
@@ -359,28 +391,34 @@ def chain_section(summary: Mapping[str, Any]) -> Html:
 
 
 @report_section("premise", order=20)
-def premise_section(summary: Mapping[str, Any]) -> Html:
-    prem = summary["premise"]
+def premise_section(summary: RunSummary | Mapping[str, Any]) -> Html:
+    prem = summary_of(summary).premise
+    assert prem is not None  # the section is shown only when the summary has one
     parts: list[Html] = [el("h2", "Visual premise proving (VPP)")]
 
-    def cells(label: str, vals: Mapping[str, Any]) -> list[object]:
+    def cells(label: str, vals: PremiseFigures, n: int | None) -> list[object]:
         return [
             label,
-            pct(vals.get("accuracy")),
-            pct(vals.get("balanced_accuracy")),
-            fmt(vals.get("mcc")),
-            pct(vals.get("acc_vpp")),
-            pct(vals.get("dcp")),
-            vals.get("n", "–"),
+            pct(vals.accuracy),
+            pct(vals.balanced_accuracy),
+            fmt(vals.mcc),
+            pct(vals.acc_vpp),
+            pct(vals.dcp),
+            "–" if n is None else n,
         ]
 
-    rows = [cells(kind, vals) for kind, vals in prem.get("by_kind", {}).items()]
-    rows.append(cells("all", prem))
-    base = prem.get("baseline")
-    if isinstance(base, Mapping):
-        rows.append(
-            cells(f"baseline: always {base.get('answer')!r}", {**base, "n": prem.get("n", "–")})
+    rows = [cells(kind, vals, vals.n) for kind, vals in prem.by_kind.items()]
+    rows.append(cells("all", prem, prem.n))
+    base = prem.baseline
+    if base is not None:
+        as_figures = PremiseFigures(
+            accuracy=base.accuracy,
+            balanced_accuracy=base.balanced_accuracy,
+            mcc=base.mcc,
+            acc_vpp=base.acc_vpp,
+            dcp=getattr(base, "dcp", None),
         )
+        rows.append(cells(f"baseline: always {base.answer!r}", as_figures, prem.n))
     parts.append(
         table(
             ["premise kind", "accuracy %", "balanced acc. %", "MCC", "Acc_VPP %", "DCP %", "n"],
@@ -389,8 +427,7 @@ def premise_section(summary: Mapping[str, Any]) -> Html:
             "constant-answer baseline",
         )
     )
-    rule = prem.get("rule")
-    failed = prem.get("failed", 0)
+    rule, failed = prem.rule, prem.failed
     parts.append(
         el(
             "p",
@@ -406,18 +443,20 @@ def premise_section(summary: Mapping[str, Any]) -> Html:
 
 
 @report_section("robustness", order=30)
-def robustness_section(summary: Mapping[str, Any]) -> Html:
-    rob = summary["robustness"]
+def robustness_section(summary: RunSummary | Mapping[str, Any]) -> Html:
+    s = summary_of(summary)
+    rob = s.robustness
+    assert rob is not None  # the section is shown only when the summary has one
     parts: list[Html] = [el("h2", "Robustness under visual perturbations")]
     rows = []
-    perts: list[str] = sorted({p for v in rob["metrics"].values() for p in v["by_perturbation"]})
-    for m, v in rob["metrics"].items():
+    perts: list[str] = sorted({p for v in rob.metrics.values() for p in v.by_perturbation})
+    for m, v in rob.metrics.items():
         rows.append(
             [
                 metric_label(m),
-                pct(v["original"]),
-                *(pct(v["by_perturbation"].get(p)) for p in perts),
-                fmt(v["arm"], 4),
+                pct(v.original),
+                *(pct(v.by_perturbation.get(p)) for p in perts),
+                fmt(v.arm, 4),
             ]
         )
     parts.append(
@@ -427,8 +466,8 @@ def robustness_section(summary: Mapping[str, Any]) -> Html:
             caption="metric (%) per perturbation; ARM = (M_orig − mean M_v) / M_orig (ChartR)",
         )
     )
-    metric = headline_metric(summary)
-    curves = rob.get("curves", {}).get(metric) or {}
+    metric = headline_metric(s)
+    curves = rob.curves.get(metric) or {}
     if curves:
         parts.append(
             img_png(
@@ -446,17 +485,16 @@ def robustness_section(summary: Mapping[str, Any]) -> Html:
 
 
 @report_section("families", order=40)
-def family_section(summary: Mapping[str, Any]) -> Html:
-    fam = summary["families"]
+def family_section(summary: RunSummary | Mapping[str, Any]) -> Html:
+    fam = summary_of(summary).families
+    assert fam is not None  # the section is shown only when the summary has one
     names = {
         "family_accuracy_original": "accuracy on originals",
         "family_accuracy_variants": "accuracy on counterfactual edits",
         "family_accuracy_reconstruction": "accuracy on reconstructions from code",
         "family_consistency": "consistency (original right → every edit right)",
     }
-    rows = [
-        [names.get(sc["metric"], sc["metric"]), pct(sc["value"]), sc["n"]] for sc in fam["scores"]
-    ]
+    rows = [[names.get(sc.metric, sc.metric), pct(sc.value), sc.n] for sc in fam.scores]
     parts: list[Html] = [
         el("h2", "Counterfactual families (Chartographer)"),
         el(
@@ -466,18 +504,16 @@ def family_section(summary: Mapping[str, Any]) -> Html:
         ),
         table(["metric", "%", "n"], rows),
     ]
-    cells = fam.get("edit_break_rate") or []
+    cells = fam.edit_break_rate
     if cells:
-        edits = sorted({c["group"]["edit"] for c in cells})
-        tasks = sorted({c["group"]["task_type"] for c in cells})
-        cell = {(c["group"]["edit"], c["group"]["task_type"]): c for c in cells}
+        edits = sorted({c.group["edit"] for c in cells})
+        tasks = sorted({c.group["task_type"] for c in cells})
+        cell = {(c.group["edit"], c.group["task_type"]): c for c in cells}
         grid = [
             [
                 e,
                 *(
-                    f"{pct(cell[(e, t)]['value'])} (n={cell[(e, t)]['n']})"
-                    if (e, t) in cell
-                    else "–"
+                    f"{pct(cell[(e, t)].value)} (n={cell[(e, t)].n})" if (e, t) in cell else "–"
                     for t in tasks
                 ),
             ]
@@ -496,19 +532,28 @@ def family_section(summary: Mapping[str, Any]) -> Html:
 _ROSCOE_ORDER = ("FS", "FT", "IS", "IC", "SRC", "SFC", "PS", "PC", "GS", "AS")
 
 
-def _has_roscoe(summary: Mapping[str, Any]) -> bool:
+def _has_roscoe(summary: RunSummary) -> bool:
     roscoe = registry.explanation_scorers().get("roscoe")
     names = {m.name for m in roscoe.metrics} if roscoe is not None else set()
-    return any(m["metric"] in names for m in summary.get("metrics", []))
+    return any(m.metric in names for m in summary.metrics)
+
+
+def _by_metric(scores: Sequence[Score]) -> dict[str, Score]:
+    return {m.metric: m for m in scores}
+
+
+def _model(s: RunSummary) -> str:
+    return "model" if s.model is None else s.model
 
 
 @report_section("roscoe", order=50, when=_has_roscoe)
-def roscoe_section(summary: Mapping[str, Any]) -> Html:
+def roscoe_section(summary: RunSummary | Mapping[str, Any]) -> Html:
     """ROSCOE means in the layout of ChartQA-X Table 5 (PS/PC on its 1 − 1/PPL scale)."""
-    by = {m["metric"]: m for m in summary.get("metrics", [])}
+    s = summary_of(summary)
+    by = _by_metric(s.metrics)
     cells = [by.get(f"roscoe_{c.lower()}") for c in (*_ROSCOE_ORDER, "AS_renormalised")]
-    row = [str(summary.get("model", "model")), *(fmt(c["value"]) if c else "–" for c in cells)]
-    notes = sorted({c["note"] for c in cells if c and c.get("note")})
+    row = [_model(s), *(fmt(c.value) if c else "–" for c in cells)]
+    notes = sorted({c.note for c in cells if c and c.note})
     parts: list[Html] = [
         el("h2", "Explanation quality: ROSCOE"),
         table(
@@ -524,26 +569,28 @@ def roscoe_section(summary: Mapping[str, Any]) -> Html:
 
 
 @report_section("ngram", order=60)
-def ngram_section(summary: Mapping[str, Any]) -> Html:
+def ngram_section(summary: RunSummary | Mapping[str, Any]) -> Html:
     """BLEU-4, METEOR, ROUGE-L and CIDEr-D against reference explanations (Table 6 layout)."""
-    ng = summary["ngram"]
-    corpus = ng.get("corpus") or {}
+    s = summary_of(summary)
+    ng = s.ngram
+    assert ng is not None  # the section is shown only when the summary has one
+    corpus = ng.corpus
     names = (
         ("bleu4", "BLEU-4"),
         ("meteor", "METEOR"),
         ("rouge_l", "ROUGE-L"),
         ("cider_d", "CIDEr-D"),
     )
-    row = [str(summary.get("model", "model")), *(fmt(corpus.get(k)) for k, _ in names)]
+    row = [_model(s), *(fmt(corpus.get(k)) for k, _ in names)]
     parts: list[Html] = [
         el("h2", "Explanation quality: n-gram overlap"),
         table(
             ["model", *(label for _, label in names)],
             [row],
-            caption=f"against the reference explanations of {ng.get('n', 0)} samples — layout of ChartQA-X Table 6",
+            caption=f"against the reference explanations of {ng.n} samples — layout of ChartQA-X Table 6",
         ),
     ]
-    own = ng.get("self_template")
+    own = ng.self_template
     if own:
         parts.append(
             el(
@@ -556,15 +603,15 @@ def ngram_section(summary: Mapping[str, Any]) -> Html:
                 cls="warn",
             )
         )
-    notes = ng.get("notes") or {}
-    if notes or ng.get("note"):
+    notes = ng.notes
+    if notes or ng.note:
         parts.append(
             el(
                 "p",
                 "; ".join(
                     [
                         *(f"{k}: {v}" for k, v in notes.items()),
-                        *([ng["note"]] if ng.get("note") else []),
+                        *([ng.note] if ng.note else []),
                     ]
                 ),
                 cls="note",
@@ -573,46 +620,45 @@ def ngram_section(summary: Mapping[str, Any]) -> Html:
     return join(parts)
 
 
-def failures(summary: Mapping[str, Any]) -> Html:
-    failures = summary.get("failures") or []
-    if not failures:
+def failures(summary: RunSummary | Mapping[str, Any]) -> Html:
+    s = summary_of(summary)
+    if not s.failures:
         return Html("")
-    rows = [[f["sample_id"], f["error"]] for f in failures]
+    rows = [[f.sample_id, f.error] for f in s.failures]
     return join(
         [
-            el("h2", f"Failed samples ({summary.get('counts', {}).get('failed', len(rows))})"),
+            el("h2", f"Failed samples ({s.counts.failed or len(rows)})"),
             table(["sample", "error"], rows),
         ]
     )
 
 
 def comparison(runs: Sequence[tuple[Path, RunRecord]]) -> Html:
-    rows = list(zip(run_names(runs), (r.summary for _, r in runs), strict=True))
+    rows = list(zip(run_names(runs), (_record_summary(r) for _, r in runs), strict=True))
     return join([el("h2", "Runs compared"), table3(rows, compare=True), explanation_ranking(rows)])
 
 
-def explanation_ranking(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> Html:
+def explanation_ranking(rows: Sequence[tuple[str, RunSummary | Mapping[str, Any]]]) -> Html:
     """Runs ranked by CIDEr-D of their explanations against the references; a run whose
     explanations share the references' generator is listed apart, unranked."""
+    typed = [(name, summary_of(s).ngram) for name, s in rows]
     scored = [
-        (name, s["ngram"])
-        for name, s in rows
-        if isinstance((s.get("ngram") or {}).get("corpus"), dict)
+        (name, ng) for name, ng in typed if ng is not None and "corpus" in ng.model_fields_set
     ]
     if not scored:
         return Html("")
     ranked = sorted(
-        ((n, ng) for n, ng in scored if not ng.get("self_template")),
-        key=lambda item: -(item[1]["corpus"].get("cider_d") or 0.0),
+        ((n, ng) for n, ng in scored if not ng.self_template),
+        key=lambda item: -(item[1].corpus.get("cider_d") or 0.0),
     )
     body: list[list[object]] = [
-        [str(i), n, fmt(ng["corpus"].get("bleu4")), fmt(ng["corpus"].get("cider_d"))]
+        [str(i), n, fmt(ng.corpus.get("bleu4")), fmt(ng.corpus.get("cider_d"))]
         for i, (n, ng) in enumerate(ranked, start=1)
     ]
     body += [
-        ["not ranked", n, fmt(ng["corpus"].get("bleu4")), fmt(ng["corpus"].get("cider_d"))]
+        ["not ranked", n, fmt(ng.corpus.get("bleu4")), fmt(ng.corpus.get("cider_d"))]
         for n, ng in scored
-        if ng.get("self_template")
+        if ng.self_template
     ]
     return join(
         [
@@ -639,6 +685,7 @@ def run_names(runs: Sequence[tuple[Path, RunRecord]]) -> list[str]:
 
 
 def run_name(record: RunRecord) -> str:
-    model = record.summary.get("model", record.config.get("model", record.id))
-    protocol = record.summary.get("protocol", record.config.get("protocol"))
+    s = _record_summary(record)
+    model = s.model if s.model is not None else record.config.get("model", record.id)
+    protocol = _protocol(s, record)
     return f"{model} · {protocol}" if protocol else str(model)

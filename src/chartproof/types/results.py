@@ -3,23 +3,33 @@ run, and a run's identity card."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import ConfigDict, Discriminator, Field, JsonValue, Tag
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, JsonValue, Tag
 
 from chartproof.types.data import Record
 
 __all__ = [
+    "ChainSection",
     "ChainStepRecord",
     "DatasetInfo",
     "FailureNote",
+    "FamiliesSection",
+    "NgramSection",
+    "PremiseBaseline",
+    "PremiseFigures",
+    "PremiseSection",
     "PremiseStepRecord",
+    "RobustnessRow",
+    "RobustnessSection",
     "RunCounts",
     "RunRecord",
     "RunSummary",
     "SampleResult",
     "Score",
     "StepRecord",
+    "SummarySection",
 ]
 
 
@@ -188,6 +198,129 @@ class DatasetInfo(Record):
     """Samples the protocol cannot ask (no chain, no premises)."""
 
 
+# ------------------------------------------------------------ summary sections
+
+
+class SummarySection(BaseModel):
+    """Base of the summary sections: immutable, tolerant of keys it does not know."""
+
+    model_config = ConfigDict(frozen=True, extra="allow", use_attribute_docstrings=True)
+
+
+class ChainSection(SummarySection):
+    """Step error rate and first-error ratio per task type (ChartR), chain protocol."""
+
+    step_error_rate: dict[str, float] = {}
+    """Per task type, the share of its steps answered wrong."""
+    first_error_ratio: dict[str, float] = {}
+    """Per task type, the share of erring chains whose first wrong item has that type."""
+    steps_per_task_type: dict[str, int] = {}
+    """Steps asked per task type."""
+    chains: int = 0
+    """Answered chains."""
+    chains_with_error: int = 0
+    """Chains with at least one wrong item."""
+
+
+class PremiseBaseline(SummarySection):
+    """What answering every premise with one constant verdict scores."""
+
+    answer: str | None = None
+    """The constant verdict ("true" or "false")."""
+    accuracy: float | None = None
+    """Its accuracy over premises."""
+    balanced_accuracy: float | None = None
+    """Its balanced accuracy (0.5 for any constant)."""
+    mcc: float | None = None
+    """Its Matthews correlation (0 for any constant)."""
+    acc_vpp: float | None = None
+    """Its Acc_VPP."""
+
+
+class PremiseFigures(SummarySection):
+    """RealCQA-V2 figures over a set of premise sequences."""
+
+    accuracy: float | None = None
+    """Share of premises judged right."""
+    acc_vpp: float | None = None
+    """Share of sequences with every premise right."""
+    dcp: float | None = None
+    """Depth of correct premises (mean share right before the first error)."""
+    dcp_note: str | None = None
+    """Why DCP is 0 when no sequence has a wrong premise."""
+    balanced_accuracy: float | None = None
+    """Mean of the accuracies on true and on false premises."""
+    mcc: float | None = None
+    """Matthews correlation of verdicts and labels."""
+    baseline: PremiseBaseline | None = None
+    """The constant-answer baseline beside these figures."""
+    n: int | None = None
+    """Premises counted."""
+    sequences: int | None = None
+    """Sequences (questions) counted."""
+    code: str | None = None
+    """Short name of the premise kind (SP, DP, RP, MP) in `by_kind` entries."""
+
+
+class PremiseSection(PremiseFigures):
+    """Premise figures overall and per kind, with the counting rule (premise protocol)."""
+
+    by_kind: dict[str, PremiseFigures] = {}
+    """The figures per premise kind, in RealCQA-V2 order."""
+    rule: str | None = None
+    """The counting rule behind every figure."""
+    questions: int | None = None
+    """Questions asked."""
+    failed: int = 0
+    """Questions whose call failed."""
+
+
+class RobustnessRow(SummarySection):
+    """One metric on the originals, per perturbation, and its ARM."""
+
+    original: float | None = None
+    """Mean on the unperturbed samples."""
+    by_perturbation: dict[str, float | None] = {}
+    """Mean per perturbation."""
+    arm: float | None = None
+    """ChartR's average robustness metric (None when undefined)."""
+    arm_note: str | None = None
+    """Why ARM is undefined, when it is."""
+
+
+class RobustnessSection(SummarySection):
+    """Metrics per perturbation and intensity level (with perturbed samples)."""
+
+    metrics: dict[str, RobustnessRow] = {}
+    """Per metric, its row."""
+    curves: dict[str, dict[str, list[tuple[float, float]]]] = {}
+    """Per metric and perturbation, (level, value) points from level 0 (the original)."""
+
+
+class FamiliesSection(SummarySection):
+    """Counterfactual-family metrics (Chartographer)."""
+
+    scores: tuple[Score, ...] = ()
+    """Accuracy on originals, edits and reconstructions, and family consistency."""
+    edit_break_rate: tuple[Score, ...] = ()
+    """Per (edit, task type), the share of right answers an edit broke."""
+
+
+class NgramSection(SummarySection):
+    """BLEU-4, METEOR, ROUGE-L and CIDEr-D of the explanations (opt-in)."""
+
+    corpus: dict[str, float | None] = {}
+    """Corpus-level score per metric."""
+    n: int = 0
+    """Samples with a reference explanation."""
+    self_template: dict[str, Any] | None = None
+    """Set when the references came from the same generator as the explanations."""
+    notes: dict[str, str] = {}
+    """Per metric, why it was not computed."""
+    note: str | None = None
+    """A note on the whole section."""
+
+
 class RunSummary(Record):
     """An evaluation's `summary.json`: counts, metric means, breakdowns and the optional
     sections the registered run scorers write (chain, premise, robustness, families, ngram,
@@ -213,22 +346,60 @@ class RunSummary(Record):
     """Prompt id."""
     dataset: DatasetInfo | None = None
     """What was read."""
-    robustness: dict[str, Any] | None = None
+    robustness: RobustnessSection | None = None
     """Metrics per perturbation and ARM (with perturbed samples)."""
-    chain: dict[str, Any] | None = None
+    chain: ChainSection | None = None
     """Step error rate and first-error ratio (chain protocol)."""
-    premise: dict[str, Any] | None = None
+    premise: PremiseSection | None = None
     """Accuracy, Acc_VPP and DCP per premise kind (premise protocol)."""
-    families: dict[str, Any] | None = None
+    families: FamiliesSection | None = None
     """Counterfactual-family metrics (with family members)."""
-    ngram: dict[str, Any] | None = None
+    ngram: NgramSection | None = None
     """BLEU-4, METEOR, ROUGE-L, CIDEr-D of the explanations (opt-in)."""
 
     def section(self, name: str) -> Any:
-        """A section by its summary key (declared or added by a later scorer), None if absent."""
+        """A section by its summary key (declared or added by a later scorer) in its
+        `summary.json` form, None if absent (the typed form is the attribute: `s.chain`)."""
         if name in type(self).model_fields:
-            return getattr(self, name)
+            value = getattr(self, name)
+            if isinstance(value, BaseModel):
+                return value.model_dump(mode="json", exclude_unset=True)
+            return value
         return (self.model_extra or {}).get(name)
+
+    def __getitem__(self, key: str) -> Any:
+        """`summary["metrics"]`: a key in its `summary.json` form, for report sections
+        written against the file; KeyError when absent."""
+        value = self.section(key)
+        if value is None:
+            raise KeyError(key)
+        if key in type(self).model_fields:
+            return self.model_dump(mode="json", include={key})[key]
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.section(key) is not None
+
+    @classmethod
+    def read(cls, data: Mapping[str, Any], *, protocol: str | None = None) -> RunSummary:
+        """Any run's summary, typed: the counts (and dataset facts) a summary lacks (one from
+        an earlier version, or of a pipeline other than evaluation) read as 0 and a missing protocol as
+        `protocol` (else "unknown"); everything else keeps its meaning (other pipelines'
+        keys are kept as extra sections). Raises ValidationError for a malformed field."""
+        counts = data.get("counts")
+        dataset = data.get("dataset")
+        filled = {
+            **data,
+            "protocol": data.get("protocol") or protocol or "unknown",
+            "counts": {
+                **dict.fromkeys(RunCounts.model_fields, 0),
+                **(counts if isinstance(counts, Mapping) else {}),
+            },
+        }
+        if isinstance(dataset, Mapping):
+            filled["dataset"] = {"spec": "", "root": "", "samples": 0, "bad_rows": 0}
+            filled["dataset"] |= {"not_applicable": 0, **dataset}
+        return cls.model_validate(filled)
 
 
 class RunRecord(Record):
@@ -255,3 +426,11 @@ class RunRecord(Record):
         """The summary as a typed `RunSummary` (evaluation runs; raises ValidationError for
         other pipelines' summaries)."""
         return RunSummary.model_validate(self.summary)
+
+    def read_summary(self) -> RunSummary:
+        """The summary typed however old or partial it is (`RunSummary.read`), with the
+        run's configured protocol where the summary names none."""
+        protocol = self.config.get("protocol")
+        return RunSummary.read(
+            self.summary, protocol=protocol if isinstance(protocol, str) else None
+        )
