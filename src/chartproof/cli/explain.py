@@ -130,20 +130,20 @@ def explain(
 ) -> None:
     """Candidates from MODELS → ROSCOE AS ranking → leave-one-out majority verification →
     next best → regeneration; writes an explanation dataset with full provenance to OUT."""
-    from chartproof.pipelines.explain import explain as run
+    from chartproof.pipelines.explain import ExplainSettings, run_explain
 
     if missing not in ("renormalise", "not_computed"):
         raise typer.BadParameter("use renormalise or not_computed", param_hint="--missing")
     model_specs = _specs(models, "--models") or []
+    verifier_specs = _specs(verifiers, "--verifiers")
     with progress_bar("explain", not quiet) as hook, exit_on_bad_input():
-        result = run(
-            data,
-            model_specs,
-            out,
-            verifiers=_specs(verifiers, "--verifiers"),
+        settings = ExplainSettings(
+            data=data,
+            models=tuple(m.strip() for m in model_specs),
+            out=out,
+            verifiers=None if verifier_specs is None else tuple(v.strip() for v in verifier_specs),
             majority=majority,
             max_rounds=rounds,
-            scorer=_scorer(embedder, lm, nli, grammar),
             weights=weights,
             missing="renormalise" if missing == "renormalise" else "not_computed",
             regen_temperature=regen_temperature,
@@ -154,8 +154,8 @@ def explain(
             limit=limit,
             strict=strict,
             executor=executor,
-            progress=hook,
         )
+        result = run_explain(settings, scorer=_scorer(embedder, lm, nli, grammar), progress=hook)
     counts = result.summary["counts"]
     console.print(
         f"  accepted {counts['accepted']}, rejected {counts['rejected']}, "

@@ -49,12 +49,12 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from pydantic import JsonValue
+from pydantic import Field, JsonValue, model_validator
 
 from chartproof.datasets import SampleWriter, dataset_fingerprint, load_dataset
 from chartproof.executors import Executor, load_backend_on
@@ -77,14 +77,16 @@ from chartproof.pipelines.explain_scoring import CandidateScorer, Ranking, Rosco
 from chartproof.pipelines.explain_select import ExplainContext, Model, explain_batch, gold_answer
 from chartproof.pipelines.explain_summary import summarize_explain
 from chartproof.runs import RunFolder
-from chartproof.types import RunRecord, Sample
+from chartproof.types import Record, RunRecord, Sample
 
 __all__ = [
     "RUN_DIR",
     "SUMMARY_FILE",
     "UNACCEPTED_FILE",
     "ExplainResult",
+    "ExplainSettings",
     "explain",
+    "run_explain",
 ]
 
 log = logging.getLogger(__name__)
@@ -134,6 +136,69 @@ class ExplainResult:
         return int(self.summary["counts"]["failed"])
 
 
+class ExplainSettings(Record):
+    """What an explanation-dataset build is asked to do: the typed configuration `explain`
+    and `chartproof explain` share (unknown fields are errors). Model objects, the ROSCOE
+    scorer, an open executor and the progress hook are passed to `run_explain` beside it."""
+
+    data: str
+    """Dataset folder or spec of the samples to explain."""
+    models: tuple[str, ...]
+    """Names of the models that write candidates (spec strings, or the `name` of a backend
+    object given to `run_explain`); unique."""
+    out: Path
+    """Output dataset folder (rerun to resume)."""
+    verifiers: tuple[str, ...] | None = None
+    """Names of the verifiers (None: the models, leave-one-out)."""
+    majority: int | None = None
+    """Correct votes needed (None: more than half of the verifiers asked)."""
+    max_rounds: int = 2
+    """Generation rounds at most (regenerations + 1)."""
+    weights: WeightSet | str = CHARTQAX_WEIGHTS
+    """AS weight set, or the name of one of seed 000 A.3's sets."""
+    missing: MissingPolicy = "renormalise"
+    """What AS does when a ROSCOE score is not computed."""
+    perplexity: PerplexityTransform = "one_minus"
+    """How perplexity scores enter AS."""
+    regen_temperature: float = 0.7
+    """Sampling temperature of regenerated rounds."""
+    max_tokens: int = 256
+    """Largest reply in tokens."""
+    batch_size: int = 16
+    """Samples per step (recorded together)."""
+    prompts_file: Path | None = None
+    """Extra prompt templates (TOML/JSON)."""
+    cache: bool | Path = True
+    """Response cache: True for the default file, a path for that file, False for none."""
+    limit: int | None = None
+    """Only the first `limit` samples with a gold answer."""
+    strict: bool = False
+    """Stop at the first bad dataset row."""
+    executor: str | None = Field(default=None)
+    """Where a CPU-bound spec-string model runs (`chartproof.executors` spec)."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ExplainSettings:
+        _check_numbers(
+            self.max_rounds,
+            self.majority,
+            self.batch_size,
+            self.regen_temperature,
+            self.max_tokens,
+            self.limit,
+        )
+        gen_names = _names(self.models, "models")
+        ver_names = _names(self.verifiers, "verifiers") if self.verifiers is not None else gen_names
+        _check_verifiers(gen_names, ver_names, self.majority)
+        _weight_set(self.weights)
+        return self
+
+    @property
+    def verifier_names(self) -> tuple[str, ...]:
+        """The verifiers, the models by default."""
+        return self.verifiers if self.verifiers is not None else self.models
+
+
 def explain(
     data: str | Path,
     models: Sequence[ModelArg],
@@ -166,16 +231,66 @@ def explain(
     puts every model behind the response cache (True: the default file; a path: that file).
     A CPU-bound spec-string model (the built-in reader, an ``hf:`` model on the CPU) is fanned
     out over `executor` ("local": one copy per core, the default; "local:1"; "ray[:ADDRESS]").
+    The arguments become one `ExplainSettings` (`run_explain` runs it).
     """
     _check_numbers(max_rounds, majority, batch_size, regen_temperature, max_tokens, limit)
     gen_names = _names(models, "models")
-    ver_names = _names(verifiers, "verifiers") if verifiers is not None else gen_names
-    _check_verifiers(gen_names, ver_names, majority)
-    weight_set = _weight_set(weights)
-    prompts = load_prompts(prompts_file) if prompts_file else default_prompts()
+    ver_names = _names(verifiers, "verifiers") if verifiers is not None else None
+    objects = {_name(m): m for m in [*models, *(verifiers or ())] if not isinstance(m, str)}
+    settings = ExplainSettings(
+        data=str(data),
+        models=gen_names,
+        out=Path(out),
+        verifiers=ver_names,
+        majority=majority,
+        max_rounds=max_rounds,
+        weights=weights,
+        missing=missing,
+        perplexity=perplexity,
+        regen_temperature=regen_temperature,
+        max_tokens=max_tokens,
+        batch_size=batch_size,
+        prompts_file=Path(prompts_file) if prompts_file is not None else None,
+        cache=cache if isinstance(cache, bool) else Path(cache),
+        limit=limit,
+        strict=strict,
+        executor=executor if isinstance(executor, str) else None,
+    )
+    return run_explain(
+        settings,
+        backends=objects,
+        scorer=scorer,
+        executor=None if isinstance(executor, str) else executor,
+        progress=progress,
+    )
+
+
+def run_explain(
+    settings: ExplainSettings,
+    *,
+    backends: Mapping[str, Backend] | None = None,
+    scorer: RoscoeLike | CandidateScorer | None = None,
+    executor: Executor | None = None,
+    progress: ProgressHook | None = None,
+) -> ExplainResult:
+    """Run the explanation build `settings` describe (see `explain`). `backends` gives the
+    built backend of a model or verifier name (used, not closed); every other name is a spec
+    string loaded here. An open `executor` overrides `settings.executor`."""
+    cfg = settings
+    data, out, majority, max_rounds = cfg.data, cfg.out, cfg.majority, cfg.max_rounds
+    missing, perplexity, limit, batch_size = cfg.missing, cfg.perplexity, cfg.limit, cfg.batch_size
+    max_tokens, regen_temperature = cfg.max_tokens, cfg.regen_temperature
+    objects = dict(backends or {})
+    models: list[ModelArg] = [objects.get(n, n) for n in cfg.models]
+    verifiers: list[ModelArg] | None = (
+        None if cfg.verifiers is None else [objects.get(n, n) for n in cfg.verifiers]
+    )
+    gen_names, ver_names = cfg.models, cfg.verifier_names
+    weight_set = _weight_set(cfg.weights)
+    prompts = load_prompts(cfg.prompts_file) if cfg.prompts_file else default_prompts()
     candidate_t, verify_t = prompts.get("explain_candidate"), prompts.get("explain_verify")
 
-    loaded = load_dataset(data, strict=strict)
+    loaded = load_dataset(data, strict=cfg.strict)
     if loaded.errors:
         log.warning("%s", loaded.summary())
     root = Path(out)
@@ -195,7 +310,7 @@ def explain(
 
         scorer = RoscoeScorer()
     ranking = Ranking(scorer, weight_set, perplexity, missing)
-    settings: dict[str, JsonValue] = {
+    recorded: dict[str, JsonValue] = {
         "models": list(gen_names),
         "verifiers": list(ver_names),
         "majority": majority if majority is not None else "more than half of those asked",
@@ -204,10 +319,12 @@ def explain(
         "ranking": ranking.describe(),
         "generation": {"max_tokens": max_tokens, "regen_temperature": regen_temperature},
     }
-    config: dict[str, Any] = {"pipeline": PROTOCOL, "data": str(data), **settings}
+    config: dict[str, Any] = {"pipeline": PROTOCOL, "data": str(data), **recorded}
     key = ",".join(gen_names)
 
-    store, owned, by_name = _open_backends(models, verifiers, cache, executor)
+    store, owned, by_name = _open_backends(
+        models, verifiers, cfg.cache, executor if executor is not None else cfg.executor
+    )
     try:
         ctx = ExplainContext(
             root=loaded.root,
@@ -249,7 +366,7 @@ def explain(
             results = [r for r in run.results() if r.protocol == PROTOCOL and r.model == key]
             found = {r.sample_id: outcome_from_result(r) for r in results}
             ordered = [(s, found[s.id]) for s in samples if s.id in found]
-            paths = _write_dataset(root, loaded.root, ordered, settings)
+            paths = _write_dataset(root, loaded.root, ordered, recorded)
             summary = summarize_explain(
                 [o for _, o in ordered],
                 generators=gen_names,
@@ -269,7 +386,7 @@ def explain(
                 "without_gold_answer": len(samples) - len(eligible),
                 "selected": len(selected),
             }
-            summary["settings"] = settings
+            summary["settings"] = recorded
             _atomic_write(root / SUMMARY_FILE, json.dumps(summary, indent=2, sort_keys=True))
             counts = {**summary["counts"], "selected": len(selected), "bad_rows": loaded.n_bad}
             record = run.finish(summary, counts)
