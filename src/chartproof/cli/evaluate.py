@@ -102,20 +102,20 @@ def evaluate(
     )
     with progress_bar(f"eval {protocol}", not quiet) as hook, exit_on_bad_input():
         record = run_evaluation(settings, progress=hook)
-    for m in record.summary.get("metrics", [])[:6]:
-        value = m["value"]
-        shown = "n/a" if value is None else f"{100 * value:.2f} %"
-        console.print(f"  {m['metric']:<20} {shown}  (n={m['n']})")
-    counts = record.summary.get("counts", {})
+    summary = record.read_summary()
+    for m in summary.metrics[:6]:
+        shown = "n/a" if m.value is None else f"{100 * m.value:.2f} %"
+        console.print(f"  {m.metric:<20} {shown}  (n={m.n})")
+    counts = summary.counts
     console.print(
-        f"  answered {counts.get('answered', 0)}, failed {counts.get('failed', 0)}, "
-        f"cache hits {counts.get('cached_calls', 0)}/{counts.get('calls', 0)}"
+        f"  answered {counts.answered}, failed {counts.failed}, "
+        f"cache hits {counts.cached_calls}/{counts.calls}"
     )
     if report:
         from chartproof.reports import report as write_report
 
         console.print(f"report: [bold]{write_report(out)}[/bold]")
-    if counts.get("failed", 0) and not counts.get("answered", 0):
+    if counts.failed and not counts.answered:
         from chartproof.runs import load_run
 
         errors = [r.error for r in load_run(out)[1] if r.error]
@@ -123,7 +123,7 @@ def evaluate(
         from rich.markup import escape
 
         console.print(
-            f"[red]error:[/red] every sample failed ({counts['failed']}); "
+            f"[red]error:[/red] every sample failed ({counts.failed}); "
             f"first error: {escape(first)}",
             highlight=False,
             soft_wrap=True,

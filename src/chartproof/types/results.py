@@ -369,16 +369,18 @@ class RunSummary(Record):
 
     def __getitem__(self, key: str) -> Any:
         """`summary["metrics"]`: a key in its `summary.json` form, for report sections
-        written against the file; KeyError when absent."""
-        value = self.section(key)
-        if value is None:
+        written against the file; KeyError when the file would not have it."""
+        if key not in self:
             raise KeyError(key)
-        if key in type(self).model_fields:
+        if key in type(self).model_fields and not isinstance(getattr(self, key), BaseModel):
             return self.model_dump(mode="json", include={key})[key]
-        return value
+        return self.section(key)
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self.section(key) is not None
+        if not isinstance(key, str):
+            return False
+        given = key in self.model_fields_set or key in (self.model_extra or {})
+        return given and self.section(key) is not None
 
     @classmethod
     def read(cls, data: Mapping[str, Any], *, protocol: str | None = None) -> RunSummary:

@@ -14,6 +14,7 @@ from typing import Any
 from chartproof.datasets import load_dataset
 from chartproof.metrics.cf_sensitivity import counterfactual_sensitivity
 from chartproof.pipelines.finetune._card import TRAIN_IMAGES_FILE, read_card
+from chartproof.types import RunSummary
 
 __all__ = ["Comparison", "compare_tuned", "held_out_overlap", "run_figures"]
 
@@ -42,21 +43,22 @@ def held_out_overlap(card_dir: Path, data: str | Path) -> list[str]:
 def run_figures(run: Path, data: str | Path) -> dict[str, tuple[float | None, int]]:
     """The headline figures of a run folder: overall accuracy family, n-gram and ROSCOE
     aggregates, family metrics, and the counterfactual sensitivity from its results."""
-    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    summary = RunSummary.read(json.loads((run / "summary.json").read_text(encoding="utf-8")))
     out: dict[str, tuple[float | None, int]] = {}
-    for score in summary.get("metrics", []):
-        if not score.get("group"):
-            out[score["metric"]] = (score.get("value"), int(score.get("n") or 0))
-    ngram = summary.get("ngram") or {}
-    for name, value in (ngram.get("corpus") or {}).items():
-        out[f"ngram/{name}"] = (value, int(ngram.get("n") or 0))
-    roscoe = summary.get("roscoe") or {}
+    for score in summary.metrics:
+        if not score.group:
+            out[score.metric] = (score.value, score.n)
+    if summary.ngram is not None:
+        for name, value in summary.ngram.corpus.items():
+            out[f"ngram/{name}"] = (value, summary.ngram.n)
+    # a section no shipped scorer writes any more; kept for run folders that have it
+    roscoe = summary.section("roscoe") or {}
     for score in roscoe.get("scores", []) if isinstance(roscoe, dict) else []:
         if isinstance(score, dict) and not score.get("group"):
             out[f"roscoe/{score['metric']}"] = (score.get("value"), int(score.get("n") or 0))
-    for score in (summary.get("families") or {}).get("scores", []):
-        if not score.get("group"):
-            out[score["metric"]] = (score.get("value"), int(score.get("n") or 0))
+    for score in summary.families.scores if summary.families is not None else ():
+        if not score.group:
+            out[score.metric] = (score.value, score.n)
     predictions: dict[str, str | None] = {}
     correct: dict[str, bool | None] = {}
     with (run / "results.jsonl").open(encoding="utf-8") as fh:
