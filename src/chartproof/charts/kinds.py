@@ -81,6 +81,8 @@ class ChartKind:
     """Regular expression of the plotting call that reveals this kind in a script."""
     script_rank: int = 100
     """Order in which `script_call`s are tried (lower first: pie before bar before plot)."""
+    report_rank: int = 99
+    """Column of the kind in the report's chart-type tables (lower first; ties by name)."""
 
     def phrase(self, *, color: str, series: str, x: str, single: bool) -> str:
         """One mark named as `mark_phrase` says."""

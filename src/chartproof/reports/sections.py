@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from chartproof.charts.kinds import chart_kinds
 from chartproof.metrics import registry
 from chartproof.reports import plots
 from chartproof.reports.html import Html, el, img_png, join, table
@@ -48,18 +49,6 @@ __all__ = [
     "table3",
     "unregister_section",
 ]
-
-_CHART_ORDER = (
-    "hbar",
-    "vbar",
-    "grouped_bar",
-    "stacked_bar",
-    "pie",
-    "line",
-    "area",
-    "scatter",
-    "box",
-)
 
 
 @dataclass(frozen=True)
@@ -246,9 +235,8 @@ def table3(
         for sc in s.breakdowns.get("question_type", ()):
             if sc.metric == metric:
                 questions.add(sc.group["question_type"])
-    chart_cols = sorted(
-        charts, key=lambda c: (_CHART_ORDER.index(c) if c in _CHART_ORDER else 99, c)
-    )
+    ranks = {k.name: k.report_rank for k in chart_kinds()}
+    chart_cols = sorted(charts, key=lambda c: (ranks.get(c, 99), c))
     q_cols = sorted(questions)
     body = []
     for name, s in rows:
