@@ -3,6 +3,9 @@ the program sets, the reader's redrawable kinds, the script-call order, the titl
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from chartproof.charts.kinds import ChartKind, chart_kind, chart_kinds, kind_titles, kinds_where
@@ -83,3 +86,32 @@ def test_a_name_cannot_be_registered_twice() -> None:
     again = ChartKind("pie", "pie", chart_kind("pie").draw, "pie", "wedge", "{x}")
     with pytest.raises(ValueError, match="'pie' is already registered"):
         register_chart_kind(again)
+
+
+def test_kinds_of_other_packages_load_from_their_entry_points(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from importlib import metadata
+
+    import chartproof.charts.kinds as kinds
+
+    # another package's module: registers its kind when imported
+    (tmp_path / "donut_kind.py").write_text(
+        "from chartproof.charts.kinds import ChartKind, chart_kind, register_chart_kind\n"
+        "pie = chart_kind('pie')\n"
+        "register_chart_kind(ChartKind('donut', 'donut chart', pie.draw, 'pie', 'wedge',"
+        " 'the {x} ring'))\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    entry = metadata.EntryPoint("donut", "donut_kind", kinds.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(
+        metadata, "entry_points", lambda group: [entry] if group == kinds.ENTRY_POINT_GROUP else []
+    )
+    monkeypatch.setattr(kinds, "_loaded", False)  # as in a fresh process
+    monkeypatch.delitem(sys.modules, "donut_kind", raising=False)
+    try:
+        assert "donut" in PIES and chart_kind("donut").title == "donut chart"
+    finally:
+        kinds.unregister_chart_kind("donut")
+    assert "donut" not in PIES

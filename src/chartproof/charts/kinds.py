@@ -11,11 +11,13 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from importlib import metadata
 from typing import Any, Literal, TypeAlias
 
 from chartproof.types import ChartSpec, register_chart_type, unregister_chart_type
 
 __all__ = [
+    "ENTRY_POINT_GROUP",
     "ChartKind",
     "DataShape",
     "KindSet",
@@ -96,15 +98,23 @@ _HOMES: tuple[str, ...] = ("chartproof.charts._kinds_builtin",)
 """Modules that register the shipped kinds, loaded by name on the first lookup. A shipped
 chart type adds its module here."""
 
+ENTRY_POINT_GROUP = "chartproof.chart_kinds"
+"""Entry-point group of chart kinds in other packages: each entry names a module that
+registers its kinds when imported (loaded after the shipped ones)."""
+
 _loaded = False
 
 
 def _load() -> None:
+    # kinds registered at run time (a script, a test) exist in this process only; a worker
+    # process started by spawn finds the shipped ones and the entry points' on its own
     global _loaded
     if not _loaded:
         _loaded = True
         for home in _HOMES:
             importlib.import_module(home)
+        for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+            ep.load()
 
 
 def register_chart_kind(kind: ChartKind, *, replace: bool = False) -> ChartKind:
