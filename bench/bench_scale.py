@@ -75,7 +75,8 @@ def bench_eval(
     rates: dict[str, float] = {}
     reference: list[str] | None = None
     for label, ex in executors:
-        backend = load_backend_on("builtin:reader", ex)
+        # no disk readings: each executor must read every chart itself to be timed fairly
+        backend = load_backend_on("builtin:reader?disk_cache=false", ex)
         try:
             # warm every worker (OCR sessions load on first use) on charts not measured
             evaluate(warm, out=root / f"warm-{label}", backend=backend, cache=False)
