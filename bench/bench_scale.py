@@ -4,7 +4,7 @@ in the same run (target: >= 1.8x at 2 workers). Outputs are checked identical to
 process's. Exits 1 below target. The load average is printed beside every figure: on a
 shared machine the ratio measures the cores this run got, not the code alone.
 
-Run: OMP_NUM_THREADS=1 .venv/bin/python bench/bench_scale.py [--charts 64] [--eval-charts 8]
+Run: OMP_NUM_THREADS=1 .venv/bin/python bench/bench_scale.py [--charts 96] [--eval-charts 32]
      [--no-ray] [--target 1.8]
 """
 
@@ -101,8 +101,8 @@ def bench_eval(
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--charts", type=int, default=64, help="charts to generate per executor")
-    p.add_argument("--eval-charts", type=int, default=8, help="charts (3 questions each) to eval")
+    p.add_argument("--charts", type=int, default=96, help="charts to generate per executor")
+    p.add_argument("--eval-charts", type=int, default=32, help="charts (3 questions each) to eval")
     p.add_argument("--no-ray", action="store_true", help="skip the Ray cluster")
     p.add_argument("--target", type=float, default=1.8)
     a = p.parse_args()
