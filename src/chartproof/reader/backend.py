@@ -34,7 +34,7 @@ from chartproof.types import (
     TextPart,
 )
 
-__all__ = ["ReaderBackend", "ReaderSettings"]
+__all__ = ["ReaderBackend", "ReaderSettings", "reader_revision"]
 
 
 class ReaderSettings(Record):
@@ -210,6 +210,11 @@ class ReaderBackend:
             if self._store is not None:
                 self._store.put(sha256, found)
         return found
+
+
+def reader_revision() -> str:
+    """The hash of the reader's code that names its readings' folder on disk."""
+    return _code_hash()
 
 
 @functools.cache

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from chartproof.reader.perception.records import ChartReading
 
-__all__ = ["READINGS_ENV", "ReadingStore", "readings_dir"]
+__all__ = ["READINGS_ENV", "ReadingStore", "clear_readings", "readings_dir", "readings_usage"]
 
 log = logging.getLogger(__name__)
 
@@ -90,3 +90,27 @@ class ReadingStore:
                 raise
         except OSError as e:
             log.warning("could not store the chart reading %s: %s", path, e)
+
+
+def readings_usage(root: Path) -> dict[str, tuple[int, int]]:
+    """Reader revision → (stored readings, bytes) under `root`."""
+    usage: dict[str, tuple[int, int]] = {}
+    if not root.is_dir():
+        return usage
+    for revision in sorted(p for p in root.iterdir() if p.is_dir()):
+        files = [f for f in revision.rglob("*.json") if not f.name.startswith(".tmp-")]
+        usage[revision.name] = (len(files), sum(f.stat().st_size for f in files))
+    return usage
+
+
+def clear_readings(root: Path, *, keep: str | None = None) -> int:
+    """Delete the stored readings under `root` (all revisions, or all but `keep`); returns
+    how many were deleted."""
+    import shutil
+
+    deleted = 0
+    for revision, (count, _) in readings_usage(root).items():
+        if revision != keep:
+            shutil.rmtree(root / revision)
+            deleted += count
+    return deleted
