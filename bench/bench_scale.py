@@ -109,12 +109,12 @@ def main() -> int:
     a = p.parse_args()
     print(f"cores: {os.cpu_count()}  start ({_load()})")
     autogroup = Path("/proc/sys/kernel/sched_autogroup_enabled")
-    if autogroup.exists() and autogroup.read_text().strip() == "1":
-        if os.getloadavg()[0] > (os.cpu_count() or 1):
-            print(
-                "warning: the machine is busy and autogroup scheduling is on, so `nice` cannot "
-                "give this run the cores; the ratios measure the share it got (docs/scale.md)"
-            )
+    busy = os.getloadavg()[0] > (os.cpu_count() or 1)
+    if busy and autogroup.exists() and autogroup.read_text().strip() == "1":
+        print(
+            "warning: the machine is busy and autogroup scheduling is on, so `nice` cannot "
+            "give this run the cores; the ratios measure the share it got (docs/scale.md)"
+        )
     local: list[tuple[str, Any]] = [("local:1", "local:1"), ("local:2", "local:2")]
     ratios: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="chartproof-bench-scale-") as tmp:
