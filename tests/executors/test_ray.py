@@ -88,3 +88,41 @@ def test_a_killed_ray_worker_loses_and_doubles_nothing(cluster: Any, tmp_path: P
     assert lines == sorted_lines(tmp_path / "expected" / "results.jsonl")
     ids = [json.loads(line)["sample_id"] for line in lines]
     assert len(ids) == len(set(ids)) == 40
+
+
+def test_derender_on_ray_matches_one_process(cluster: Any, tmp_path: Path) -> None:
+    """The derender pipeline's sandbox runs and scoring as Ray tasks: the same run folder."""
+    from chartproof.charts import spec_to_script
+    from chartproof.datasets import load_dataset
+    from chartproof.pipelines.derender import derender_dataset
+    from chartproof.pipelines.derender_code import DerenderConfig
+    from chartproof.sandbox import SandboxPolicy
+    from chartproof.testing import ScriptedBackend
+    from chartproof.types import ModelRequest
+
+    data = generate("chartqax", 2, tmp_path / "data", seed=5, per_chart=1, executor="local:1")
+    specs = {s.spec.id: s.spec for s in load_dataset(data.folder).samples if s.spec is not None}
+
+    def coder(request: ModelRequest) -> str:
+        return f"```python\n{spec_to_script(specs[str(request.metadata['sample_id'])])}```"
+
+    config = DerenderConfig(policy=SandboxPolicy(timeout_s=60, cpu_s=60))
+    outs = {}
+    for label, executor in (("one", "local:1"), ("ray", open_executor("ray"))):
+        out = tmp_path / label
+        derender_dataset(
+            data.folder,
+            ScriptedBackend(coder, name="scripted:coder"),
+            out,
+            config=config,
+            cache=False,
+            executor=executor,
+        )
+        rows = [json.loads(line) for line in (out / "run" / "results.jsonl").open()]
+        for row in rows:
+            row.pop("latency_s", None)
+            for step in row["steps"]:
+                step.get("sandbox", {}).pop("duration_s", None)
+        outs[label] = rows
+    assert outs["one"] == outs["ray"] and len(outs["ray"]) == 2
+    assert all(r["scores"]["faithful"] == 1.0 for r in outs["ray"])

@@ -124,3 +124,40 @@ def test_cli_with_the_reader(dataset: Path, tmp_path: Path) -> None:
     # the reader's redraws of chartproof charts come back faithful, data and all
     assert all(r["scores"]["data_agreement"] == 1.0 for r in results)
     assert all(r["scores"]["ssim"] > 0.75 for r in results)
+
+
+def test_two_workers_give_the_same_run_as_one(dataset: Path, tmp_path: Path) -> None:
+    """The sandbox runs and scoring fan out over the executor; the run folder (results in
+    chart order, code, redraws, specs, families) is the same as with one process."""
+    specs = _specs(dataset)
+    ids = sorted(specs)
+    broken = {ids[1]: "no code here"}
+
+    def run(executor: str, out: Path) -> list[dict[str, object]]:
+        derender_dataset(
+            dataset,
+            _faithful_or_broken(specs, broken),
+            out,
+            config=FAST,
+            cache=False,
+            counterfactuals=1,
+            executor=executor,
+        )
+        rows = [json.loads(line) for line in (out / "run" / "results.jsonl").open()]
+        for row in rows:
+            row.pop("latency_s", None)
+            for step in row["steps"]:
+                step.get("sandbox", {}).pop("duration_s", None)
+        return rows
+
+    one = run("local:1", tmp_path / "one")
+    two = run("local:2", tmp_path / "two")
+    assert one == two and [r["sample_id"] for r in two] == ids
+    for sub in ("code", "redrawn", "specs"):
+        names = sorted(p.name for p in (tmp_path / "one" / sub).iterdir())
+        assert names == sorted(p.name for p in (tmp_path / "two" / sub).iterdir())
+        for name in names:
+            a, b = tmp_path / "one" / sub / name, tmp_path / "two" / sub / name
+            assert a.read_bytes() == b.read_bytes(), f"{sub}/{name} differs"
+    families = (tmp_path / "one" / "families" / "samples.jsonl").read_text()
+    assert families == (tmp_path / "two" / "families" / "samples.jsonl").read_text()

@@ -108,13 +108,13 @@ def test_chartqax_reply_and_reading_cached_per_image(
     import chartproof.reader.backend as module
 
     calls: list[str] = []
-    real = module._read_view
+    real = module._read
 
     def counted(path: str) -> object:
         calls.append(path)
         return real(path)
 
-    monkeypatch.setattr(module, "_read_view", counted)
+    monkeypatch.setattr(module, "_read", counted)
     backend = ReaderBackend()
     chart = chart_dir / "grouped.png"
     reqs = [
@@ -216,3 +216,51 @@ def test_choices_in_the_metadata_get_one_of_the_options() -> None:
     r1, r2 = backend.generate([mc, yes_no])
     assert r1.text == "60"
     assert r2.text in ("Yes", "No") and r2.text == "Yes"
+
+
+def test_readings_persist_on_disk_across_backends(
+    chart_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A second backend (another worker process, a later run) reuses the first one's reading
+    from disk; a corrupt entry is read again; `disk_cache=false` never touches the store."""
+    import chartproof.reader.backend as module
+    from chartproof.reader.readings import READINGS_ENV
+
+    monkeypatch.setenv(READINGS_ENV, str(tmp_path / "readings"))
+    calls: list[str] = []
+    real = module._read
+
+    def counted(path: str) -> object:
+        calls.append(path)
+        return real(path)
+
+    monkeypatch.setattr(module, "_read", counted)
+    chart = chart_dir / "grouped.png"
+    question = "What is the value of South in 2021?"
+    first = ReaderBackend().generate([build_request("chartqax", chart, question, request_id="a")])
+    second = ReaderBackend().generate([build_request("chartqax", chart, question, request_id="b")])
+    assert len(calls) == 1
+    assert first[0].text == second[0].text
+    stored = list((tmp_path / "readings").rglob("*.json"))
+    assert len(stored) == 1 and stored[0].parent.parent.name == module._code_hash()
+
+    stored[0].write_text("{not json", encoding="utf-8")
+    third = ReaderBackend().generate([build_request("chartqax", chart, question, request_id="c")])
+    assert len(calls) == 2 and third[0].text == first[0].text
+
+    off = ReaderBackend(ReaderSettings(disk_cache=False))
+    off.generate([build_request("chartqax", chart, question, request_id="d")])
+    assert len(calls) == 3
+
+
+def test_reading_failures_are_stored_too(tmp_path: Path) -> None:
+    from chartproof.reader.readings import ReadingStore
+
+    store = ReadingStore(tmp_path, "rev1")
+    sha = "ab" * 32
+    assert store.get(sha) is None
+    store.put(sha, "no chart found")
+    assert store.get(sha) == "no chart found"
+    assert ReadingStore(tmp_path, "rev2").get(sha) is None  # another reader revision
+    with pytest.raises(ValueError, match="SHA-256"):
+        store.get("../../etc/passwd")

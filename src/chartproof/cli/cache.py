@@ -1,4 +1,5 @@
-"""`chartproof cache stats|clear`: inspect and empty the model response cache."""
+"""`chartproof cache stats|clear|readings`: inspect and empty the model response cache and the
+built-in reader's chart readings on disk."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from chartproof.cli._app import App, app
 
 cache_app = App(
     name="cache",
-    help="Inspect or clear the model response cache (SQLite; $CHARTPROOF_CACHE overrides).",
+    help="Inspect or clear the response cache (SQLite; $CHARTPROOF_CACHE) and stored chart readings.",
     no_args_is_help=True,
 )
 app.add_typer(cache_app)
@@ -69,3 +70,37 @@ def clear(
     n = cache.clear(model)
     cache.close()
     typer.echo(f"deleted {n} cached responses from {target}")
+
+
+@cache_app.command("readings")
+def readings(
+    clear_them: Annotated[
+        bool, typer.Option("--clear", help="Delete the stored readings.")
+    ] = False,
+    stale: Annotated[
+        bool,
+        typer.Option("--stale", help="With --clear: only those of older reader versions."),
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Show (or delete) the built-in reader's chart readings kept on disk
+    ($CHARTPROOF_READINGS, else beside the response cache), per reader version."""
+    from chartproof.reader.backend import reader_revision
+    from chartproof.reader.readings import clear_readings, readings_dir, readings_usage
+
+    root = readings_dir()
+    current = reader_revision()
+    usage = readings_usage(root)
+    if not clear_them:
+        typer.echo(f"readings: {root}")
+        if not usage:
+            typer.echo("  none stored")
+        for revision, (count, size) in usage.items():
+            mark = "  (this reader)" if revision == current else ""
+            typer.echo(f"  {revision}: {count} readings, {size / 1e6:.2f} MB{mark}")
+        return
+    what = "the readings of older reader versions" if stale else "every stored reading"
+    if not yes and not typer.confirm(f"Delete {what} in {root}?"):
+        raise typer.Exit(1)
+    n = clear_readings(root, keep=current if stale else None)
+    typer.echo(f"deleted {n} stored readings from {root}")

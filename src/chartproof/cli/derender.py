@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from chartproof.cli._app import app
-from chartproof.cli._options import DataSpec, PromptsFile, Quiet, Strict, UseCache
+from chartproof.cli._options import DataSpec, Executor, PromptsFile, Quiet, Strict, UseCache
 from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
 
 
@@ -41,6 +41,7 @@ def derender(
     prompts_file: PromptsFile = None,
     cache: UseCache = True,
     strict: Strict = False,
+    executor: Executor = None,
     quiet: Quiet = False,
 ) -> None:
     """Ask MODEL for matplotlib code that redraws each chart, run it in the sandbox, score the
@@ -73,6 +74,7 @@ def derender(
             cache=cache,
             strict=strict,
             progress=hook,
+            executor=executor,
         )
     overall = result.summary["overall"]
     status = ", ".join(f"{k} {v}" for k, v in overall["status"].items())

@@ -21,6 +21,9 @@ __all__ = ["FanOutBackend", "by_image", "fans_out", "load_backend_on"]
 
 log = logging.getLogger(__name__)
 
+_DEPTH = 8
+"""Chunks per worker in one batch."""
+
 BackendSetup = Callable[[], Backend]
 """Builds one worker's backend; picklable (e.g. ``functools.partial(load_backend, spec)``)."""
 
@@ -109,7 +112,9 @@ class FanOutBackend:
         self.identity = identity
         # contiguous chunks: a chart's questions usually land on one worker (its view cache)
         self._chunk = chunk if chunk is not None else max(4, per_worker)
-        self.settings = FanOutSettings(batch_size=self._pool.workers * self._chunk)
+        # callers wait for a whole batch, so a batch of one chunk per worker idles the workers
+        # that finish first; several chunks per worker let the pool's queue balance them
+        self.settings = FanOutSettings(batch_size=self._pool.workers * self._chunk * _DEPTH)
 
     @property
     def name(self) -> str:

@@ -10,7 +10,7 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
@@ -114,15 +114,24 @@ class LocalPool:
     def _map_pool(
         self, fn: Callable[[Any, Any], Any], chunks: Iterator[list[Any]]
     ) -> Iterator[Any]:
-        window = 2 * self._workers  # chunks in flight: every worker busy, one queued each
+        # chunks running or queued: every worker busy, one queued each. Results are yielded
+        # in input order, but a slot freed by any finished chunk is refilled at once (a slow
+        # oldest chunk must not leave the other workers idle); finished results wait in
+        # `pending`, at most `buffered` chunks in all
+        window = 2 * self._workers
+        buffered = 8 * self._workers
         pending: deque[tuple[list[Any], Future[list[Any]] | None]] = deque()
         restarts = 0
+        exhausted = False
         self._start()
         while True:
             try:
-                while len(pending) < window:
+                while not exhausted and len(pending) < buffered:
+                    if sum(1 for _, f in pending if f is None or not f.done()) >= window:
+                        break
                     chunk = next(chunks, None)
                     if chunk is None:
+                        exhausted = True
                         break
                     pending.append((chunk, None))
                 # submit what is not running; a worker that died while the pool sat idle
@@ -135,6 +144,11 @@ class LocalPool:
                     return
                 head = pending[0][1]
                 assert head is not None
+                if not head.done() and not exhausted and len(pending) < buffered:
+                    running = [f for _, f in pending if f is not None and not f.done()]
+                    wait(running, return_when=FIRST_COMPLETED)
+                    if not head.done():
+                        continue  # another chunk finished: refill its slot first
                 result = head.result()
             except BrokenProcessPool:
                 restarts += 1

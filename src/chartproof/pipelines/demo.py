@@ -105,6 +105,7 @@ def demo(
                 counterfactuals=counterfactuals,
                 seed=seed,
                 per_chart=per_chart,
+                executor=pool,
             )
             overall = made.summary["overall"]
             tell(f"  {overall['faithful']} of {made.charts} redraws faithful")

@@ -26,18 +26,36 @@ import logging
 import re
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue
 
 from chartproof.datasets import dataset_fingerprint, load_dataset, resolve_image
-from chartproof.pipelines.derender_code import DerenderConfig, DerenderResult, derender
+from chartproof.models.base import in_flight
+from chartproof.pipelines.derender_code import (
+    DerenderConfig,
+    DerenderResult,
+    derender_request,
+    redraw_reply,
+)
 from chartproof.pipelines.generate import GenerateResult, generate_from_specs
 from chartproof.runs import RunFolder
-from chartproof.types import ChartSpec, ChartType, Sample, SampleResult, chart_type_names
+from chartproof.types import (
+    ChartSpec,
+    ChartType,
+    ModelResponse,
+    Sample,
+    SampleResult,
+    chart_type_names,
+)
+
+if TYPE_CHECKING:
+    from chartproof.executors import Executor
+    from chartproof.models.base import Backend
+    from chartproof.models.prompts import PromptSet
 
 __all__ = ["PROTOCOL", "Chart", "DerenderRun", "derender_dataset", "derender_summary"]
 
@@ -116,6 +134,7 @@ def derender_dataset(
     cache: bool | str | Path = True,
     strict: bool = False,
     progress: ProgressHook | None = None,
+    executor: str | Executor | None = None,
 ) -> DerenderRun:
     """Ask `model` (a backend spec or a Backend) to redraw every chart of `data` as code.
 
@@ -123,8 +142,11 @@ def derender_dataset(
     `counterfactuals` > 0 grows that many seeded data edits
     from every faithful redraw into ``out/families`` (questions re-derived by the programs),
     ready for `chartproof eval`. `cache` puts a spec-string model behind the response cache.
+    The models' scripts run in the sandbox and are scored on `executor` ("local": one worker
+    per core; see `chartproof.executors`); the output does not depend on it.
     """
-    from chartproof.models import default_prompts, load_backend, load_prompts
+    from chartproof.executors import load_backend_on, open_executor
+    from chartproof.models import default_prompts, load_prompts
     from chartproof.models.cache import with_cache
 
     cfg = config or DerenderConfig()
@@ -145,9 +167,17 @@ def derender_dataset(
     for sub in ("code", "redrawn", "specs"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     owned = isinstance(model, str)
-    backend, store = (
-        with_cache(load_backend(model), cache) if isinstance(model, str) else (model, None)
-    )
+    pool = open_executor(executor)
+    try:
+        backend, store = (
+            with_cache(load_backend_on(model, pool), cache)
+            if isinstance(model, str)
+            else (model, None)
+        )
+    except BaseException:
+        if pool is not executor:
+            pool.close()
+        raise
     try:
         run_config: dict[str, Any] = {
             "protocol": PROTOCOL,
@@ -159,16 +189,12 @@ def derender_dataset(
         with RunFolder.open(folder / "run", run_config, fingerprint) as run:
             todo = [c for c in charts if not run.is_done(c.id, PROTOCOL, backend.name)]
             done = len(charts) - len(todo)
-            for chart in todo:
-                result = derender(
-                    chart.image,
-                    backend,
-                    sample_id=chart.id,
-                    table=chart.sample.table,
-                    chart_type=_chart_type(chart.sample.chart_type),
-                    config=cfg,
-                    prompts=prompts,
-                )
+            # the model is asked in batches (API concurrency, a fanned-out reader); the
+            # replies' code runs in the sandbox and is scored on the executor's workers, in
+            # chart order, so the driver alone appends each result as it arrives
+            size = max(2 * pool.workers, in_flight(backend))
+            finished = pool.map(_finish, _redraw_jobs(todo, backend, cfg, prompts, size))
+            for chart, result in zip(todo, finished, strict=True):
                 run.append([_record(folder, chart, result)])
                 asked += 1
                 done += 1
@@ -181,25 +207,69 @@ def derender_dataset(
                 {"charts": len(charts), "results": len(results), "asked": asked},
                 status="failed" if any(r.error for r in results) else "done",
             )
+        families = None
+        if counterfactuals > 0:
+            specs = _faithful_specs(folder, results)
+            families = generate_from_specs(
+                specs,
+                folder / "families",
+                suite="derendered",
+                expected=len(specs),
+                seed=seed,
+                per_chart=per_chart,
+                counterfactuals=counterfactuals,
+                executor=pool,
+            )
     finally:
         if owned:
             backend.close()
         if store is not None:
             store.close()
-    families = None
-    if counterfactuals > 0:
-        specs = _faithful_specs(folder, results)
-        families = generate_from_specs(
-            specs,
-            folder / "families",
-            suite="derendered",
-            expected=len(specs),
-            seed=seed,
-            per_chart=per_chart,
-            counterfactuals=counterfactuals,
-        )
+        if pool is not executor:
+            pool.close()
     return DerenderRun(
         folder=folder, charts=len(charts), asked=asked, summary=summary, families=families
+    )
+
+
+@dataclass(frozen=True)
+class _Redraw:
+    """A model's reply for one chart, to be run and scored on a worker (picklable)."""
+
+    chart: Chart
+    response: ModelResponse
+    model: str
+    config: DerenderConfig
+
+
+def _redraw_jobs(
+    charts: Sequence[Chart],
+    backend: Backend,
+    config: DerenderConfig,
+    prompts: PromptSet,
+    size: int,
+) -> Iterator[_Redraw]:
+    """Ask the model for the charts' code `size` charts at a time, lazily (the executor pulls
+    the next batch while its workers run the previous one's code)."""
+    for start in range(0, len(charts), size):
+        group = charts[start : start + size]
+        requests = [
+            derender_request(c.image, sample_id=c.id, config=config, prompts=prompts) for c in group
+        ]
+        for chart, response in zip(group, backend.generate(requests), strict=True):
+            yield _Redraw(chart=chart, response=response, model=backend.name, config=config)
+
+
+def _finish(job: _Redraw) -> DerenderResult:
+    chart = job.chart
+    return redraw_reply(
+        chart.image,
+        job.response,
+        sample_id=chart.id,
+        model=job.model,
+        table=chart.sample.table,
+        chart_type=_chart_type(chart.sample.chart_type),
+        config=job.config,
     )
 
 

@@ -38,6 +38,7 @@ from chartproof.variants.similarity import image_similarity
 if TYPE_CHECKING:
     from chartproof.models.base import Backend
     from chartproof.models.prompts import PromptSet
+    from chartproof.types import ModelRequest, ModelResponse
 
 __all__ = [
     "DERENDER_PROMPT",
@@ -45,8 +46,10 @@ __all__ = [
     "DerenderResult",
     "data_agreement",
     "derender",
+    "derender_request",
     "extract_code",
     "guess_chart_type",
+    "redraw_reply",
 ]
 
 DERENDER_PROMPT = "derender_code"
@@ -162,6 +165,33 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+def derender_request(
+    image: Path,
+    *,
+    sample_id: str,
+    config: DerenderConfig | None = None,
+    prompts: PromptSet | None = None,
+) -> ModelRequest:
+    """The request asking a model for code that redraws the chart in `image` (the prompt's
+    size fields filled from the image)."""
+    from chartproof.models.prompts import build_request
+
+    cfg = config or DerenderConfig()
+    height, width = to_rgb(image.read_bytes()).shape[:2]
+    return build_request(
+        DERENDER_PROMPT,
+        image,
+        request_id=f"{sample_id}/derender",
+        config=GenerationConfig(max_tokens=cfg.max_tokens),
+        prompts=prompts,
+        metadata={"sample_id": sample_id, "task": "derender_code"},
+        width=str(width),
+        height=str(height),
+        fig_w=f"{width / 100:.2f}",
+        fig_h=f"{height / 100:.2f}",
+    )
+
+
 def derender(
     image: Path,
     backend: Backend,
@@ -174,26 +204,36 @@ def derender(
 ) -> DerenderResult:
     """Ask `backend` for code that redraws the chart in `image`, run it in the sandbox and
     score it. Never raises for what the model or its code does; the result says."""
-    from chartproof.models.prompts import build_request
+    request = derender_request(image, sample_id=sample_id, config=config, prompts=prompts)
+    [response] = backend.generate([request])
+    return redraw_reply(
+        image,
+        response,
+        sample_id=sample_id,
+        model=backend.name,
+        table=table,
+        chart_type=chart_type,
+        config=config,
+    )
 
+
+def redraw_reply(
+    image: Path,
+    response: ModelResponse,
+    *,
+    sample_id: str,
+    model: str,
+    table: DataTable | None = None,
+    chart_type: ChartType | None = None,
+    config: DerenderConfig | None = None,
+) -> DerenderResult:
+    """Run the code of a model's reply to `derender_request` in the sandbox and score its
+    redraw against `image` (and `table`, when known). Needs no model, so many replies can be
+    finished at once on an executor's workers. `model` names the backend that replied."""
     cfg = config or DerenderConfig()
     data = image.read_bytes()
-    original = to_rgb(data)
-    height, width = original.shape[:2]
-    request = build_request(
-        DERENDER_PROMPT,
-        image,
-        request_id=f"{sample_id}/derender",
-        config=GenerationConfig(max_tokens=cfg.max_tokens),
-        prompts=prompts,
-        metadata={"sample_id": sample_id, "task": "derender_code"},
-        width=str(width),
-        height=str(height),
-        fig_w=f"{width / 100:.2f}",
-        fig_h=f"{height / 100:.2f}",
-    )
-    [response] = backend.generate([request])
-    base = {"sample_id": sample_id, "model": backend.name}
+    height, width = to_rgb(data).shape[:2]
+    base = {"sample_id": sample_id, "model": model}
     if not response.ok:
         return DerenderResult(**base, status="model_error", reason=response.error)
     code = response.parsed.code if response.parsed is not None else extract_code(response.text)
@@ -228,7 +268,7 @@ def derender(
     spec = None
     if faithful and redrawn is not None:
         kind = chart_type or guess_chart_type(code)
-        spec = _spec(sample_id, kind, redrawn, width, height, backend.name, ssim, agreement)
+        spec = _spec(sample_id, kind, redrawn, width, height, model, ssim, agreement)
     return DerenderResult(
         **base,
         status="ok",

@@ -1,5 +1,6 @@
 """The offline chart reader as a model backend (`builtin:reader`): read the chart once per
-image (cached by content hash), answer each request with the solver, never raise."""
+image (cached by content hash in memory and on disk, `chartproof.reader.readings`), answer
+each request with the solver, never raise."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from chartproof.models.chart_text import ChartText
 from chartproof.questions import ChartView
 from chartproof.reader._explain import explain_answer, verify_explanation
 from chartproof.reader._redraw import code_reply
+from chartproof.reader.perception.records import ChartReading
+from chartproof.reader.readings import ReadingStore, readings_dir
 from chartproof.reader.solver import judge, narrative, reply, solve, view_of, view_of_table
 from chartproof.types import (
     DataTable,
@@ -31,7 +34,7 @@ from chartproof.types import (
     chart_type_names,
 )
 
-__all__ = ["ReaderBackend", "ReaderSettings"]
+__all__ = ["ReaderBackend", "ReaderSettings", "reader_revision"]
 
 
 class ReaderSettings(Record):
@@ -43,6 +46,9 @@ class ReaderSettings(Record):
     which separates perception errors from solver errors."""
     cache_size: int = Field(default=256, ge=0)
     """Charts whose reading is kept in memory (several questions share one chart)."""
+    disk_cache: bool = True
+    """Keep readings on disk (`chartproof.reader.readings`), shared by worker processes and
+    later runs; keyed by the image's bytes and the reader's code, so never stale."""
     premise_tolerance: float = Field(default=0.02, ge=0)
     """Relative tolerance when checking a premise's number against a value read from the
     image (gold tables use exact values)."""
@@ -61,6 +67,9 @@ class ReaderBackend:
                 require(module, "reader", what="the offline chart reader (builtin:reader)")
         self._views: OrderedDict[str, ChartView | str] = OrderedDict()
         self._lock = threading.Lock()
+        self._store: ReadingStore | None = None
+        if self.settings.disk_cache and self.settings.table == "image":
+            self._store = ReadingStore(readings_dir(), _code_hash())
 
     @property
     def name(self) -> str:
@@ -91,14 +100,11 @@ class ReaderBackend:
         ``table=reader``): its recovered table, chart type and titles; the reason as a
         string when the chart cannot be read."""
         from chartproof.models.chart_text import table_csv
-        from chartproof.reader.perception import ReadingError, get_engine, read_chart
-        from chartproof.reader.perception.image import ImageError, load_image
 
-        try:
-            image = load_image(path)
-            reading = read_chart(image, get_engine().read(image))
-        except (ImageError, ReadingError) as e:
-            return str(e)
+        with open(path, "rb") as f:
+            reading = self._reading(hashlib.sha256(f.read()).hexdigest(), path)
+        if isinstance(reading, str):
+            return reading
         return ChartText(
             table=table_csv(reading.table),
             chart_type=reading.chart_type,
@@ -189,7 +195,8 @@ class ReaderBackend:
             if cached is not None:
                 self._views.move_to_end(key)
         if cached is None:
-            cached = _read_view(part.path)
+            found = self._reading(key, part.path)
+            cached = found if isinstance(found, str) else view_of(found)
             with self._lock:
                 if self.settings.cache_size:
                     self._views[key] = cached
@@ -198,6 +205,20 @@ class ReaderBackend:
         if isinstance(cached, str):
             raise ValueError(cached)
         return cached
+
+    def _reading(self, sha256: str, path: str) -> ChartReading | str:
+        """The chart's reading from the disk store, else read (and stored)."""
+        found = self._store.get(sha256) if self._store is not None else None
+        if found is None:
+            found = _read(path)
+            if self._store is not None:
+                self._store.put(sha256, found)
+        return found
+
+
+def reader_revision() -> str:
+    """The hash of the reader's code that names its readings' folder on disk."""
+    return _code_hash()
 
 
 @functools.cache
@@ -216,15 +237,15 @@ def _code_hash() -> str:
     return digest.hexdigest()[:12]
 
 
-def _read_view(path: str) -> ChartView | str:
-    """The chart's view, or the error text (failures are cached too: a bad image stays bad)."""
+def _read(path: str) -> ChartReading | str:
+    """The chart's reading, or the error text (failures are cached too: a bad image stays
+    bad)."""
     from chartproof.reader.perception import ReadingError, get_engine, read_chart
     from chartproof.reader.perception.image import ImageError, load_image
 
     try:
         image = load_image(path)
-        reading = read_chart(image, get_engine().read(image))
-        return view_of(reading)
+        return read_chart(image, get_engine().read(image))
     except (ImageError, ReadingError) as e:
         return str(e)
 
