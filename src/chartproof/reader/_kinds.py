@@ -16,6 +16,7 @@ from typing import Literal
 
 from chartproof.numeric import format_number, parse_number
 from chartproof.questions import ChartView
+from chartproof.reader._colours import same_colour
 from chartproof.reader._text import best_label, norm, numbers_written, similarity
 
 __all__ = [
@@ -265,7 +266,11 @@ def check_yes_no(question: str, view: ChartView, solve: Solver) -> Check | None:
         colour = solve(f"What is the color of {m.group(1)}?")
         if isinstance(colour, str) and colour.lower() != "unknown":
             said = m.group(2)
-            same = similarity(said, colour) >= 0.8 or norm(said) in norm(colour).split()
+            same = (
+                similarity(said, colour) >= 0.8
+                or norm(said) in norm(colour).split()
+                or same_colour(said, colour)
+            )
             return same, f"{m.group(1)} is drawn in {colour}"
     m = _TIMES.match(q)
     if m:

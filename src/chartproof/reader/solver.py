@@ -8,7 +8,6 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from chartproof.charts.colors import color_name
 from chartproof.numeric import format_number, parse_number
 from chartproof.questions import (
     ChartView,
@@ -20,6 +19,8 @@ from chartproof.questions import (
 )
 from chartproof.questions.matching import match_question
 from chartproof.questions.program import ArgValue
+from chartproof.reader._colours import human_colour_name, lightness_of
+from chartproof.reader._computed import computed
 from chartproof.reader._intents import CLOSEST, intents
 from chartproof.reader._kinds import (
     QuestionKind,
@@ -147,7 +148,7 @@ def _named_rows(table: DataTable) -> DataTable:
 
 def view_of(reading: ChartReading) -> ChartView:
     """The question-program view of what perception recovered."""
-    colors = {k: color_name(v) for k, v in reading.series_colors.items()}
+    colors = _distinct_names(reading.series_colors)
     return view_of_table(
         reading.table,
         reading.chart_type,
@@ -160,6 +161,22 @@ def view_of(reading: ChartReading) -> ChartView:
         value_labels=bool(reading.evidence)
         and all(e.source == "value_label" for e in reading.evidence),
     )
+
+
+def _distinct_names(hexes: Mapping[str, str]) -> dict[str, str]:
+    """Series colour names as people say them; series sharing a basic name are told apart
+    as "dark …" and "light …" by lightness (Pew draws two blues)."""
+    names = {k: human_colour_name(v) for k, v in hexes.items()}
+    by_name: dict[str, list[str]] = {}
+    for k, n in names.items():
+        by_name.setdefault(n, []).append(k)
+    for n, keys in by_name.items():
+        if len(keys) < 2 or " " in n:
+            continue
+        keys.sort(key=lambda k: lightness_of(hexes[k]))
+        names[keys[0]] = f"dark {n}"
+        names[keys[-1]] = f"light {n}"
+    return names
 
 
 def _from_result(result: ProgramResult) -> Solution:
@@ -186,6 +203,10 @@ def _unknown(reason: str) -> Solution:
     return Solution(answer=UNKNOWN, explanation=reason)
 
 
+_TYPO = re.compile(r"\b(more|less|greater|higher|lower|larger|bigger|smaller|fewer) then\b", re.I)
+"""Comparisons written with "then" for "than" (common in ChartQA's human questions)."""
+
+
 def solve(
     question: str,
     view: ChartView,
@@ -205,7 +226,7 @@ def solve(
     `choices` (option texts in display order, or lettered options written into the question)
     the answer is one of the options. "unknown" comes with the reason.
     """
-    q = " ".join(question.replace("\ufffd", "'").split())
+    q = _TYPO.sub(r"\1 than", " ".join(question.replace("\ufffd", "'").split()))
     options = list(choices) if choices else []
     if not options:
         stem, found = options_in_text(question.replace("\ufffd", "'"))
@@ -232,6 +253,10 @@ def solve(
 
 def _candidates(q: str, view: ChartView) -> Iterator[Solution]:
     """Every answer the question programs give, most likely reading of the question first."""
+    # Computed human questions first: their cues are specific ("have 24 value", "missed").
+    extra = computed(q, view)
+    if extra is not None:
+        yield Solution(answer=extra[0], explanation=extra[1], program=extra[2])
     for cand in fuzzy_matches(q, view):
         result = _execute(cand.program, cand.args, view)
         if result is not None:

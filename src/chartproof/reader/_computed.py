@@ -1,0 +1,178 @@
+"""Computed human questions no single question program asks (ChartQA's human split): how
+many cells show a given value, which value of a listed run is missing, the gap between the
+extremes of two series, how many rows' totals pass a threshold. Each returns the answer and
+a sentence saying what was computed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from chartproof.numeric import format_number
+from chartproof.questions import ChartView
+from chartproof.reader._colours import colour_in_question, series_of_colour_word
+from chartproof.reader._text import find_mentions, norm, numbers_written
+
+__all__ = ["Computed", "computed"]
+
+Computed = tuple[str, str, str]
+"""(answer, explanation, program name)."""
+
+_MAX = ("highest", "largest", "maximum", "most", "biggest", "greatest", "peak", "top")
+_MIN = ("lowest", "smallest", "minimum", "least", "fewest")
+_DIFF = ("difference", "deduct", "subtract", "minus", "gap")
+_ABOVE = ("above", "more than", "greater than", "over", "exceed", "exceeds", "higher than")
+_BELOW = ("below", "less than", "under", "lower than", "fewer than")
+
+
+def _has(q: str, *words: str) -> bool:
+    return any(re.search(rf"\b{re.escape(w)}\b", q) for w in words)
+
+
+def _series(question: str, view: ChartView) -> list[str]:
+    """Series the question names, by name or by colour."""
+    found = find_mentions(question, view.series)
+    if not found and (phrase := colour_in_question(question)) is not None:
+        keyed = series_of_colour_word(phrase, view.colors)
+        if keyed is not None and keyed in view.series:
+            found = [keyed]
+    return found
+
+
+def _cells(view: ChartView, series: Sequence[str]) -> list[tuple[str, str, float]]:
+    out = []
+    for s in series:
+        for x, v in zip(view.x_labels, view.values.get(s, ()), strict=False):
+            if v is not None:
+                out.append((x, s, v))
+    return out
+
+
+def computed(question: str, view: ChartView) -> Computed | None:
+    """The answer to a computed question, or None when none of these applies."""
+    q = norm(question)
+    for solver in (_count_equal, _missing, _extreme_gap, _rows_passing):
+        got = solver(question, q, view)
+        if got is not None:
+            return got
+    return None
+
+
+_HAVE_VALUE = re.compile(
+    r"\bhow many\b.*\b(?:have|has|with|show|shows|showing|at|equal to|of)\b(?: a| the)?"
+    r"(?: value(?: of)?)? ?(-?\d+(?:\.\d+)?)%?(?: value| percent)?\b"
+)
+_OCCURRENCES = re.compile(r"\boccurr?ences?\b.*\bvalue (?:of )?(-?\d+(?:\.\d+)?)\b")
+
+
+def _count_equal(question: str, q: str, view: ChartView) -> Computed | None:
+    """ "How many navy blue bars have 24 value?", "the occurrences of bar with value 5"."""
+    m = _HAVE_VALUE.search(q) or _OCCURRENCES.search(q)
+    if m is None or _has(q, *_ABOVE, *_BELOW):
+        return None
+    target = float(m.group(1))
+    if any(norm(x) == norm(m.group(1)) for x in view.x_labels):
+        return None  # a label, not a value
+    named = _series(question, view)
+    cells = _cells(view, named or view.series)
+    if not cells:
+        return None
+    hits = [c for c in cells if abs(c[2] - target) <= 1e-9 + 0.005 * abs(target)]
+    where = f" of {named[0]}" if named else ""
+    n = len(hits)
+    return (
+        str(n),
+        f"{n} of the {len(cells)} values{where} equal {format_number(target)}, so the answer "
+        f"is {n}.",
+        "count_equal",
+    )
+
+
+def _missing(question: str, q: str, view: ChartView) -> Computed | None:
+    """ "46, 43, 41 which data is missed?": the one value of the series holding all the
+    listed numbers that the list leaves out."""
+    if not re.search(r"\bmiss(ed|ing)?\b|\bnot (listed|mentioned|given)\b|\bleft out\b", q):
+        return None
+    listed = numbers_written(question)
+    if len(listed) < 2:
+        return None
+    fits = []
+    for s in view.series:
+        col = [v for v in view.values.get(s, ()) if v is not None]
+        rest = list(col)
+        ok = True
+        for x in listed:
+            j = next((i for i, v in enumerate(rest) if abs(v - x) <= 1e-9), None)
+            if j is None:
+                ok = False
+                break
+            rest.pop(j)
+        if ok and len(rest) == 1:
+            fits.append((s, rest[0]))
+    if len(fits) != 1:
+        return None
+    s, v = fits[0]
+    text = format_number(v)
+    shown = ", ".join(format_number(x) for x in listed)
+    return (
+        text,
+        f"{s} shows {shown} and {text}; the list leaves out {text}, so the answer is {text}.",
+        "missing_value",
+    )
+
+
+def _extreme_gap(question: str, q: str, view: ChartView) -> Computed | None:
+    """ "Deduct the most unfavorable view from the most favorable view": the gap between
+    the extremes of two named series."""
+    if not _has(q, *_DIFF) and not re.search(r"\bhow (much|many) (more|less|higher|lower)\b", q):
+        return None
+    named = find_mentions(question, view.series)
+    if len(named) != 2 or (view.x_labels and find_mentions(question, view.x_labels)):
+        return None
+    top, low = _has(q, *_MAX), _has(q, *_MIN)
+    if top == low:
+        return None
+    pick = max if top else min
+    word = "highest" if top else "lowest"
+    vals = []
+    for s in named:
+        col = [v for v in view.values.get(s, ()) if v is not None]
+        if not col:
+            return None
+        vals.append(pick(col))
+    gap = abs(vals[0] - vals[1])
+    text = format_number(round(gap, 6))
+    return (
+        text,
+        f"The {word} value of {named[0]} is {format_number(vals[0])} and of {named[1]} "
+        f"{format_number(vals[1])}; the difference is {text}.",
+        "extreme_gap",
+    )
+
+
+def _rows_passing(question: str, q: str, view: ChartView) -> Computed | None:
+    """ "How many groups have net support over 40%?": rows whose total across the series
+    (stacked segments, a NET column) passes a threshold."""
+    if not _has(q, "how many") or not _has(q, "net", "total", "combined", "overall", "sum"):
+        return None
+    above, below = _has(q, *_ABOVE), _has(q, *_BELOW)
+    if above == below or len(view.series) < 2 or _series(question, view):
+        return None
+    nums = numbers_written(question)
+    if len(nums) != 1:
+        return None
+    t = nums[0]
+    totals = []
+    for i, x in enumerate(view.x_labels):
+        row = [view.values[s][i] for s in view.series if view.values[s][i] is not None]
+        if row:
+            totals.append((x, sum(v for v in row if v is not None)))
+    hits = [x for x, v in totals if (v > t if above else v < t)]
+    n = len(hits)
+    rel = "above" if above else "below"
+    return (
+        str(n),
+        f"Adding the {len(view.series)} series for each of the {len(totals)} labels, {n} "
+        f"totals lie {rel} {format_number(t)}, so the answer is {n}.",
+        "count_totals",
+    )
