@@ -125,3 +125,21 @@ def test_a_closer_match_of_the_same_words_wins() -> None:
     options = ["Unfavorable", "Favorable"]
     assert find_mentions("the value of favorable in 2015", options) == ["Favorable"]
     assert find_mentions("favorable and unfavorable views", options) == options[::-1]
+
+
+def test_total_excluding_a_label() -> None:
+    table = DataTable.from_csv(
+        "Area,Total programs,Children's programs\nUrban,1276,882\nSuburban,1555,1104\n"
+        "Town,1487,1118\nRural,1623,1180\nNational average,1453,1037\n"
+    )
+    view = view_of_table(table, "grouped_bar")
+    got = solve("What is the total number of programs excluding the national average?", view)
+    assert got.answer == "5941", got.explanation  # 1276 + 1555 + 1487 + 1623
+
+
+def test_colour_of_the_mark_showing_a_value() -> None:
+    table = DataTable.from_csv("Channel,Share\nAgents,39\nDirect,35\nBanks,22\nBrokers,4\n")
+    colours = {"Agents": "blue", "Direct": "dark blue", "Banks": "gray", "Brokers": "red"}
+    view = view_of_table(table, "pie", colors=colours)
+    assert solve("Is the color of the segment with 22% value gray?", view).answer == "Yes"
+    assert solve("Is the color of the segment with 39% value gray?", view).answer == "No"

@@ -13,7 +13,7 @@ from chartproof.questions import ChartView
 from chartproof.reader._colours import colour_in_question, series_of_colour_word
 from chartproof.reader._text import find_mentions, norm, numbers_written
 
-__all__ = ["Computed", "computed"]
+__all__ = ["Computed", "colour_check", "computed"]
 
 Computed = tuple[str, str, str]
 """(answer, explanation, program name)."""
@@ -51,7 +51,7 @@ def _cells(view: ChartView, series: Sequence[str]) -> list[tuple[str, str, float
 def computed(question: str, view: ChartView) -> Computed | None:
     """The answer to a computed question, or None when none of these applies."""
     q = norm(question)
-    for solver in (_count_equal, _missing, _extreme_gap, _rows_passing):
+    for solver in (_count_equal, _missing, _extreme_gap, _rows_passing, _total_excluding):
         got = solver(question, q, view)
         if got is not None:
             return got
@@ -176,3 +176,71 @@ def _rows_passing(question: str, q: str, view: ChartView) -> Computed | None:
         f"totals lie {rel} {format_number(t)}, so the answer is {n}.",
         "count_totals",
     )
+
+
+_EXCEPT = re.compile(
+    r"\b(?:excluding|except(?: for)?|other than|apart from|besides|without)\b (.+)$"
+)
+
+
+def _total_excluding(question: str, q: str, view: ChartView) -> Computed | None:
+    """ "What is the total number of programs excluding the national average?": the sum of
+    one series over every label but the ones named after "excluding"."""
+    m = _EXCEPT.search(q)
+    if m is None or not _has(q, "total", "sum", "combined", "altogether"):
+        return None
+    left_out = find_mentions(m.group(1), view.x_labels)
+    if not left_out:
+        return None
+    named = _series(q[: m.start()], view)
+    series = named[0] if named else (view.series[0] if view.series else None)
+    if series is None:
+        return None
+    kept = [
+        (x, v)
+        for x, v in zip(view.x_labels, view.values.get(series, ()), strict=False)
+        if v is not None and x not in left_out
+    ]
+    if not kept:
+        return None
+    total = sum(v for _, v in kept)
+    text = format_number(round(total, 6))
+    return (
+        text,
+        f"Adding {series} over the {len(kept)} labels other than {', '.join(left_out)} gives "
+        f"{text}.",
+        "total_excluding",
+    )
+
+
+_VALUE_COLOUR = re.compile(
+    r"\bcolou?r of the (?:\w+ )?(?:with|of|showing|at) (?:a |the )?(?:value (?:of )?)?"
+    r"(-?\d+(?:\.\d+)?)%?(?: value)?\b"
+)
+
+
+def colour_check(question: str, view: ChartView) -> tuple[bool, str] | None:
+    """ "Is the color of the segment with 22% value gray?": the colour of the mark showing
+    that value against the colour the question says."""
+    q = norm(question)
+    m = _VALUE_COLOUR.search(q)
+    said = colour_in_question(q[m.end() :]) if m else None
+    if m is None or said is None:
+        return None
+    target = float(m.group(1))
+    hits = [
+        (x, s)
+        for x, s, v in _cells(view, view.series)
+        if abs(v - target) <= 1e-9 + 0.005 * abs(target)
+    ]
+    if len(hits) != 1:
+        return None
+    x, s = hits[0]
+    key = x if x in view.colors else s
+    name = view.colors.get(key)
+    if name is None:
+        return None
+    from chartproof.reader._colours import same_colour
+
+    same = same_colour(said, name)
+    return same, f"the mark showing {format_number(target)} ({key}) is drawn in {name}"

@@ -20,7 +20,7 @@ from chartproof.questions import (
 from chartproof.questions.matching import match_question
 from chartproof.questions.program import ArgValue
 from chartproof.reader._colours import human_colour_name, lightness_of
-from chartproof.reader._computed import computed
+from chartproof.reader._computed import colour_check, computed
 from chartproof.reader._intents import CLOSEST, intents
 from chartproof.reader._kinds import (
     QuestionKind,
@@ -342,7 +342,7 @@ def _yes_no(q: str, view: ChartView) -> Solution:
     exact = _exact(q, view)
     if exact is not None and exact.answer in ("Yes", "No"):
         return exact
-    checked = check_yes_no(q, view, lambda sub: _sub_answer(sub, view))
+    checked = colour_check(q, view) or check_yes_no(q, view, lambda sub: _sub_answer(sub, view))
     if checked is not None:
         truth, reason = checked
         word = "Yes" if truth else "No"
