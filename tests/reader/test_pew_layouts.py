@@ -232,3 +232,36 @@ def test_pew_line_chart_with_point_labels_and_coloured_names() -> None:
     assert table.labels(table.names[0]) == tuple(str(y) for y in range(2011, 2016))
     assert table.numbers("Unfavorable") == pytest.approx((35, 29, 30, 52, 54), abs=1.0)
     assert table.numbers("Favorable") == pytest.approx((43, 52, 45, 37, 38), abs=1.0)
+
+
+# ------------------------------------------------------------------ pies
+
+
+def test_pie_wedges_named_by_the_words_under_their_values() -> None:
+    import cv2
+
+    from chartproof.reader.perception import read_chart
+
+    image = np.full((300, 300, 3), 255, dtype=np.uint8)
+    canvas = image[:, :, ::-1].copy()
+    # 50 % from 12 o'clock clockwise (right half), then 30 %, then 20 % (OpenCV angles run
+    # clockwise from 3 o'clock).
+    for (a0, a1), rgb in zip(((-90, 90), (90, 198), (198, 270)), (NAVY, SKY, OLIVE), strict=True):
+        cv2.ellipse(canvas, (150, 150), (120, 120), 0, a0, a1, rgb[::-1], -1)
+    image[:] = canvas[:, :, ::-1]
+    toks = [
+        _tok("50%", 200, 130, 236, 148),
+        _tok("Higher", 192, 150, 244, 166),
+        _tok("30%", 70, 190, 106, 208),
+        _tok("About the", 56, 210, 120, 226),
+        _tok("same", 68, 228, 108, 244),
+        _tok("20%", 90, 80, 126, 98),
+        _tok("Lower", 84, 100, 132, 116),
+    ]
+    for t in toks:
+        _glyphs(image, t, WHITE)
+    reading = read_chart(image, toks)
+    assert reading.chart_type == "pie"
+    table = reading.table
+    got = dict(zip(table.labels(table.names[0]), table.numbers(table.names[1]), strict=True))
+    assert got == {"Higher": 50.0, "About the same": 30.0, "Lower": 20.0}
