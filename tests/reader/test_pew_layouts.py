@@ -265,3 +265,50 @@ def test_pie_wedges_named_by_the_words_under_their_values() -> None:
     table = reading.table
     got = dict(zip(table.labels(table.names[0]), table.numbers(table.names[1]), strict=True))
     assert got == {"Higher": 50.0, "About the same": 30.0, "Lower": 20.0}
+
+
+def test_headers_pushed_aside_by_short_segments_are_taken_in_order() -> None:
+    from chartproof.reader.perception.headers import header_names
+    from chartproof.reader.perception.palette import ColorLayer
+    from chartproof.reader.perception.scene import Scene
+
+    image = np.full((140, 700, 3), 255, dtype=np.uint8)
+    # 79 % | 14 % | 6 %: the two short segments' headers stand left of them, and the OCR ran
+    # "Somewhat" and "Not" into one line; "NET" heads a printed column past the bars.
+    spans = [(100, 490), (490, 560), (560, 590)]
+    for (x0, x1), c in zip(spans, (NAVY, SKY, OLIVE), strict=True):
+        image[90:130, x0:x1] = c
+    merged = OcrToken(
+        text="Somewhat Not",
+        box=(440, 40, 600, 60),
+        score=0.99,
+        char_x=(*(450.0 + 12 * i for i in range(8)), 560.0, 572.0, 584.0, 596.0),
+    )
+    toks = (
+        _tok("Very", 270, 40, 310, 60),
+        _tok("concerned", 250, 62, 330, 82),
+        merged,
+        _tok("concerned", 440, 62, 540, 82),
+        _tok("concerned", 545, 62, 645, 82),
+        _tok("NET", 640, 40, 690, 60),
+    )
+    layers = tuple(
+        ColorLayer(rgb=c, mask=np.all(image == c, axis=2), count=1) for c in (NAVY, SKY, OLIVE)
+    )
+    scene = Scene(
+        image=image,
+        tokens=toks,
+        layers=layers,
+        legend=(),
+        legend_box=None,
+        text=np.zeros(image.shape[:2], dtype=bool),
+        y_axis=None,
+        x_axis=None,
+        text_height=20.0,
+    )
+    slot = [Bar(k, Span(90, 130, x0, x1), (x0, 90, x1, 130)) for k, (x0, x1) in enumerate(spans)]
+    assert header_names(scene, [slot], [0, 1, 2]) == [
+        "Very concerned",
+        "Somewhat concerned",
+        "Not concerned",
+    ]

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from chartproof.ocr import parse_label_number
+from chartproof.ocr import parse_label_number, split_token
 from chartproof.reader.perception.bars import Bar
 from chartproof.reader.perception.palette import background_color
 from chartproof.reader.perception.records import OcrToken
@@ -60,12 +60,37 @@ def header_names(
     bg = np.array(background_color(scene.image), dtype=float)
     colours = {li: np.array(scene.layers[li].rgb, dtype=float) for li in layer_ids}
     names: dict[int, list[OcrToken]] = {}
-    for t in block:
-        li = _by_colour(t, scene.image, bg, colours, th)
-        if li is None:
-            li = _segment_of(t, segs)
-        if li is not None:
-            names.setdefault(li, []).append(t)
+    columns = _columns(block)
+    if len(columns) > len(layer_ids):
+        # A header past the bars' end heads a printed column (Pew's "NET"), not a series.
+        columns = [c for c in columns if min(t.box[0] for t in c) < hi_x]
+        block = [t for c in columns for t in c]
+    if len(columns) != len(layer_ids):
+        # The OCR may run two neighbouring headers into one line ("Somewhat Not"): cut the
+        # lines at their spaces when that gives one header per segment.
+        split = _columns([w for t in block for w in _at_spaces(t)])
+        if len(split) == len(layer_ids):
+            columns, block = split, [t for col in split for t in col]
+    by_colour = [
+        {li for t in col if (li := _by_colour(t, scene.image, bg, colours, th)) is not None}
+        for col in columns
+    ]
+    # Series come in stacking order; the top bar may lack a thin segment.
+    ordered = list(layer_ids)
+    if all(len(c) == 1 for c in by_colour) and len({min(c) for c in by_colour}) == len(columns):
+        for col, c in zip(columns, by_colour, strict=True):
+            names[min(c)] = list(col)
+    elif len(columns) == len(ordered):
+        # One header per segment, left to right: short segments push their headers aside,
+        # but never out of order.
+        for col, li in zip(columns, ordered, strict=True):
+            names[li] = list(col)
+    else:
+        for t in block:
+            found = _by_colour(t, scene.image, bg, colours, th)
+            li = found if found is not None else _segment_of(t, segs)
+            if li is not None:
+                names.setdefault(li, []).append(t)
     out: list[str | None] = []
     for li in layer_ids:
         toks = names.get(li)
@@ -86,23 +111,32 @@ def _by_colour(
     """The layer whose colour fills a swatch just left of (or at the start of) the token,
     else the one its glyphs are written in (only a chromatic layer: black text names nothing)."""
     h = image.shape[0]
-    y0, y1 = max(0, int(tok.cy - 0.3 * th)), min(h, int(tok.cy + 0.3 * th) + 1)
+    y0, y1 = max(0, int(tok.cy - 0.2 * th)), min(h, int(tok.cy + 0.2 * th) + 1)
     x1 = max(0, int(tok.box[0]) - 1)
     x0 = max(0, int(tok.box[0] - 1.6 * th))
     # The OCR box often takes the swatch in: look at the box's own left end too.
     left = max(0, int(tok.box[0]))
-    for region in (
+    regions = (
         image[y0:y1, x0:x1],
         image[y0:y1, left : left + max(2, int(0.9 * th))],
         image[
             max(0, int(tok.box[1])) : int(tok.box[3]) + 1,
             max(0, int(tok.box[0])) : int(tok.box[2]) + 1,
         ],
-    ):
-        px = region.reshape(-1, 3).astype(float)
-        if len(px) == 0:
+    )
+    for k, region in enumerate(regions):
+        if region.size == 0:
             continue
-        ink = px[np.abs(px - bg).max(axis=1) > 60]
+        if k < 2:
+            # A swatch is a filled patch: a run of fully inked columns wider than any
+            # glyph stroke (a neighbouring word's letters are not one).
+            found = _solid_run(region, bg, th)
+            if found is None:
+                continue
+            ink = found
+        else:
+            px = region.reshape(-1, 3).astype(float)
+            ink = px[np.abs(px - bg).max(axis=1) > 60]
         if len(ink) < 4:
             continue
         c = np.median(ink, axis=0)
@@ -115,6 +149,47 @@ def _by_colour(
         if d < 45:
             return li
     return None
+
+
+def _at_spaces(tok: OcrToken) -> list[OcrToken]:
+    cuts = [tok.char_x[i] for i, ch in enumerate(tok.text) if ch == " " and i < len(tok.char_x)]
+    return split_token(tok, cuts) if cuts and len(tok.char_x) == len(tok.text) else [tok]
+
+
+def _columns(block: Sequence[OcrToken]) -> list[list[OcrToken]]:
+    """Header tokens grouped into columns (the lines of one header overlap across), left
+    to right."""
+    cols: list[list[OcrToken]] = []
+    for t in sorted(block, key=lambda t: t.box[0]):
+        for col in cols:
+            if any(
+                min(t.box[2], o.box[2]) - max(t.box[0], o.box[0]) > 0.3 * min(t.width, o.width)
+                for o in col
+            ):
+                col.append(t)
+                break
+        else:
+            cols.append([t])
+    return sorted(cols, key=lambda c: min(t.box[0] for t in c))
+
+
+def _solid_run(region: np.ndarray, bg: np.ndarray, th: float) -> np.ndarray | None:
+    """The pixels of the widest run of fully inked columns in a band, when it is at least
+    a third of a text height wide; else None."""
+    inked = np.abs(region.astype(float) - bg).max(axis=2) > 60
+    full = inked.mean(axis=0) >= 0.9
+    best: tuple[int, int] = (0, 0)
+    start = None
+    for i, f in enumerate([*full.tolist(), False]):
+        if f and start is None:
+            start = i
+        elif not f and start is not None:
+            if i - start > best[1] - best[0]:
+                best = (start, i)
+            start = None
+    if best[1] - best[0] < max(4.0, 0.33 * th):
+        return None
+    return region[:, best[0] : best[1]].reshape(-1, 3).astype(float)
 
 
 def _header_block(words: Sequence[OcrToken], bar_top: float, th: float) -> list[OcrToken]:
@@ -151,7 +226,7 @@ def _header_block(words: Sequence[OcrToken], bar_top: float, th: float) -> list[
 
 
 def _over(upper: OcrToken, lower: OcrToken) -> bool:
-    return lower.box[0] - 2 <= upper.cx <= lower.box[2] + 2 and upper.width <= 1.3 * lower.width + 4
+    return lower.box[0] - 2 <= upper.cx <= lower.box[2] + 2 and upper.width <= 1.8 * lower.width + 4
 
 
 def _segment_of(tok: OcrToken, segs: dict[int, Bar]) -> int | None:
