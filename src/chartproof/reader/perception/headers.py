@@ -87,8 +87,8 @@ def header_names(
             names[li] = list(col)
     else:
         for t in block:
-            found = _by_colour(t, scene.image, bg, colours, th)
-            li = found if found is not None else _segment_of(t, segs)
+            hit = _by_colour(t, scene.image, bg, colours, th)
+            li = hit if hit is not None else _segment_of(t, segs)
             if li is not None:
                 names.setdefault(li, []).append(t)
     out: list[str | None] = []
