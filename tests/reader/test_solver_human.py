@@ -143,3 +143,19 @@ def test_colour_of_the_mark_showing_a_value() -> None:
     view = view_of_table(table, "pie", colors=colours)
     assert solve("Is the color of the segment with 22% value gray?", view).answer == "Yes"
     assert solve("Is the color of the segment with 39% value gray?", view).answer == "No"
+
+
+def test_claims_written_without_is_and_sharing_one_series() -> None:
+    table = DataTable.from_csv(
+        "Entity,Very well,Fairly well\nGM foods,19,44\nClimate change,28,40\n"
+    )
+    view = view_of_table(table, "stacked_bar")
+    # 44 against 40 in "Fairly well" (not 28 in "Very well"): yes, and the reverse no.
+    assert solve("GM foods in fairly well more then Climate change?", view).answer == "Yes"
+    assert solve("Climate change in fairly well more than GM foods?", view).answer == "No"
+
+
+def test_which_series_holds_the_extreme_over_years(views: ChartView) -> None:
+    got = solve("Which answer response has the highest value on this graph?", views)
+    assert got.answer == "Favorable", got.explanation  # 88 in 2018
+    assert solve("Which year has the highest value of Favorable?", views).answer == "2018"

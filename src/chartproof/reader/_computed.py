@@ -51,7 +51,14 @@ def _cells(view: ChartView, series: Sequence[str]) -> list[tuple[str, str, float
 def computed(question: str, view: ChartView) -> Computed | None:
     """The answer to a computed question, or None when none of these applies."""
     q = norm(question)
-    for solver in (_count_equal, _missing, _extreme_gap, _rows_passing, _total_excluding):
+    for solver in (
+        _count_equal,
+        _missing,
+        _extreme_gap,
+        _rows_passing,
+        _total_excluding,
+        _series_extreme,
+    ):
         got = solver(question, q, view)
         if got is not None:
             return got
@@ -244,3 +251,38 @@ def colour_check(question: str, view: ChartView) -> tuple[bool, str] | None:
 
     same = same_colour(said, name)
     return same, f"the mark showing {format_number(target)} ({key}) is drawn in {name}"
+
+
+_TIME_WORDS = frozenset(
+    {"year", "years", "month", "months", "day", "date", "time", "period", "when"}
+)
+_MONTH = re.compile(r"^(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.I)
+
+
+def _time_axis(view: ChartView) -> bool:
+    return bool(view.x_labels) and all(
+        re.search(r"(19|20)\d\d", x) or _MONTH.match(x) for x in view.x_labels
+    )
+
+
+def _series_extreme(question: str, q: str, view: ChartView) -> Computed | None:
+    """ "Which answer response has the highest value on this graph?" over years: the series
+    holding the chart's largest (smallest) value, when the question names no series, no
+    label and asks for something other than a time."""
+    m = re.match(r"^(?:which|what) (\w+)", q)
+    if m is None or m.group(1) in _TIME_WORDS or len(view.series) < 2 or not _time_axis(view):
+        return None
+    top, low = _has(q, *_MAX), _has(q, *_MIN)
+    if top == low or find_mentions(question, view.series) or find_mentions(question, view.x_labels):
+        return None
+    cells = _cells(view, view.series)
+    if not cells:
+        return None
+    x, s, v = (max if top else min)(cells, key=lambda c: c[2])
+    word = "highest" if top else "lowest"
+    return (
+        s,
+        f"The {word} value on the chart is {format_number(v)}, shown by {s} at {x}, so the "
+        f"answer is {s}.",
+        "series_extreme",
+    )

@@ -207,6 +207,12 @@ _TYPO = re.compile(r"\b(more|less|greater|higher|lower|larger|bigger|smaller|few
 """Comparisons written with "then" for "than" (common in ChartQA's human questions)."""
 
 
+_BARE_CMP = re.compile(
+    r"\b(more|less|greater|higher|lower|larger|bigger|smaller|fewer) than\b", re.I
+)
+_ASKS = re.compile(r"\b(how|what|which|who|whom|when|where|why|number of|count|list)\b", re.I)
+
+
 def solve(
     question: str,
     view: ChartView,
@@ -247,7 +253,15 @@ def solve(
         kind = question_kind(q)
         if options and all(norm(o) in ("yes", "no") for o in options):
             kind = "yes_no"
-        solution = _yes_no(q, view) if kind == "yes_no" else _typed(q, view, kind)
+        claim = None
+        if kind == "open" and _BARE_CMP.search(q) and not _ASKS.search(q):
+            # "Scientists understand GM foods fairly well more than ...?": a claim to check
+            # written without its "Is" (when it checks as one).
+            claim = _yes_no(f"Is {q[0].lower()}{q[1:]}", view)
+        if claim is not None and claim.known:
+            solution = claim
+        else:
+            solution = _yes_no(q, view) if kind == "yes_no" else _typed(q, view, kind)
     return _choose(solution, options, q, view) if options else solution
 
 
