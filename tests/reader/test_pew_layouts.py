@@ -49,7 +49,7 @@ def _glyphs(image: np.ndarray, tok: OcrToken, rgb: tuple[int, int, int]) -> None
 
 
 def test_text_inside_a_bar_is_on_a_mark_and_text_beside_it_is_not() -> None:
-    image = np.full((60, 200, 3), 255, dtype=np.uint8)
+    image = np.full((100, 300, 3), 255, dtype=np.uint8)
     image[10:50, 20:120] = NAVY
     inside = _tok("66", 60, 20, 80, 38)
     beside = _tok("66", 140, 20, 160, 38)
@@ -58,6 +58,17 @@ def test_text_inside_a_bar_is_on_a_mark_and_text_beside_it_is_not() -> None:
     assert not on_mark(beside, image, WHITE)
     assert not on_mark(edge, image, WHITE)
     assert off_marks([inside, beside], image, WHITE) == [beside]
+
+
+def test_text_on_a_shaded_plot_area_is_not_on_a_mark() -> None:
+    # OECD shades the whole plot light blue and prints the y ticks inside it.
+    image = np.full((200, 300, 3), 255, dtype=np.uint8)
+    image[20:190, 10:290] = (221, 232, 240)
+    image[100:120, 120:200] = NAVY  # a bar
+    tick = _tok("80", 20, 40, 40, 56)
+    label = _tok("7", 150, 103, 160, 117)
+    assert not on_mark(tick, image, WHITE)
+    assert on_mark(label, image, WHITE)
 
 
 # ------------------------------------------------------------------ stacked bars

@@ -21,6 +21,9 @@ _FILLED = 0.6
 _DIFF = 40
 """Largest channel difference from the background that still counts as background."""
 
+_PLOT_SHARE = 0.3
+"""Least share of the image a fill covers to be a plot background rather than a mark."""
+
 
 def on_mark(tok: OcrToken, image: np.ndarray, background: tuple[int, int, int]) -> bool:
     """Whether the token is printed on a filled colour: most of a thin ring just outside its
@@ -39,7 +42,15 @@ def on_mark(tok: OcrToken, image: np.ndarray, background: tuple[int, int, int]) 
     if not ring.any():
         return False
     diff = np.abs(patch - np.array(background, dtype=np.int16)).max(axis=2)
-    return bool((diff[ring] > _DIFF).mean() >= _FILLED)
+    filled = diff[ring] > _DIFF
+    if filled.mean() < _FILLED:
+        return False
+    # A shaded plot area (OECD's light blue, ggplot's grey) is not a mark: a fill covering
+    # a large share of the image is a background too.
+    fill = np.median(patch[ring][filled], axis=0)
+    small = image[::4, ::4].astype(np.int16)
+    share = float((np.abs(small - fill.astype(np.int16)).max(axis=2) <= _DIFF // 2).mean())
+    return share < _PLOT_SHARE
 
 
 def off_marks(
