@@ -159,3 +159,11 @@ def test_which_series_holds_the_extreme_over_years(views: ChartView) -> None:
     got = solve("Which answer response has the highest value on this graph?", views)
     assert got.answer == "Favorable", got.explanation  # 88 in 2018
     assert solve("Which year has the highest value of Favorable?", views).answer == "2018"
+
+
+def test_a_bare_number_after_with_is_not_a_value_to_count() -> None:
+    table = DataTable.from_csv("Age,Share\n18-29,40\n30-49,18\n50+,18\n")
+    view = view_of_table(table, "vbar")
+    assert solve("How many age groups have 18% ?", view).answer == "2"
+    got = solve("How many people with 18 and over are there in 30-49?", view)
+    assert got.program != "count_equal"

@@ -65,20 +65,23 @@ def computed(question: str, view: ChartView) -> Computed | None:
     return None
 
 
+# The value must be called one ("24 value", "a value of 24", "24%"): a bare number after
+# "with" is as often a label ("with 18-29").
 _HAVE_VALUE = re.compile(
-    r"\bhow many\b.*\b(?:have|has|with|show|shows|showing|at|equal to|of)\b(?: a| the)?"
-    r"(?: value(?: of)?)? ?(-?\d+(?:\.\d+)?)%?(?: value| percent)?\b"
+    r"\bhow many\b.*\b(?:have|has|with|show|shows|showing|equal to|of)\b(?: a| the)?"
+    r"(?: value(?: of)? (-?\d+(?:\.\d+)?)\b| (-?\d+(?:\.\d+)?)(?: value\b|%| percent\b))"
 )
 _OCCURRENCES = re.compile(r"\boccurr?ences?\b.*\bvalue (?:of )?(-?\d+(?:\.\d+)?)\b")
 
 
 def _count_equal(question: str, q: str, view: ChartView) -> Computed | None:
     """ "How many navy blue bars have 24 value?", "the occurrences of bar with value 5"."""
-    m = _HAVE_VALUE.search(q) or _OCCURRENCES.search(q)
+    m = _HAVE_VALUE.search(question.lower()) or _OCCURRENCES.search(q)
     if m is None or _has(q, *_ABOVE, *_BELOW):
         return None
-    target = float(m.group(1))
-    if any(norm(x) == norm(m.group(1)) for x in view.x_labels):
+    number = next(g for g in m.groups() if g is not None)
+    target = float(number)
+    if any(norm(x) == norm(number) for x in view.x_labels):
         return None  # a label, not a value
     named = _series(question, view)
     cells = _cells(view, named or view.series)
