@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from chartproof.questions import ArgValue, ChartView
 from chartproof.questions.describe import ordinal_value
+from chartproof.reader._colours import colour_in_question, series_of_colour_word
 from chartproof.reader._text import (
     find_mentions,
     loose_mention,
@@ -129,7 +130,18 @@ def intents(question: str, view: ChartView) -> list[Intent]:
             out.append(Intent(program, {k: v for k, v in args.items() if v is not None}, why))
 
     colors = find_mentions(question, sorted(set(view.colors.values())))
-    if _has(q, "color", "colour"):
+    if not colors and (phrase := colour_in_question(question)) is not None:
+        # "the navy blue bars", "the green line": the series drawn in that colour family.
+        keyed = series_of_colour_word(phrase, view.colors)
+        if keyed is not None:
+            colors = [view.colors[keyed]]
+    if colors and not ss:
+        # A series named by its colour is the series the question is about.
+        keyed = next((k for k, n in view.colors.items() if n == colors[0]), None)
+        if keyed is not None and keyed in view.series:
+            ss = [keyed]
+            series = keyed
+    if _has(q, "color", "colour", "colors", "colours"):
         if _has(q, "how many"):
             add("count_colors", "how many colours")
         if colors and _has(q, "represent", "represents", "stand", "indicate", "show", "mean"):
@@ -146,6 +158,13 @@ def intents(question: str, view: ChartView) -> list[Intent]:
         if xs:
             add("value_of_color", "value of a coloured series", color=colors[0], x=xs[0])
     pos = re.search(rf"\b{_ORD} (?:\w+ )?from the (left|right|top|bottom)\b", q)
+    nth = re.search(rf"\b(?:the )?({_ORD[1:-1]}|last) (bar|column|point|segment|slice|wedge)\b", q)
+    if nth and not pos and not re.search(r"\b(leftmost|rightmost|topmost|bottommost)\b", q):
+        # "the 1st bar", "the last bar": counted in display order.
+        k = len(view.x_labels) if nth.group(1) == "last" else ordinal_value(nth.group(1))
+        if k is not None and 1 <= k <= len(view.x_labels) and len(view.series) == 1:
+            add("label_at_position" if label else "value_at_position", "position", k=k)
+            return out
     if pos or re.search(r"\b(leftmost|rightmost|topmost|bottommost)\b", q):
         k, _ = _position(q, pos, view)
         if k is not None:

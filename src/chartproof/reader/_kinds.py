@@ -16,7 +16,8 @@ from typing import Literal
 
 from chartproof.numeric import format_number, parse_number
 from chartproof.questions import ChartView
-from chartproof.reader._text import best_label, norm, numbers_written, similarity
+from chartproof.reader._colours import same_colour
+from chartproof.reader._text import best_label, find_mentions, norm, numbers_written, similarity
 
 __all__ = [
     "Check",
@@ -238,6 +239,19 @@ _COLOR = re.compile(r"^(?:is|was) the colou?r of (?:the )?(.+?) (\w+(?: \w+)?)$"
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, "twice": 2, "half": 0.5}
 
 
+def _share_series(left: str, right: str, view: ChartView) -> tuple[str, str]:
+    """ "A in fairly well more than B": the series one side names holds for the other side
+    too, when that side names none."""
+    if len(view.series) < 2:
+        return left, right
+    sl, sr = find_mentions(left, view.series), find_mentions(right, view.series)
+    if sl and not sr:
+        return left, f"{right} in {sl[0]}"
+    if sr and not sl:
+        return f"{left} in {sr[0]}", right
+    return left, right
+
+
 def _value_of(phrase: str, solve: Solver, view: ChartView) -> tuple[float, str] | None:
     """A phrase ("the median of green bars", "Canada", "38") as a number, solving it as a
     question when it is not one."""
@@ -265,7 +279,11 @@ def check_yes_no(question: str, view: ChartView, solve: Solver) -> Check | None:
         colour = solve(f"What is the color of {m.group(1)}?")
         if isinstance(colour, str) and colour.lower() != "unknown":
             said = m.group(2)
-            same = similarity(said, colour) >= 0.8 or norm(said) in norm(colour).split()
+            same = (
+                similarity(said, colour) >= 0.8
+                or norm(said) in norm(colour).split()
+                or same_colour(said, colour)
+            )
             return same, f"{m.group(1)} is drawn in {colour}"
     m = _TIMES.match(q)
     if m:
@@ -277,7 +295,8 @@ def check_yes_no(question: str, view: ChartView, solve: Solver) -> Check | None:
             return ok, f"{a[1]} is {format_number(ratio)} times {b[1]}, against {format_number(k)}"
     m = _CMP.match(q)
     if m:
-        a, b = _value_of(m.group(1), solve, view), _value_of(m.group(3), solve, view)
+        left, right = _share_series(m.group(1), m.group(3), view)
+        a, b = _value_of(left, solve, view), _value_of(right, solve, view)
         if a is not None and b is not None:
             bigger = m.group(2) in _BIGGER
             ok = a[0] > b[0] if bigger else a[0] < b[0]

@@ -134,7 +134,7 @@ def find_mentions(text: str, options: Sequence[str], threshold: float = 0.86) ->
     """Options the text mentions (as a run of words, fuzzily, under any of their
     `aliases`), in order of mention, without options contained in a longer mention."""
     words = [w for w in norm(text).split() if w not in _STOP]
-    found: list[tuple[int, int, str]] = []
+    found: list[tuple[int, int, str, float]] = []
     for o in options:
         best = 0.0
         where, span = -1, 0
@@ -153,10 +153,11 @@ def find_mentions(text: str, options: Sequence[str], threshold: float = 0.86) ->
                 if s > best:
                     best, where, span = s, i, n
         if best >= threshold:
-            found.append((where, where + span, o))
-    # Drop mentions covered by a longer one ("Asia" inside "Asia Pacific").
-    found.sort(key=lambda f: -(f[1] - f[0]))
-    kept: list[tuple[int, int, str]] = []
+            found.append((where, where + span, o, best))
+    # Drop mentions covered by a longer one ("Asia" inside "Asia Pacific"), or by a closer
+    # match of the same words ("favorable" names Favorable, not Unfavorable).
+    found.sort(key=lambda f: (-(f[1] - f[0]), -f[3]))
+    kept: list[tuple[int, int, str, float]] = []
     for f in found:
         if not any(k[0] <= f[0] and f[1] <= k[1] for k in kept):
             kept.append(f)

@@ -8,7 +8,6 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from chartproof.charts.colors import color_name
 from chartproof.charts.kinds import chart_kind
 from chartproof.numeric import format_number, parse_number
 from chartproof.questions import (
@@ -21,6 +20,8 @@ from chartproof.questions import (
 )
 from chartproof.questions.matching import match_question
 from chartproof.questions.program import ArgValue
+from chartproof.reader._colours import human_colour_name, lightness_of
+from chartproof.reader._computed import colour_check, computed
 from chartproof.reader._intents import CLOSEST, intents
 from chartproof.reader._kinds import (
     QuestionKind,
@@ -149,7 +150,7 @@ def _named_rows(table: DataTable) -> DataTable:
 
 def view_of(reading: ChartReading) -> ChartView:
     """The question-program view of what perception recovered."""
-    colors = {k: color_name(v) for k, v in reading.series_colors.items()}
+    colors = _distinct_names(reading.series_colors)
     return view_of_table(
         reading.table,
         reading.chart_type,
@@ -162,6 +163,22 @@ def view_of(reading: ChartReading) -> ChartView:
         value_labels=bool(reading.evidence)
         and all(e.source == "value_label" for e in reading.evidence),
     )
+
+
+def _distinct_names(hexes: Mapping[str, str]) -> dict[str, str]:
+    """Series colour names as people say them; series sharing a basic name are told apart
+    as "dark …" and "light …" by lightness (Pew draws two blues)."""
+    names = {k: human_colour_name(v) for k, v in hexes.items()}
+    by_name: dict[str, list[str]] = {}
+    for k, n in names.items():
+        by_name.setdefault(n, []).append(k)
+    for n, keys in by_name.items():
+        if len(keys) < 2 or " " in n:
+            continue
+        keys.sort(key=lambda k: lightness_of(hexes[k]))
+        names[keys[0]] = f"dark {n}"
+        names[keys[-1]] = f"light {n}"
+    return names
 
 
 def _from_result(result: ProgramResult) -> Solution:
@@ -188,6 +205,16 @@ def _unknown(reason: str) -> Solution:
     return Solution(answer=UNKNOWN, explanation=reason)
 
 
+_TYPO = re.compile(r"\b(more|less|greater|higher|lower|larger|bigger|smaller|fewer) then\b", re.I)
+"""Comparisons written with "then" for "than" (common in ChartQA's human questions)."""
+
+
+_BARE_CMP = re.compile(
+    r"\b(more|less|greater|higher|lower|larger|bigger|smaller|fewer) than\b", re.I
+)
+_ASKS = re.compile(r"\b(how|what|which|who|whom|when|where|why|number of|count|list)\b", re.I)
+
+
 def solve(
     question: str,
     view: ChartView,
@@ -207,7 +234,7 @@ def solve(
     `choices` (option texts in display order, or lettered options written into the question)
     the answer is one of the options. "unknown" comes with the reason.
     """
-    q = " ".join(question.replace("\ufffd", "'").split())
+    q = _TYPO.sub(r"\1 than", " ".join(question.replace("\ufffd", "'").split()))
     options = list(choices) if choices else []
     if not options:
         stem, found = options_in_text(question.replace("\ufffd", "'"))
@@ -228,12 +255,24 @@ def solve(
         kind = question_kind(q)
         if options and all(norm(o) in ("yes", "no") for o in options):
             kind = "yes_no"
-        solution = _yes_no(q, view) if kind == "yes_no" else _typed(q, view, kind)
+        claim = None
+        if kind == "open" and _BARE_CMP.search(q) and not _ASKS.search(q):
+            # "Scientists understand GM foods fairly well more than ...?": a claim to check
+            # written without its "Is" (when it checks as one).
+            claim = _yes_no(f"Is {q[0].lower()}{q[1:]}", view)
+        if claim is not None and claim.known:
+            solution = claim
+        else:
+            solution = _yes_no(q, view) if kind == "yes_no" else _typed(q, view, kind)
     return _choose(solution, options, q, view) if options else solution
 
 
 def _candidates(q: str, view: ChartView) -> Iterator[Solution]:
     """Every answer the question programs give, most likely reading of the question first."""
+    # Computed human questions first: their cues are specific ("have 24 value", "missed").
+    extra = computed(q, view)
+    if extra is not None:
+        yield Solution(answer=extra[0], explanation=extra[1], program=extra[2])
     for cand in fuzzy_matches(q, view):
         result = _execute(cand.program, cand.args, view)
         if result is not None:
@@ -319,7 +358,7 @@ def _yes_no(q: str, view: ChartView) -> Solution:
     exact = _exact(q, view)
     if exact is not None and exact.answer in ("Yes", "No"):
         return exact
-    checked = check_yes_no(q, view, lambda sub: _sub_answer(sub, view))
+    checked = colour_check(q, view) or check_yes_no(q, view, lambda sub: _sub_answer(sub, view))
     if checked is not None:
         truth, reason = checked
         word = "Yes" if truth else "No"

@@ -255,12 +255,20 @@ def _best_group(num: list[OcrToken], direction: Literal["x", "y"]) -> AxisFit | 
             growing = fit.slope < 0 if direction == "y" else fit.slope > 0
             if not growing:
                 continue
-            if best is None or (len(fit.ticks), -fit.residual_px) > (
+            # Equal fits: the one spanning more of the image (two point labels one above
+            # the other fit an "axis" as well as the real end ticks do).
+            if best is None or (len(fit.ticks), -round(fit.residual_px, 1), _extent(fit)) > (
                 len(best.ticks),
-                -best.residual_px,
+                -round(best.residual_px, 1),
+                _extent(best),
             ):
                 best = fit
     return best
+
+
+def _extent(fit: AxisFit) -> float:
+    pos = [t.cx if fit.direction == "x" else t.cy for t in fit.ticks]
+    return max(pos) - min(pos)
 
 
 def snap_ticks(fit: AxisFit, image: np.ndarray, background: tuple[int, int, int]) -> AxisFit:

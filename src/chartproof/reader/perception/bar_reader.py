@@ -10,6 +10,7 @@ import numpy as np
 from chartproof.ocr import parse_label_number
 from chartproof.reader.perception.bars import Bar, BarLayout, group_slots
 from chartproof.reader.perception.geometry import Frame
+from chartproof.reader.perception.headers import header_names
 from chartproof.reader.perception.labels import assign_category_labels
 from chartproof.reader.perception.records import (
     AxisFit,
@@ -39,7 +40,7 @@ def read_bars(
     frame = Frame(layout.orientation)
     axis = scene.y_axis if layout.orientation == "vertical" else scene.x_axis
     slots = group_slots(layout.bars, layout.stacked)
-    layer_ids = _series_order(scene, slots)
+    layer_ids = _series_order(scene, slots, stacked=layout.stacked)
     # One bar per slot, each in its own colour, no legend: one series painted bar by bar.
     painted = (
         len(layer_ids) > 1
@@ -85,6 +86,8 @@ def read_bars(
         rows = _scale_unlabelled(slots, layer_ids, rows, zero_v)
         scene.notes.append("no value axis: values come from printed labels")
     names = series_names(scene, layer_ids, titles[2])
+    if layout.orientation == "horizontal" and not scene.legend:
+        names = _with_headers(scene, slots, layer_ids, names)
     chart_type: ChartType
     if layout.stacked:
         chart_type = "stacked_bar"
@@ -115,10 +118,24 @@ def read_bars(
     )
 
 
-def _series_order(scene: Scene, slots: list[list[Bar]]) -> list[int]:
+def _with_headers(
+    scene: Scene, slots: list[list[Bar]], layer_ids: list[int], names: list[str]
+) -> list[str]:
+    """Series without a legend named by the headers printed above the top bar."""
+    found = header_names(scene, slots, layer_ids)
+    if found is None:
+        return names
+    return [h or n for h, n in zip(found, names, strict=True)]
+
+
+def _series_order(scene: Scene, slots: list[list[Bar]], *, stacked: bool = False) -> list[int]:
     present: list[int] = []
     for slot in slots:
-        for b in sorted(slot, key=lambda b: (b.span.uc, b.span.v0)):
+        # Segments of a stack follow one another along the value direction.
+        order = (
+            (lambda b: (b.span.v0, b.span.uc)) if stacked else (lambda b: (b.span.uc, b.span.v0))
+        )
+        for b in sorted(slot, key=order):
             if b.layer not in present:
                 present.append(b.layer)
     if not scene.legend:

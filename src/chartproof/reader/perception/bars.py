@@ -94,7 +94,13 @@ def find_bars(
         return None
     cand = _merge_split(cand, frame, exclude)
     ends = Counter(round(b.span.v0) for b in cand) + Counter(round(b.span.v1) for b in cand)
-    best_v, _ = max(ends.items(), key=lambda kv: (_near_count(ends, kv[0]), kv[1]))
+    lo_v, hi_v = min(ends), max(ends)
+    # Ties (rows of a 100 % stack all end at both edges, and neighbours share inner
+    # edges): the baseline is an outer edge, where the bars start.
+    best_v, _ = max(
+        ends.items(),
+        key=lambda kv: (_near_count(ends, kv[0]), kv[1], -min(kv[0] - lo_v, hi_v - kv[0])),
+    )
     base = float(best_v)
     on_base = [b for b in cand if abs(b.span.v0 - base) <= 1.5 or abs(b.span.v1 - base) <= 1.5]
     if not on_base:

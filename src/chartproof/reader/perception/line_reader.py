@@ -11,6 +11,7 @@ import numpy as np
 
 from chartproof.ocr import parse_label_number
 from chartproof.reader.perception.geometry import Frame
+from chartproof.reader.perception.headers import colour_names
 from chartproof.reader.perception.labels import (
     assign_category_labels,
     fill_skipped_labels,
@@ -120,6 +121,15 @@ def _marker_positions(markers: list[list[tuple[float, float, float]]]) -> list[f
     return [seen.get(j, origin + j * step) for j in range(lo, hi + 1)]
 
 
+def _typical(markers: list[tuple[float, float, float]]) -> list[tuple[float, float, float]]:
+    """A series draws all its markers one size: blobs far smaller than most (where the
+    stroke thickens at a sharp bend) are not markers."""
+    if len(markers) < 3:
+        return markers
+    size = float(np.median([d for _, _, d in markers]))
+    return [m for m in markers if m[2] >= 0.6 * size]
+
+
 def _below_tokens(
     tokens: Sequence[OcrToken], bottom: float, x_lo: float, x_hi: float
 ) -> list[OcrToken]:
@@ -137,6 +147,21 @@ def _below_tokens(
     top = min(t.box[1] for t in below)
     th = float(np.median([t.height for t in below]))
     return sorted((t for t in below if t.box[1] <= top + 0.6 * th), key=lambda t: t.cx)
+
+
+def _axis_labels(scene: Scene, bottom: float, x_lo: float, x_hi: float) -> list[OcrToken]:
+    """The numeric x axis's tick labels (years) when they run under the lines across most of
+    their width: point labels printed under the lowest points come first below the lines,
+    but they are values, not categories."""
+    axis = scene.x_axis
+    if axis is None or len(axis.ticks) < 3:
+        return []
+    ticks = sorted(axis.ticks, key=lambda t: t.cx)
+    if any(t.box[1] < bottom - 2 for t in ticks):
+        return []
+    if ticks[-1].cx - ticks[0].cx < 0.6 * (x_hi - x_lo):
+        return []
+    return ticks
 
 
 def _speck(tok: OcrToken, text_height: float) -> bool:
@@ -240,11 +265,14 @@ def _positions(
 ) -> list[float]:
     n_labels = len(labels)
     counts = [len(m) for m in markers]
-    if counts and min(counts) >= 2:
+    # Markers of one series alone fix the places when it shows one at every label (the
+    # others drawn without, or their joints too thin to look like markers).
+    marked = bool(counts) and (min(counts) >= 2 or max(counts) >= max(3, n_labels))
+    if marked:
         xs = _marker_positions(markers)
         if n_labels < 2 or (n_labels <= len(xs) and _even(xs)):
             return xs
-        if n_labels <= len(xs):
+        if n_labels <= len(xs) and min(counts) >= 2:
             # Uneven places: stray blobs of a series colour joined the markers; the evenly
             # spaced tick labels give the places instead when they can.
             by_labels = _label_positions(masks, [_label_x(t) for t in labels])
@@ -292,7 +320,7 @@ def read_lines(
     """The table behind a line chart drawn in the `layer_ids` colours (None when no vertex
     position can be found)."""
     masks = line_masks(scene, layer_ids)
-    markers = [marker_centres(m) for m in masks]
+    markers = [_typical(marker_centres(m)) for m in masks]
     bottom = max(float(np.nonzero(m.any(axis=1))[0].max()) for m in masks if m.any())
     axis = scene.y_axis
     axis_ids = {id(t) for t in axis.ticks} | {id(t) for t in axis.rejected} if axis else set()
@@ -301,7 +329,7 @@ def read_lines(
     spans = [e for e in (_stroke_extent(m) for m in masks) if e is not None]
     x_lo = min((e[0] for e in spans), default=0) - 0.5 * scene.text_height
     x_hi = max((e[1] for e in spans), default=scene.size[0]) + 0.5 * scene.text_height
-    below = _below_tokens(free, bottom, x_lo, x_hi)
+    below = _axis_labels(scene, bottom, x_lo, x_hi) or _below_tokens(free, bottom, x_lo, x_hi)
     xs = _positions(masks, markers, below, scene.image, bottom)
     if not xs:
         return None
@@ -342,6 +370,10 @@ def read_lines(
     if axis is None:
         scene.notes.append("no value axis: values come from printed labels")
     names = series_names(scene, layer_ids, titles[2])
+    if not scene.legend:
+        coloured = colour_names(scene, layer_ids)
+        if coloured is not None:
+            names = [c or n for c, n in zip(coloured, names, strict=True)]
     table, conf, evidence = make_table(titles[1] or "Category", texts, names, rows)
     boxes = {
         name: tuple(None if v is None else _vbox(v, th) for v in vs)

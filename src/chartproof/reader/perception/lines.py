@@ -84,12 +84,35 @@ def line_extent(mask: np.ndarray) -> tuple[int, int] | None:
     return int(cols[0]), int(cols[-1])
 
 
+def fill_small_holes(mask: np.ndarray, max_area: int = 150) -> np.ndarray:
+    """The mask with its small enclosed holes filled (the inside of a hollow marker ring);
+    big enclosed regions, such as the plot area inside a frame, stay open."""
+    import cv2
+
+    inv = (~mask).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(inv, connectivity=4)
+    h, w = mask.shape
+    holes = [
+        i
+        for i in range(1, n)
+        if stats[i][4] <= max_area
+        and stats[i][0] > 0
+        and stats[i][1] > 0
+        and stats[i][0] + stats[i][2] < w
+        and stats[i][1] + stats[i][3] < h
+    ]
+    if not holes:
+        return mask
+    return mask | np.isin(labels, holes)
+
+
 def marker_centres(mask: np.ndarray, min_diameter: int = 5) -> list[tuple[float, float, float]]:
-    """Centres (x, y, diameter) of round blobs thicker than the stroke: the markers."""
+    """Centres (x, y, diameter) of round blobs thicker than the stroke: the markers (hollow
+    ones, a ring around the background colour, count once their hole is filled)."""
     import cv2
 
     k = max(3, min_diameter - 1)
-    thick = cv2.erode(mask.astype(np.uint8), np.ones((k, k), np.uint8))
+    thick = cv2.erode(fill_small_holes(mask).astype(np.uint8), np.ones((k, k), np.uint8))
     n, _, stats, cents = cv2.connectedComponentsWithStats(thick, connectivity=8)
     out = []
     for i in range(1, n):

@@ -4,6 +4,8 @@ beside the wedge (by angle); the value is a printed percentage when present, els
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import replace
 
 from chartproof.ocr import parse_label_number
 from chartproof.reader.perception.pie import Disk, Wedge
@@ -12,6 +14,7 @@ from chartproof.reader.perception.records import (
     CellEvidence,
     ChartReading,
     EvidenceSource,
+    LegendEntry,
     OcrToken,
 )
 from chartproof.reader.perception.scene import CellValue, Scene, make_table
@@ -27,9 +30,11 @@ def _in_wedge(w: Wedge, a: float) -> bool:
     return (a - w.start) % 360.0 <= w.sweep
 
 
-def _legend_label(scene: Scene, rgb: tuple[int, int, int]) -> tuple[int, str] | None:
+def _legend_label(
+    legend: Sequence[LegendEntry], rgb: tuple[int, int, int]
+) -> tuple[int, str] | None:
     best: tuple[float, int, str] | None = None
-    for k, e in enumerate(scene.legend):
+    for k, e in enumerate(legend):
         c = [int(e.color[i : i + 2], 16) for i in (1, 3, 5)]
         d = math.dist(c, rgb)
         if d < 45 and (best is None or d < best[0]):
@@ -44,6 +49,15 @@ def read_pie(
     titles: tuple[str | None, str | None, str | None],
 ) -> ChartReading:
     """The table behind a pie chart."""
+    # Words printed on a wedge next to its colour are not a legend: a legend stands apart.
+    legend = [
+        e
+        for e in scene.legend
+        if math.hypot((e.box[0] + e.box[2]) / 2 - disk.cx, (e.box[1] + e.box[3]) / 2 - disk.cy)
+        > 0.95 * disk.r
+    ]
+    if len(legend) < len(scene.legend):
+        scene = replace(scene, legend=tuple(legend))
     legend_ids = scene.legend_tokens()
     inside: list[OcrToken] = []
     outside: list[OcrToken] = []
@@ -61,7 +75,7 @@ def read_pie(
     values: dict[int, OcrToken] = {}
     used: set[int] = set()
     for wi, w in enumerate(wedges):
-        leg = _legend_label(scene, scene.layers[w.layer].rgb)
+        leg = _legend_label(scene.legend, scene.layers[w.layer].rgb)
         name = leg[1] if leg else None
         order.append(leg[0] if leg else 1e6 + wi)
         names.append(name)
@@ -76,6 +90,7 @@ def read_pie(
             t = min(nums, key=lambda t: math.hypot(t.cx - disk.cx, t.cy - disk.cy))
             used.add(id(t))
             values[wi] = t
+    _name_inside(disk, wedges, names, values, [t for t in inside if id(t) not in used])
     _name_by_anchor(disk, wedges, names, [t for t in outside if id(t) not in used])
     idx = sorted(range(len(wedges)), key=lambda i: order[i])
     rows: list[list[CellValue]] = []
@@ -112,6 +127,41 @@ def read_pie(
         notes=tuple(scene.notes),
         size=scene.size,
     )
+
+
+def _name_inside(
+    disk: Disk,
+    wedges: list[Wedge],
+    names: list[str | None],
+    values: dict[int, OcrToken],
+    tokens: list[OcrToken],
+) -> None:
+    """Name unnamed wedges from words printed inside them (Pew writes "55%" over "Higher"):
+    the word lines in the wedge next to its value label, top to bottom."""
+    for wi, w in enumerate(wedges):
+        if names[wi] is not None:
+            continue
+        words = [
+            t
+            for t in tokens
+            if parse_label_number(t.text) is None
+            and len(t.text.strip()) >= 2
+            and _in_wedge(w, _angle(disk, t.cx, t.cy))
+        ]
+        value = values.get(wi)
+        if value is not None:
+            # The name hangs right under (or over) the value, within a few lines.
+            words = [
+                t
+                for t in words
+                if abs(t.cy - value.cy) <= 3.5 * value.height
+                and t.box[0] <= value.box[2] + value.height
+                and t.box[2] >= value.box[0] - value.height
+            ]
+        if not words or len(words) > 4:
+            continue
+        words.sort(key=lambda t: (round(t.cy / max(t.height, 1.0)), t.box[0]))
+        names[wi] = " ".join(t.text.strip() for t in words)
 
 
 def _name_by_anchor(

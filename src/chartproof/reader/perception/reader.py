@@ -18,6 +18,7 @@ from chartproof.reader.perception.box_reader import read_boxes
 from chartproof.reader.perception.legend import find_legend, legend_region
 from chartproof.reader.perception.line_reader import line_masks, read_lines
 from chartproof.reader.perception.lines import inside_frame, stroke_score
+from chartproof.reader.perception.on_marks import off_marks
 from chartproof.reader.perception.palette import (
     ColorLayer,
     background_color,
@@ -55,7 +56,8 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     legend = find_legend(
         toks, [lay for lay in layers if not _straight(lay.mask)], tmask, _bar_boxes(layers)
     )
-    y_axis, x_axis = find_axes(toks)
+    # Numbers printed inside bars are value labels, not ticks (Pew prints no axis).
+    y_axis, x_axis = find_axes(off_marks(toks, image, bg))
     y_axis = snap_ticks(y_axis, image, bg) if y_axis is not None else None
     x_axis = snap_ticks(x_axis, image, bg) if x_axis is not None else None
     th = float(np.median([t.height for t in toks])) if toks else 12.0
@@ -224,7 +226,9 @@ def _with_axis_orientation(scene: Scene, layout: BarLayout) -> BarLayout:
 
 
 def _line_layers(scene: Scene, layout: BarLayout | None, dark: Sequence[int] = ()) -> list[int]:
-    bar_layers = {b.layer for b in layout.bars} if layout is not None else set()
+    # One lone "bar" is a thick bit of a line (a marker, a flat stretch), not a bar series.
+    bars = layout.bars if layout is not None and len(layout.bars) >= 2 else ()
+    bar_layers = {b.layer for b in bars}
     ids = [
         i for i, lay in enumerate(scene.layers) if not _is_ink(lay) or i in dark or _light_grey(lay)
     ]
