@@ -304,3 +304,36 @@ def test_a_vertex_under_a_value_label_is_found_once_the_line_is_put_back() -> No
     out = _under_labels(scene, [0], masks, [[]], xs, cut)
     assert out[0][2] is not None and out[0][2].y == pytest.approx(68.0, abs=1.0)
     assert out[0][0] == cut[0][0]  # found vertices stay as they were
+
+
+def _thin_top_segments(label_over_gap: bool) -> tuple[np.ndarray, list[ColorLayer]]:
+    """Two 96 px wide stacks (blue, then a 6 px grey top segment); the left stack's grey
+    is cut in two by a dark label the OCR could not read."""
+    img = _canvas(200, 300)
+    for x0, top in ((20, 60), (160, 80)):
+        img[top:180, x0 : x0 + 96] = BLUE
+        img[top - 6 : top, x0 : x0 + 96] = GREY
+    img[52:62, 54:82] = WHITE  # the label's halo cuts the grey segment
+    img[53:61, 55:81] = (18, 18, 18)  # its dark glyphs and their outline
+    img[55:59, 60:81:5] = WHITE
+    if label_over_gap:
+        img[52:62, 118:158] = (18, 18, 18)
+        img[60:80, 160:256] = BLUE  # both stacks of equal height
+    layers = [_layer(img, c) for c in (BLUE, GREY, (18, 18, 18))]
+    return img, layers
+
+
+def test_a_thin_segment_cut_by_an_unread_label_is_joined_again() -> None:
+    _, layers = _thin_top_segments(label_over_gap=False)
+    layout = find_bars(layers, "vertical")
+    assert layout is not None and layout.stacked
+    grey = sorted(b.box for b in layout.bars if b.layer == 1)
+    assert grey == [(20.0, 54.0, 116.0, 60.0), (160.0, 74.0, 256.0, 80.0)]
+
+
+def test_equal_bars_in_neighbouring_slots_stay_apart_under_a_wide_label() -> None:
+    _, layers = _thin_top_segments(label_over_gap=True)
+    layout = find_bars(layers, "vertical")
+    assert layout is not None
+    blue = sorted(b.box for b in layout.bars if b.layer == 0)
+    assert blue == [(20.0, 60.0, 116.0, 180.0), (160.0, 60.0, 256.0, 180.0)]

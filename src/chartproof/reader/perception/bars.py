@@ -123,6 +123,7 @@ def find_bars(
     if not cand:
         return None
     cand = _merge_split(cand, frame, exclude)
+    cand = _join_across_text(cand, frame, _ink(layers, labels, (h, w)))
     ends = Counter(round(b.span.v0) for b in cand) + Counter(round(b.span.v1) for b in cand)
     base = float(_baseline(cand, ends))
     on_base = [b for b in cand if abs(b.span.v0 - base) <= 1.5 or abs(b.span.v1 - base) <= 1.5]
@@ -143,7 +144,9 @@ def find_bars(
     total = sum(b.span.width * b.span.length for b in cand)
     based = sum(b.span.width * b.span.length for b in kept)
     # Bars of one chart have one width (grouped: one width per bar too); drop odd shapes.
-    widths = np.array([b.span.width for b in kept])
+    # The width is that of the bars on the baseline: thin stacked segments cut in pieces
+    # by their labels would otherwise set it.
+    widths = np.array([b.span.width for b in on_base])
     med = float(np.median(widths))
     kept = [b for b in kept if 0.45 * med <= b.span.width <= 2.2 * med]
     if not kept:
@@ -196,6 +199,77 @@ def _merged(boxes: Sequence[Box]) -> list[Box]:
             if changed:
                 break
     return out
+
+
+def _ink(layers: Sequence[ColorLayer], labels: Sequence[Box], shape: tuple[int, int]) -> np.ndarray:
+    """Where text may be: dark grey pixels (glyphs, their outlines) and the label boxes."""
+    ink = np.zeros(shape, dtype=bool)
+    for lay in layers:
+        if lay.chroma < 25 and lay.luma < 100:
+            ink |= lay.mask
+    h, w = shape
+    for b in labels:
+        ink[
+            max(0, int(b[1])) : min(h, int(b[3]) + 1), max(0, int(b[0])) : min(w, int(b[2]) + 1)
+        ] = True
+    return ink
+
+
+def _join_across_text(bars: list[Bar], frame: Frame, ink: np.ndarray) -> list[Bar]:
+    """Join two pieces of one colour with the same value extent that a printed label cuts
+    apart across the bar (a thin stacked segment under its "2.2%"): text fills the gap
+    between them. Bars of equal value in neighbouring slots
+    have background between them and stay apart."""
+    out = sorted(bars, key=lambda b: (b.layer, b.span.v0, b.span.u0))
+    # A joined bar is no wider than the bars are (two equal bars in neighbouring slots,
+    # wide labels over the gap between them, would be): the width most bar area has.
+    widest = _area_median_width(bars)
+    i = 0
+    while i < len(out) - 1:
+        a, b = out[i], out[i + 1]
+        gap = b.span.u0 - a.span.u1
+        if (
+            a.layer == b.layer
+            and abs(a.span.v0 - b.span.v0) <= 1.5
+            and abs(a.span.v1 - b.span.v1) <= 1.5
+            and 0 < gap <= 1.5 * max(a.span.width, b.span.width)
+            and b.span.u1 - a.span.u0 <= 1.1 * widest
+            and _text_between(a, b, frame, ink)
+        ):
+            span = Span(a.span.u0, b.span.u1, min(a.span.v0, b.span.v0), max(a.span.v1, b.span.v1))
+            out[i] = Bar(layer=a.layer, span=span, box=frame.box(span))
+            del out[i + 1]
+            continue
+        i += 1
+    return out
+
+
+def _area_median_width(bars: Sequence[Bar]) -> float:
+    """The bar width at which half the total bar area lies in narrower bars."""
+    if not bars:
+        return 0.0
+    items = sorted((b.span.width, b.span.width * b.span.length) for b in bars)
+    half = 0.5 * sum(a for _, a in items)
+    acc = 0.0
+    for w, a in items:
+        acc += a
+        if acc >= half:
+            return w
+    return items[-1][0]
+
+
+def _text_between(a: Bar, b: Bar, frame: Frame, ink: np.ndarray) -> bool:
+    gap = Span(a.span.u1, b.span.u0, max(a.span.v0, b.span.v0), min(a.span.v1, b.span.v1))
+    x0, y0, x1, y1 = (round(v) for v in frame.box(gap))
+    win = ink[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)]
+    if win.size == 0:
+        return False
+    lines: np.ndarray = np.asarray(win.any(axis=0 if frame.orientation == "vertical" else 1))
+    # A label fills the gap it cuts, its middle above all; text reaching in from either
+    # side (an overhanging label box) leaves the middle empty.
+    n = lines.size
+    middle = lines[n // 3 : max(n // 3 + 1, n - n // 3)]
+    return bool(lines.mean() >= 0.6 and middle.mean() >= 0.5)
 
 
 def _merge_split(bars: list[Bar], frame: Frame, exclude: Sequence[Box]) -> list[Bar]:
