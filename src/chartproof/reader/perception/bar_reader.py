@@ -9,9 +9,11 @@ import numpy as np
 
 from chartproof.ocr import parse_label_number
 from chartproof.reader.perception.bars import Bar, BarLayout, group_slots
+from chartproof.reader.perception.edges import refine_bars
 from chartproof.reader.perception.geometry import Frame
 from chartproof.reader.perception.headers import header_names
 from chartproof.reader.perception.labels import assign_category_labels
+from chartproof.reader.perception.palette import background_color
 from chartproof.reader.perception.records import (
     AxisFit,
     Box,
@@ -39,6 +41,7 @@ def read_bars(
     """The table behind a bar chart whose bars `layout` found."""
     frame = Frame(layout.orientation)
     axis = scene.y_axis if layout.orientation == "vertical" else scene.x_axis
+    layout = refine_bars(scene.image, layout, scene.layers, background_color(scene.image))
     slots = group_slots(layout.bars, layout.stacked)
     layer_ids = _series_order(scene, slots, stacked=layout.stacked)
     # One bar per slot, each in its own colour, no legend: one series painted bar by bar.

@@ -50,17 +50,44 @@ def _rects(mask: np.ndarray, orientation: Orientation) -> list[tuple[int, int, i
     # Gridlines drawn over bars cut them across their length: close along the bar only.
     k = np.ones((5, 1), np.uint8) if orientation == "vertical" else np.ones((1, 5), np.uint8)
     m = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, k)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
     out = []
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i])
         if w < 2 or h < 2 or area < 12:
             continue
         fill = area / float(w * h)
+        if fill < 0.97 and area >= 40:
+            tx, ty, tw, th, ta = _trimmed(lab[y : y + h, x : x + w] == i, x, y)
+            # Only specks may go: a flat stretch of a line cut out of it is no bar.
+            if ta >= 0.8 * area:
+                x, y, w, h, area = tx, ty, tw, th, ta
+                fill = area / float(w * h)
         if fill < 0.85:
             continue
         out.append((x, y, x + w, y + h, fill))
     return out
+
+
+def _trimmed(sub: np.ndarray, x: int, y: int) -> tuple[int, int, int, int, int]:
+    """(x, y, w, h, area) of a component with its sparse edge rows and columns cut off:
+    specks of the bar's colour at a label's glyph edges, touching the bar, widen its box
+    and lower its fill."""
+    c0, c1, r0, r1 = 0, sub.shape[1], 0, sub.shape[0]
+    # Columns, then rows within the kept columns (a speck row's count includes the bar's).
+    for _ in range(2):
+        cols = sub[r0:r1, c0:c1].sum(axis=0)
+        c = np.nonzero(cols >= 0.5 * float(cols.max()))[0]
+        if c.size < 2:
+            return x, y, 0, 0, 0
+        c0, c1 = c0 + int(c[0]), c0 + int(c[-1]) + 1
+        rows = sub[r0:r1, c0:c1].sum(axis=1)
+        r = np.nonzero(rows >= 0.5 * float(rows.max()))[0]
+        if r.size < 2:
+            return x, y, 0, 0, 0
+        r0, r1 = r0 + int(r[0]), r0 + int(r[-1]) + 1
+    area = int(sub[r0:r1, c0:c1].sum())
+    return x + c0, y + r0, c1 - c0, r1 - r0, area
 
 
 def find_bars(
@@ -68,17 +95,20 @@ def find_bars(
     orientation: Orientation,
     exclude: Sequence[Box] = (),
     min_thickness: int = 3,
+    labels: Sequence[Box] = (),
 ) -> BarLayout | None:
     """Bars of every colour layer for one orientation, or None when none stand on a baseline.
 
-    Rectangles inside `exclude` boxes (legend) are ignored. The baseline is the most common
-    base edge; a rectangle is kept when it stands on it, or continues a stack that does.
+    Rectangles inside `exclude` boxes (legend) are ignored. The baseline is the edge most
+    bar area stands on; a rectangle is kept when it stands on it, or continues a stack that
+    does. `labels` are text boxes: where one is printed inside a bar, its glyphs count as
+    the bar's colour (a value label inside a stacked segment would otherwise cut it up).
     """
     frame = Frame(orientation)
     h, w = layers[0].mask.shape if layers else (0, 0)
     cand: list[Bar] = []
     for li, lay in enumerate(layers):
-        mask = lay.mask.copy()
+        mask = _under_labels(lay.mask, labels)
         for ex in exclude:
             x0, y0, x1, y1 = (round(v) for v in ex)
             mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = False
@@ -93,15 +123,9 @@ def find_bars(
     if not cand:
         return None
     cand = _merge_split(cand, frame, exclude)
+    cand = _join_across_text(cand, frame, _ink(layers, labels, (h, w)))
     ends = Counter(round(b.span.v0) for b in cand) + Counter(round(b.span.v1) for b in cand)
-    lo_v, hi_v = min(ends), max(ends)
-    # Ties (rows of a 100 % stack all end at both edges, and neighbours share inner
-    # edges): the baseline is an outer edge, where the bars start.
-    best_v, _ = max(
-        ends.items(),
-        key=lambda kv: (_near_count(ends, kv[0]), kv[1], -min(kv[0] - lo_v, hi_v - kv[0])),
-    )
-    base = float(best_v)
+    base = float(_baseline(cand, ends))
     on_base = [b for b in cand if abs(b.span.v0 - base) <= 1.5 or abs(b.span.v1 - base) <= 1.5]
     if not on_base:
         return None
@@ -120,7 +144,9 @@ def find_bars(
     total = sum(b.span.width * b.span.length for b in cand)
     based = sum(b.span.width * b.span.length for b in kept)
     # Bars of one chart have one width (grouped: one width per bar too); drop odd shapes.
-    widths = np.array([b.span.width for b in kept])
+    # The width is that of the bars on the baseline: thin stacked segments cut in pieces
+    # by their labels would otherwise set it.
+    widths = np.array([b.span.width for b in on_base])
     med = float(np.median(widths))
     kept = [b for b in kept if 0.45 * med <= b.span.width <= 2.2 * med]
     if not kept:
@@ -130,6 +156,120 @@ def find_bars(
     return BarLayout(
         orientation=orientation, bars=tuple(kept), baseline=base, stacked=stacked, score=score
     )
+
+
+def _under_labels(mask: np.ndarray, labels: Sequence[Box]) -> np.ndarray:
+    """A copy of `mask` with labels printed across its colour filled in: inside each text
+    box, the columns where the colour runs on both above and below the box, and the rows
+    where it runs on both to its left and right (a bar passing under its value label). A
+    label beside a bar, on the background, fills nothing."""
+    out = mask.copy()
+    h, w = mask.shape
+    for box in _merged(labels):
+        x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
+        x1, y1 = min(w, int(np.ceil(box[2]))), min(h, int(np.ceil(box[3])))
+        if x1 - x0 < 2 or y1 - y0 < 2:
+            continue
+        if y0 >= 2 and y1 + 1 < h:
+            cols = mask[y0 - 2, x0:x1] & mask[y1 + 1, x0:x1]
+            if cols.sum() >= 2:
+                out[y0:y1, x0:x1] |= cols[None, :]
+        if x0 >= 2 and x1 + 1 < w:
+            rows = mask[y0:y1, x0 - 2] & mask[y0:y1, x1 + 1]
+            if rows.sum() >= 2:
+                out[y0:y1, x0:x1] |= rows[:, None]
+    return out
+
+
+def _merged(boxes: Sequence[Box]) -> list[Box]:
+    """Overlapping boxes joined into their bounding boxes (the OCR often reads one label
+    as two overlapping pieces, and a narrow segment's label runs over its neighbour's)."""
+    out: list[Box] = list(boxes)
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]:
+                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                    del out[j]
+                    changed = True
+                    break
+            if changed:
+                break
+    return out
+
+
+def _ink(layers: Sequence[ColorLayer], labels: Sequence[Box], shape: tuple[int, int]) -> np.ndarray:
+    """Where text may be: dark grey pixels (glyphs, their outlines) and the label boxes."""
+    ink = np.zeros(shape, dtype=bool)
+    for lay in layers:
+        if lay.chroma < 25 and lay.luma < 100:
+            ink |= lay.mask
+    h, w = shape
+    for b in labels:
+        ink[
+            max(0, int(b[1])) : min(h, int(b[3]) + 1), max(0, int(b[0])) : min(w, int(b[2]) + 1)
+        ] = True
+    return ink
+
+
+def _join_across_text(bars: list[Bar], frame: Frame, ink: np.ndarray) -> list[Bar]:
+    """Join two pieces of one colour with the same value extent that a printed label cuts
+    apart across the bar (a thin stacked segment under its "2.2%"): text fills the gap
+    between them. Bars of equal value in neighbouring slots
+    have background between them and stay apart."""
+    out = sorted(bars, key=lambda b: (b.layer, b.span.v0, b.span.u0))
+    # A joined bar is no wider than the bars are (two equal bars in neighbouring slots,
+    # wide labels over the gap between them, would be): the width most bar area has.
+    widest = _area_median_width(bars)
+    i = 0
+    while i < len(out) - 1:
+        a, b = out[i], out[i + 1]
+        gap = b.span.u0 - a.span.u1
+        if (
+            a.layer == b.layer
+            and abs(a.span.v0 - b.span.v0) <= 1.5
+            and abs(a.span.v1 - b.span.v1) <= 1.5
+            and 0 < gap <= 1.5 * max(a.span.width, b.span.width)
+            and b.span.u1 - a.span.u0 <= 1.1 * widest
+            and _text_between(a, b, frame, ink)
+        ):
+            span = Span(a.span.u0, b.span.u1, min(a.span.v0, b.span.v0), max(a.span.v1, b.span.v1))
+            out[i] = Bar(layer=a.layer, span=span, box=frame.box(span))
+            del out[i + 1]
+            continue
+        i += 1
+    return out
+
+
+def _area_median_width(bars: Sequence[Bar]) -> float:
+    """The bar width at which half the total bar area lies in narrower bars."""
+    if not bars:
+        return 0.0
+    items = sorted((b.span.width, b.span.width * b.span.length) for b in bars)
+    half = 0.5 * sum(a for _, a in items)
+    acc = 0.0
+    for w, a in items:
+        acc += a
+        if acc >= half:
+            return w
+    return items[-1][0]
+
+
+def _text_between(a: Bar, b: Bar, frame: Frame, ink: np.ndarray) -> bool:
+    gap = Span(a.span.u1, b.span.u0, max(a.span.v0, b.span.v0), min(a.span.v1, b.span.v1))
+    x0, y0, x1, y1 = (round(v) for v in frame.box(gap))
+    win = ink[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)]
+    if win.size == 0:
+        return False
+    lines: np.ndarray = np.asarray(win.any(axis=0 if frame.orientation == "vertical" else 1))
+    # A label fills the gap it cuts, its middle above all; text reaching in from either
+    # side (an overhanging label box) leaves the middle empty.
+    n = lines.size
+    middle = lines[n // 3 : max(n // 3 + 1, n - n // 3)]
+    return bool(lines.mean() >= 0.6 and middle.mean() >= 0.5)
 
 
 def _merge_split(bars: list[Bar], frame: Frame, exclude: Sequence[Box]) -> list[Bar]:
@@ -178,6 +318,26 @@ def _hidden_gap(a: Bar, b: Bar, frame: Frame, exclude: Sequence[Box]) -> bool:
     mid = frame.box(Span(lo.span.u0, lo.span.u1, lo.span.v1, hi.span.v0))
     cx, cy = (mid[0] + mid[2]) / 2, (mid[1] + mid[3]) / 2
     return any(ex[0] - 8 <= cx <= ex[2] + 8 and ex[1] - 8 <= cy <= ex[3] + 8 for ex in exclude)
+
+
+def _baseline(cand: Sequence[Bar], ends: Counter[int]) -> int:
+    """The common base edge: among the edges shared by at least half as many rectangles as
+    the most shared one, the one the most bar area stands on. Counting alone picks the far
+    end of a 100 % stacked chart when its thin top segments fall apart under their labels."""
+    near = {v: _near_count(ends, v) for v in ends}
+    top = max(near.values())
+
+    def area(v: int) -> float:
+        return sum(
+            b.span.width * b.span.length
+            for b in cand
+            if abs(b.span.v0 - v) <= 1.5 or abs(b.span.v1 - v) <= 1.5
+        )
+
+    options = [v for v, n in near.items() if n >= 0.5 * top]
+    lo_v, hi_v = min(ends), max(ends)
+    # last tie: an outer edge, where the bars start (rows of a 100 % stack end at both)
+    return max(options, key=lambda v: (area(v), near[v], ends[v], -min(v - lo_v, hi_v - v)))
 
 
 def _near_count(ends: Counter[int], v: int) -> int:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from chartproof.ocr import parse_label_number
-from chartproof.reader.perception.palette import ColorLayer
+from chartproof.reader.perception.palette import ColorLayer, text_mask
 from chartproof.reader.perception.records import Box, LegendEntry, OcrToken
 
 __all__ = ["find_legend", "legend_region"]
@@ -26,7 +26,9 @@ def find_legend(
         return ()
     h_img, _w_img = text.shape
     entries: list[tuple[LegendEntry, int]] = []
-    # Glyphs of neighbouring text are not swatches.
+    # Glyphs of neighbouring text are not swatches; a token box that reaches left over its
+    # own swatch (the OCR took the dot for the start of the line) is cut to its letters.
+    text = text_mask(text.shape, [_letters_only(t) for t in tokens])
     masks = [lay.mask & ~text for lay in layers]
     flat = [t.height for t in tokens if not t.vertical and abs(t.angle) <= 5]
     line_h = float(np.median(flat or [12.0]))
@@ -37,7 +39,7 @@ def find_legend(
         if tok.height > 1.6 * line_h:
             continue
         th = max(6.0, tok.height)
-        x1 = int(tok.box[0]) - 1
+        x1 = int(_letters_only(tok).box[0]) - 1
         x0 = max(0, int(tok.box[0] - 2.8 * th))
         y0 = max(0, int(tok.cy - 0.6 * th))
         y1 = min(h_img, int(tok.cy + 0.6 * th) + 1)
@@ -45,7 +47,7 @@ def find_legend(
             continue
         best: tuple[tuple[bool, int], int, ColorLayer, Box] | None = None
         for li, lay in enumerate(layers):
-            if lay.chroma < 25 and lay.luma > 170:
+            if lay.chroma < 25 and lay.luma > _SWATCH_GREY:
                 continue  # faint grey: blurred glyph edges, frames, gridlines
             n = int(masks[li][y0:y1, x0:x1].sum())
             # Coloured swatches first: a grey one is more often a frame or a gridline.
@@ -58,7 +60,7 @@ def find_legend(
         if best is None:
             continue
         _, li, lay, sw = best
-        box = (sw[0], min(sw[1], tok.box[1]), tok.box[2], max(sw[3], tok.box[3]))
+        box = (min(sw[0], tok.box[0]), min(sw[1], tok.box[1]), tok.box[2], max(sw[3], tok.box[3]))
         entries.append(
             (
                 LegendEntry(
@@ -79,6 +81,23 @@ def find_legend(
     entries = _aligned(_coherent(entries))
     entries.sort(key=lambda e: (round(e[0].box[1] / 6), e[0].box[0]))
     return tuple(e for e, _ in entries)
+
+
+_SWATCH_GREY = 200
+"""Lightest grey a swatch may have: mid greys name series (Statista's grey bars), lighter
+ones are blurred glyph edges, frames and gridlines."""
+
+
+def _letters_only(tok: OcrToken) -> OcrToken:
+    """The token with its box starting at its first character (by the OCR's character
+    centres), when the box reaches more than a third of a line height further left."""
+    if not tok.char_x or tok.vertical:
+        return tok
+    start = tok.char_x[0] - 0.4 * tok.height
+    if start <= tok.box[0] + 0.35 * tok.height:
+        return tok
+    b = tok.box
+    return tok.model_copy(update={"box": (start, b[1], b[2], b[3])})
 
 
 def _swatch_box(mask: np.ndarray, strip: tuple[int, int, int, int], th: float) -> Box | None:
@@ -108,6 +127,10 @@ def _swatch_box(mask: np.ndarray, strip: tuple[int, int, int, int], th: float) -
     # A swatch is a patch, a dot or a short line: wide enough to see, not a tick mark,
     # and solid, not the stray antialiased edge of a neighbouring glyph.
     if bw < max(5, int(0.3 * th)):
+        return None
+    # A thin swatch is a short line, as long as a couple of letters at least; a thin
+    # scrap is a piece of an icon (the "i" of an information link).
+    if bh < 0.25 * th and bw < 0.8 * th:
         return None
     if stats[k][4] < 0.25 * bw * bh:
         return None
@@ -154,8 +177,8 @@ def _aligned(entries: list[tuple[LegendEntry, int]]) -> list[tuple[LegendEntry, 
     kept = [e for e in entries if any(_lined_up(e[0], o[0]) for o in entries if o is not e)]
     if kept:
         return kept
-    words = [e for e in entries if parse_label_number(e[0].label) is None]
-    return words or entries
+    # Nothing lines up: numbers are value labels beside markers or short bars.
+    return [e for e in entries if parse_label_number(e[0].label) is None]
 
 
 def _iou(a: Box, b: Box) -> float:

@@ -338,6 +338,7 @@ def read_lines(
         vertices(m, xs, mk, [o for j, om in enumerate(markers) if j != k for o in om])
         for k, (m, mk) in enumerate(zip(masks, markers, strict=True))
     ]
+    verts = _under_labels(scene, layer_ids, masks, markers, xs, verts)
     frame = Frame("vertical")
     th = scene.text_height
     anchors = [
@@ -391,6 +392,29 @@ def read_lines(
         mark_boxes=boxes,
         value_axis=axis,
     )
+
+
+def _under_labels(
+    scene: Scene,
+    layer_ids: Sequence[int],
+    masks: Sequence[np.ndarray],
+    markers: Sequence[Sequence[tuple[float, float, float]]],
+    xs: Sequence[float],
+    verts: list[list[Vertex | None]],
+) -> list[list[Vertex | None]]:
+    """Vertices hidden under a value label's box: looked for again with the line's pixels
+    inside text boxes put back (the text mask cuts the line where a label overlaps it), for
+    coloured lines only, whose pixels glyphs in text grey do not share."""
+    out = [list(vs) for vs in verts]
+    for k, li in enumerate(layer_ids):
+        lay = scene.layers[li]
+        if lay.chroma < 25 or all(v is not None for v in verts[k]):
+            continue
+        full = masks[k] | (lay.mask & scene.text)
+        others = [o for j, om in enumerate(markers) if j != k for o in om]
+        again = vertices(full, xs, markers[k], others)
+        out[k] = [v if v is not None else a for v, a in zip(verts[k], again, strict=True)]
+    return out
 
 
 def _vbox(v: Vertex, th: float) -> Box:

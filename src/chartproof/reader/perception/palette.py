@@ -90,6 +90,20 @@ def _is_blend(c: np.ndarray, strong: np.ndarray, bg: np.ndarray) -> bool:
     return float(np.linalg.norm(bg + a * d - c)) < 14
 
 
+def _solid(in_bin: np.ndarray, text: np.ndarray) -> bool:
+    """Whether a colour bin fills areas (a grey bar series) rather than thin bands: blended
+    edges are a pixel or two wide and vanish under a 3×3 erosion, filled marks do not, even
+    when their colour happens to lie between the background and a darker one."""
+    import cv2
+
+    m = (in_bin.reshape(text.shape) & ~text).astype(np.uint8)
+    total = int(m.sum())
+    if total == 0:
+        return False
+    core = int(cv2.erode(m, np.ones((3, 3), np.uint8)).sum())
+    return core >= max(12, 0.3 * total)
+
+
 def color_layers(
     image: np.ndarray,
     text: np.ndarray,
@@ -127,7 +141,7 @@ def color_layers(
             continue
         if any(np.linalg.norm(c - o) < 10 for o in chosen):
             continue
-        if any(_is_blend(c, o, bg) for o in chosen):
+        if any(_is_blend(c, o, bg) for o in chosen) and not _solid(keys == k, text):
             continue
         chosen.append(c)
     layers: list[ColorLayer] = []

@@ -15,6 +15,7 @@ from chartproof.reader.perception.axes import find_axes, raised_powers, snap_tic
 from chartproof.reader.perception.bar_reader import read_bars
 from chartproof.reader.perception.bars import BarLayout, find_bars
 from chartproof.reader.perception.box_reader import read_boxes
+from chartproof.reader.perception.gridlines import snap_gridlines
 from chartproof.reader.perception.legend import find_legend, legend_region
 from chartproof.reader.perception.line_reader import line_masks, read_lines
 from chartproof.reader.perception.lines import inside_frame, stroke_score
@@ -60,6 +61,8 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     y_axis, x_axis = find_axes(off_marks(toks, image, bg))
     y_axis = snap_ticks(y_axis, image, bg) if y_axis is not None else None
     x_axis = snap_ticks(x_axis, image, bg) if x_axis is not None else None
+    y_axis = snap_gridlines(y_axis, image, bg) if y_axis is not None else None
+    x_axis = snap_gridlines(x_axis, image, bg) if x_axis is not None else None
     th = float(np.median([t.height for t in toks])) if toks else 12.0
     scene = Scene(
         image=image,
@@ -214,7 +217,8 @@ def _light_grey(lay: ColorLayer) -> bool:
 
 def _best_bars(scene: Scene, exclude: list[Box]) -> BarLayout | None:
     marks = list(scene.layers)
-    found = [find_bars(marks, o, exclude) for o in ("vertical", "horizontal")]
+    labels = [t.box for t in scene.tokens if not t.vertical]
+    found = [find_bars(marks, o, exclude, labels=labels) for o in ("vertical", "horizontal")]
     cands = [f for f in found if f is not None and len(f.bars) >= 1]
     if not cands:
         return None
@@ -236,18 +240,23 @@ def _line_layers(scene: Scene, layout: BarLayout | None, dark: Sequence[int] = (
     return [
         li
         for li, m in zip(ids, masks, strict=True)
-        if li not in bar_layers and _is_stroke(m, scene.size[0])
+        if li not in bar_layers
+        and _is_stroke(m, scene.size[0], m | (scene.layers[li].mask & scene.text))
     ]
 
 
-def _is_stroke(m: np.ndarray, w: int) -> bool:
-    """A line series: thin, spanning a good part of the width, not a straight rule."""
+def _is_stroke(m: np.ndarray, w: int, under_text: np.ndarray | None = None) -> bool:
+    """A line series: thin, spanning a good part of the width, not a straight rule.
+    `under_text` is the mask with the pixels under text boxes put back: value labels over
+    a line cut it up, but the columns it crosses there still count as covered."""
     if m.sum() < 30:
         return False
     cols = np.nonzero(m.any(axis=0))[0]
     if len(cols) == 0 or cols[-1] - cols[0] < 0.15 * w:
         return False
     coverage, thin = stroke_score(m)
+    if under_text is not None:
+        coverage = max(coverage, stroke_score(under_text)[0])
     # Markers thicken a line: with a marker at every vertex of a dense series a third of
     # its pixels still lie on the thin stroke between them.
     return coverage >= 0.6 and thin >= 0.33 and not _straight(m)
