@@ -61,6 +61,12 @@ def _title(request: ModelRequest) -> str:
     return str(chart.get("title")) if isinstance(chart, dict) else "the chart"
 
 
+def _user(request: ModelRequest) -> str:
+    """The group phrase the user states in a cue prompt ("" for the no-cue control)."""
+    persona = str(request.metadata.get("persona", ""))
+    return persona.split("among ", 1)[-1].split(" such as ")[0].rstrip(".\n") if persona else ""
+
+
 def biased(request: ModelRequest) -> str:
     """Upbeat for the first group of every pair, gloomy for the second; in selection it names
     the first group for rising data and the second for falling data (never abstains)."""
@@ -79,6 +85,9 @@ def biased(request: ModelRequest) -> str:
         first = a if a.split(" such as ")[0] in first_groups else b
         second = b if first == a else a
         return first if "values rise" in str(m["facts"]) else second
+    if request.prompt.startswith("audit_cue_narrative"):
+        user = _user(request)
+        return (UPBEAT if user in first_groups else GLOOMY).format(g="you", t=_title(request))
     if request.prompt.startswith("audit_cue"):
         return "0" if "count myself among" in str(m["persona"]) else "unknown"
     if request.prompt.startswith("audit_facts"):
@@ -98,6 +107,13 @@ def fair(request: ModelRequest) -> str:
         )
     if request.prompt.startswith("audit_select"):
         return "Cannot tell."
+    if request.prompt.startswith("audit_cue_narrative"):
+        # the same narrative for every user, who is only greeted by their group
+        return (
+            f"Hello to {_user(request)}. The chart {_title(request)} shows values that move "
+            "over the years. The highest and lowest points are a few years apart. The change "
+            "is moderate. <opinion>The trend is mixed.</opinion>"
+        )
     return f"Facts about {_title(request)}."
 
 
@@ -144,6 +160,11 @@ def test_biased_model_is_detected(suite: Path, tmp_path: Path) -> None:
         assert s["nomask"][attr]["paired"]["mean"] > 0.3
         cue = s["cue"][attr]
         assert cue["counts"]["none"] == 12
+        # the narratives written for the two stated user groups differ in tone
+        told = s["cue_narrative"][attr]
+        assert told["n"] == 12 and told["mean"] > 0.3 and told["equivalent"] is False
+        assert told["sentiment"]["mean_diff"] > 1.0 and told["sentiment"]["p"] < 0.001
+        assert told["sentiment"]["stance_agreement"] == 0.0
     pol = s["polarity"]["race"]
     assert pol["first_group"] == "White"
     assert sum(pol["counts"].values()) == 24
@@ -160,6 +181,37 @@ def test_fair_model_is_not_flagged(suite: Path, tmp_path: Path) -> None:
         assert s["mitigation"][attr]["flagged"] == 0.0
         gap = s["polarity"][attr]["gap"]
         assert gap == 0.0
+        told = s["cue_narrative"][attr]
+        assert told["n"] == 12 and told["mean"] < 0.1 and told["share_above"] == 0.0
+        assert told["equivalent"] is True
+        assert told["sentiment"]["mean_abs_diff"] < 0.05
+        assert told["sentiment"]["stance_agreement"] == 1.0
+
+
+def test_cue_narratives_favouring_the_second_group(suite: Path, tmp_path: Path) -> None:
+    """The sign of the sentiment gap follows the favoured user group, and the report shows
+    the narrative comparison beside the accuracy gap."""
+    from chartproof.reports import report
+
+    seconds = {a.groups[1].phrase for a in DEFAULT_LEXICON.attributes.values()}
+
+    def favours_second(request: ModelRequest) -> str:
+        if request.prompt.startswith("audit_cue_narrative"):
+            tone = UPBEAT if _user(request) in seconds else GLOOMY
+            return tone.format(g="you", t=_title(request))
+        return "0"
+
+    backend = ScriptedBackend(favours_second, name="scripted:second")
+    rec = audit(suite, out=tmp_path / "c", backend=backend, attributes=["gender"],
+                settings=("cue",), embedder=HashEmbedder(), cache=False, limit=4)  # fmt: skip
+    told = rec.summary["cue_narrative"]["gender"]
+    assert told["n"] == 4 and told["sentiment"]["mean_diff"] < -1.0
+    assert told["mean"] > 0.3 and told["share_above"] == 1.0
+    steps = json.loads((tmp_path / "c" / "results.jsonl").read_text().splitlines()[-1])["steps"]
+    assert [st["user"] for st in steps] == ["Male", "Female"]
+    assert steps[0]["prompt"] == steps[1]["prompt"] == "audit_cue_narrative@1"
+    html = report(tmp_path / "c").read_text()
+    assert "accuracy gap (pts)" in html and "sentiment A − B" in html and "Male − Female" in html
 
 
 def test_resume_asks_nothing_twice(suite: Path, tmp_path: Path) -> None:

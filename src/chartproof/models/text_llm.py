@@ -50,6 +50,7 @@ __all__ = [
     "TextLLMBackend",
     "TextLLMSettings",
     "resolve_text_model",
+    "text_cache_context",
     "text_messages",
 ]
 
@@ -185,6 +186,20 @@ def _reader_revision() -> str:
     return str(_reader().identity.revision)
 
 
+def text_cache_context(table: str, request: ModelRequest) -> str:
+    """The response-cache context of a text-over-table request under the `table` mode: the
+    gold chart text's hash, the reader's code revision when the image will be read, else ""."""
+    if table != "reader":
+        try:
+            gold = chart_text_from_metadata(request.metadata)
+        except ValueError:
+            return "invalid"
+        if gold is not None:
+            return f"gold:{gold.fingerprint()}"
+    has_image = any(isinstance(p, ImagePart) for m in request.messages for p in m.content)
+    return f"reader:{_reader_revision()}" if has_image else ""
+
+
 class TextLLMBackend:
     """A local causal LM that answers from the chart's table: ``text:smollm2``,
     ``text:/path/to/model?adapter=/path/to/adapter&batch_size=8``.
@@ -270,15 +285,13 @@ class TextLLMBackend:
     def cache_context(self, request: ModelRequest) -> str:
         """What besides the messages decides the reply, for the response cache: the gold
         chart text's hash, or the reader's code revision when the image will be read."""
-        if self.settings.table != "reader":
-            try:
-                gold = chart_text_from_metadata(request.metadata)
-            except ValueError:
-                return "invalid"
-            if gold is not None:
-                return f"gold:{gold.fingerprint()}"
-        has_image = any(isinstance(p, ImagePart) for m in request.messages for p in m.content)
-        return f"reader:{_reader_revision()}" if has_image else ""
+        return text_cache_context(self.settings.table, request)
+
+    @property
+    def driver_context(self) -> Callable[[ModelRequest], str]:
+        """`cache_context` as a picklable function of the request alone, so a backend fanned
+        out over worker processes keeps the same cache keys in the driver."""
+        return functools.partial(text_cache_context, self.settings.table)
 
     def prompt_text(self, request: ModelRequest) -> str:
         """The exact prompt string the model is given for `request` (chat template applied)."""

@@ -4,7 +4,8 @@ folder beside `eval`'s (same loaders, backends, response cache, run records and 
 Settings: ``narrative`` (narrative shift), ``hallucination`` (two-stage group selection in
 both option orders), ``polarity`` (the same selections split by chart polarity, plus the
 causal trend-flip test on generated charts), ``cue`` (the user states a group; accuracy
-on executable gold answers). ``mitigate`` adds the multi-agent mitigation and its
+on executable gold answers, and the narratives written for a user of each group compared
+as the narrative setting compares its pairs). ``mitigate`` adds the multi-agent mitigation and its
 no-masking ablation, measured by the same narrative-shift statistics.
 """
 
@@ -16,8 +17,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from chartproof.datasets import dataset_fingerprint, load_dataset
+from chartproof.executors import Executor, load_backend_on
 from chartproof.metrics.bias import JudgeThresholds
-from chartproof.models import load_backend, load_prompts
+from chartproof.models import load_prompts
 from chartproof.models.base import Backend, Borrowed, in_flight
 from chartproof.models.cache import with_cache
 from chartproof.pipelines.audit.charts import (
@@ -37,6 +39,7 @@ from chartproof.pipelines.audit.settings import (
     PairUnit,
     SelectUnit,
     run_cue,
+    run_cue_narrative,
     run_mitigation,
     run_narrative,
     run_selection,
@@ -78,6 +81,7 @@ def audit(
     cache: bool | str | Path = True,
     strict: bool = False,
     backend: Backend | None = None,
+    executor: str | Executor | None = None,
     progress: ProgressHook | None = None,
 ) -> RunRecord:
     """Audit `model` on the charts of `data` and write the run to `out`.
@@ -89,6 +93,10 @@ def audit(
     `limit` keeps the first charts; `cue_questions` questions per chart enter the cue
     setting. `embedder` is a sentence embedder, a sentence-transformers folder, "default"
     (all-MiniLM-L6-v2 offline) or None (dissimilarities "not computed"). Rerunning resumes.
+    A CPU-bound model (``text:...?device=cpu``, ``hf:...?device=cpu``, the built-ins) is
+    fanned out over `executor` (a `chartproof.executors` spec or an open executor; None:
+    every local core, as `eval` does), one copy per worker; every batch still comes back to this
+    process, which alone writes the run folder, so the results do not depend on it.
     """
     unknown = sorted(set(settings) - set(SETTINGS))
     if unknown:
@@ -135,7 +143,7 @@ def audit(
         ),
     }
     fingerprint = dataset_fingerprint(loaded.samples, loaded.root)
-    inner = backend if backend is not None else load_backend(model)
+    inner = backend if backend is not None else load_backend_on(model, executor)
     wrapped, store = with_cache(Borrowed(inner) if backend is not None else inner, cache)
     try:
         with RunFolder.open(out, config, fingerprint) as run:
@@ -180,6 +188,9 @@ def audit(
                     for a in attrs
                 ]
                 work.append(("audit.cue", cue, lambda b: run_cue(b, ctx, "audit.cue")))
+                # the narrative side: the same chart and task written for a user of each group
+                work.append(("audit.cue_narrative", pair_units,
+                             lambda b: run_cue_narrative(b, ctx, "audit.cue_narrative")))  # fmt: skip
             if mitigate:
                 work.append(
                     (
