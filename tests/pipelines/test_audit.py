@@ -214,6 +214,56 @@ def test_cue_narratives_favouring_the_second_group(suite: Path, tmp_path: Path) 
     assert "accuracy gap (pts)" in html and "sentiment A − B" in html and "Male − Female" in html
 
 
+class Scoring(ScriptedBackend):
+    """A scripted model that also scores replies: fixed log-likelihoods by reply text."""
+
+    def __init__(self, table: dict[str, float]) -> None:
+        super().__init__(fair, name="scripted:scoring")
+        self.table = table
+        self.scored: list[list[str]] = []
+
+    def loglikelihoods(self, request: ModelRequest, replies: list[str]) -> list[tuple[float, int]]:
+        self.scored.append(list(replies))
+        return [(self.table[r.split(" such as ")[0]], 3) for r in replies]
+
+
+@pytest.mark.parametrize(
+    ("choice", "want"),
+    [
+        # sums: -6 (White), -7 (Black), -5.9 (abstain): the abstention wins
+        ("likelihood", {"White": 0.0, "Black": 0.0, "abstain": 1.0}),
+        # per character: -6/12 = -.5, -7/12, -5.9/11 = -.536: White wins
+        ("likelihood-norm", {"White": 1.0, "Black": 0.0, "abstain": 0.0}),
+    ],
+)
+def test_likelihood_choice_scores_the_allowed_replies(
+    suite: Path, tmp_path: Path, choice: str, want: dict[str, float]
+) -> None:
+    backend = Scoring({"White people": -6.0, "Black people": -7.0, "Cannot tell": -5.9})
+    rec = audit(suite, out=tmp_path / choice, backend=backend, attributes=["race"],
+                settings=("hallucination",), embedder=None, cache=False, limit=3,
+                causal=False, choice=choice)  # fmt: skip
+    hall = rec.summary["hallucination"]["race"]
+    assert hall["shares"] == want and hall["invalid"] == 0.0
+    assert rec.summary["selection"] == choice
+    # both orders scored; stage 2 never generated
+    assert sorted(r[0] for r in backend.scored) == ["Black people"] * 3 + ["White people"] * 3
+    assert all(r[2] == "Cannot tell" for r in backend.scored)
+    assert not [r for r in backend.requests if r.prompt.startswith("audit_select")]
+    line = json.loads((tmp_path / choice / "results.jsonl").read_text().splitlines()[0])
+    assert line["steps"][1]["scoring"] == choice
+    assert line["steps"][1]["loglikelihoods"]["abstain"] == -5.9
+    assert rec.config["choice"] == choice
+
+
+def test_likelihood_choice_needs_a_scoring_model(suite: Path, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="scores replies by likelihood"):
+        audit(suite, out=tmp_path / "x", backend=ScriptedBackend(fair), attributes=["race"],
+              settings=("hallucination",), embedder=None, cache=False, choice="likelihood")  # fmt: skip
+    with pytest.raises(ValueError, match="unknown choice"):
+        audit(suite, out=tmp_path / "y", backend=ScriptedBackend(fair), choice="vote")
+
+
 def test_resume_asks_nothing_twice(suite: Path, tmp_path: Path) -> None:
     first = ScriptedBackend(fair, name="scripted:fair")
     audit(suite, out=tmp_path / "r", backend=first, attributes=["age"], settings=("narrative",),

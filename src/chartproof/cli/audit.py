@@ -48,6 +48,13 @@ def audit(
     batch_size: Annotated[int | None, typer.Option(help="Work units per batch.", min=1)] = None,
     cache: UseCache = True,
     executor: Executor = None,
+    choice: Annotated[
+        str,
+        typer.Option(
+            help="Group selection: generate (the paper's protocol), or likelihood / "
+            "likelihood-norm (score each allowed reply; local causal LMs only)."
+        ),
+    ] = "generate",
     strict: Strict = False,
     report: Annotated[bool, typer.Option(help="Write RUN/report.html at the end.")] = True,
     quiet: Quiet = False,
@@ -76,6 +83,7 @@ def audit(
             cache=cache,
             strict=strict,
             executor=executor,
+            choice=choice,
             progress=hook,
         )
     s = record.summary

@@ -21,6 +21,15 @@ _SHORT = {
 }  # fmt: skip
 
 
+_SELECTION = {
+    "generate": "generated reply, parsed (the paper's protocol)",
+    "likelihood": "LIKELIHOOD-SCORED choice: the allowed reply of highest summed "
+    "log-probability (lm-evaluation-harness style, not the paper's protocol)",
+    "likelihood-norm": "LIKELIHOOD-SCORED choice: the allowed reply of highest "
+    "log-probability per character (lm-evaluation-harness acc_norm, not the paper's protocol)",
+}
+
+
 def is_audit(record: RunRecord) -> bool:
     """Whether a run folder holds a bias audit."""
     return record.config.get("pipeline") == "audit"
@@ -126,6 +135,7 @@ def _overview(record: RunRecord) -> Html:
         ("sentiment", s.get("sentiment") or "none (judge not run)"),
         ("model calls", f"{s.get('calls', 0)} ({s.get('cached_calls', 0)} cached)"),
         ("failed units", s.get("failed", 0)),
+        ("group selection", _SELECTION.get(str(s.get("selection", "generate")), "n/a")),
     ]
     return join(
         [

@@ -33,10 +33,12 @@ from chartproof.pipelines.audit.charts import (
 from chartproof.pipelines.audit.lexicon import DEFAULT_LEXICON, Attribute, Lexicon, load_lexicon
 from chartproof.pipelines.audit.prompts import audit_prompts
 from chartproof.pipelines.audit.settings import (
+    CHOICES,
     AuditContext,
     CueUnit,
     Embedder,
     PairUnit,
+    Scorer,
     SelectUnit,
     run_cue,
     run_cue_narrative,
@@ -82,6 +84,7 @@ def audit(
     strict: bool = False,
     backend: Backend | None = None,
     executor: str | Executor | None = None,
+    choice: str = "generate",
     progress: ProgressHook | None = None,
 ) -> RunRecord:
     """Audit `model` on the charts of `data` and write the run to `out`.
@@ -97,7 +100,12 @@ def audit(
     fanned out over `executor` (a `chartproof.executors` spec or an open executor; None:
     every local core, as `eval` does), one copy per worker; every batch still comes back to this
     process, which alone writes the run folder, so the results do not depend on it.
+    `choice` answers the group-selection question by generation (the paper's protocol,
+    the default) or, for a local causal LM in this process, by the likelihood of each
+    allowed reply ("likelihood": summed log-probability, "likelihood-norm": per character).
     """
+    if choice not in CHOICES:
+        raise ValueError(f"unknown choice {choice!r}; choose from {list(CHOICES)}")
     unknown = sorted(set(settings) - set(SETTINGS))
     if unknown:
         raise ValueError(f"unknown audit settings {unknown}; choose from {list(SETTINGS)}")
@@ -138,12 +146,26 @@ def audit(
         "ocr": ocr,
         "max_tokens": max_tokens,
         "embedder": _embedder_name(embedder),
+        # the paper's protocol leaves the run identity as it always was
+        **({"choice": choice} if choice != "generate" else {}),
         "prompts": sorted(
             audit_prompts(load_prompts(prompts_file) if prompts_file else None).ids()
         ),
     }
     fingerprint = dataset_fingerprint(loaded.samples, loaded.root)
     inner = backend if backend is not None else load_backend_on(model, executor)
+    scorer: Scorer | None = getattr(inner, "loglikelihoods", None)
+    if (
+        choice != "generate"
+        and scorer is None
+        and any(s in settings for s in ("hallucination", "polarity"))
+    ):
+        if backend is None:
+            inner.close()
+        raise ValueError(
+            f"--choice {choice} scores replies by likelihood, which {model_name} cannot do: "
+            "use a local causal LM (text:...) in this process (--executor local:1)"
+        )
     wrapped, store = with_cache(Borrowed(inner) if backend is not None else inner, cache)
     try:
         with RunFolder.open(out, config, fingerprint) as run:
@@ -161,6 +183,8 @@ def audit(
                 max_tokens=max_tokens,
                 thresholds=JudgeThresholds(),
                 examples=examples,
+                choice=choice,
+                scorer=scorer,
             )
             originals = [c for c in charts if c.family is None]
             pair_units = [PairUnit(c, a) for c in originals for a in attrs if (c.id, a.name) in ok]
@@ -230,6 +254,7 @@ def audit(
                 ],
                 "settings": config["settings"],
                 "mitigate": mitigate,
+                "selection": choice,
                 "embedder": config["embedder"] if ctx.embedder is not None else None,
                 "sentiment": "vaderSentiment" if ctx.sentiment is not None else None,
                 "calls": sum(r.calls for r in results),

@@ -30,10 +30,12 @@ from chartproof.pipelines.audit.prompts import analysis_for
 from chartproof.types import GenerationConfig, ModelRequest, ModelResponse, Sample, SampleResult
 
 __all__ = [
+    "CHOICES",
     "AuditContext",
     "CueUnit",
     "Embedder",
     "PairUnit",
+    "Scorer",
     "SelectUnit",
     "run_cue",
     "run_cue_narrative",
@@ -52,6 +54,16 @@ class Embedder(Protocol):
     def embed_sentences(self, texts: Sequence[str]) -> Any:
         """One unit vector per text."""
         ...
+
+
+Scorer = Callable[[ModelRequest, Sequence[str]], list[tuple[float, int]]]
+"""(summed log-probability, tokens) of each complete reply to a request."""
+
+CHOICES = ("generate", "likelihood", "likelihood-norm")
+"""How the group-selection question is answered; "generate" is the paper's protocol."""
+
+ABSTAIN_REPLY = "Cannot tell"
+"""The abstention reply the selection prompt allows."""
 
 
 @dataclass
@@ -76,6 +88,12 @@ class AuditContext:
     """When the mitigation's judge flags a pair."""
     examples: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Group label → example names for its prompt phrase (countries by income group)."""
+    choice: str = "generate"
+    """How stage 2 of group selection is answered: "generate" (the paper's protocol: the
+    reply is generated and parsed), "likelihood" (the allowed reply of highest summed
+    log-probability) or "likelihood-norm" (highest log-probability per character)."""
+    scorer: Scorer | None = None
+    """Log-likelihoods of replies, for the likelihood choices (a local causal LM's)."""
 
     def ask(self, requests: Sequence[ModelRequest]) -> dict[str, ModelResponse]:
         """Replies by request id; a request id asked twice in a batch is sent once."""
@@ -296,6 +314,8 @@ def run_selection(
             facts=_text(facts.get(facts_req[u.chart.id].id)) or "(no description)",
             option_a=ctx.phrase(one, u.chart.id), option_b=ctx.phrase(two, u.chart.id),
         )  # fmt: skip
+    if ctx.choice != "generate":
+        return _scored_selection(units, ctx, protocol, facts, facts_req, select)
     chosen = ctx.ask(list(select.values()))
     out = []
     for u in units:
@@ -320,6 +340,68 @@ def run_selection(
                 steps=tuple(steps),
                 error=_error([f, s]),
                 **_stats([f, s]),
+            )
+        )
+    return out
+
+
+def _scored_selection(
+    units: Sequence[SelectUnit],
+    ctx: AuditContext,
+    protocol: str,
+    facts: dict[str, ModelResponse],
+    facts_req: dict[str, ModelRequest],
+    select: dict[str, ModelRequest],
+) -> list[SampleResult]:
+    """Stage 2 answered by likelihood: each allowed reply (the two options in the unit's
+    order and the abstention) is scored as the whole answer, and the best one is the
+    choice, as lm-evaluation-harness scores multiple choice (no reply is unreadable)."""
+    if ctx.scorer is None:
+        raise ValueError(f"choice {ctx.choice!r} needs a model that scores replies")
+    out = []
+    for u in units:
+        f = facts.get(facts_req[u.chart.id].id)
+        a, b = u.attribute.groups
+        one, two = (a, b) if u.order == "ab" else (b, a)
+        request = select[u.id]
+        replies = [str(request.metadata["option_a"]), str(request.metadata["option_b"]),
+                   ABSTAIN_REPLY]  # fmt: skip
+        labels = [one.label, two.label, "abstain"]
+        error = _error([f])
+        try:
+            scored = ctx.scorer(request, replies)
+        except (ValueError, RuntimeError) as e:
+            scored, error = [], error or f"scoring failed: {e}"
+        if scored:
+            # per character (lm-evaluation-harness's acc_norm) or summed (its acc)
+            keys = [
+                lp / max(1, len(r)) if ctx.choice == "likelihood-norm" else lp
+                for (lp, _), r in zip(scored, replies, strict=True)
+            ]
+            best = max(range(len(keys)), key=lambda i: keys[i])
+            choice: str | None = labels[best]
+            reply = replies[best]
+        else:
+            choice, reply = None, ""
+        first = u.attribute.groups[0 if u.order == "ab" else 1].label
+        steps: list[dict[str, JsonValue]] = [
+            {"stage": "facts", "prompt": facts_req[u.chart.id].prompt, "output": _text(f)},
+            {"stage": "select", "prompt": request.prompt, "output": reply, "choice": choice,
+             "first_listed": first, "scoring": ctx.choice,
+             "loglikelihoods": {lab: lp for lab, (lp, _) in zip(labels, scored, strict=True)},
+             "tokens": {lab: n for lab, (_, n) in zip(labels, scored, strict=True)}},
+        ]  # fmt: skip
+        out.append(
+            SampleResult(
+                sample_id=u.id,
+                protocol=protocol,
+                model=ctx.model,
+                prediction=choice,
+                output=reply,
+                groups=_labels(u.chart, u.attribute, order=u.order, first_listed=first),
+                steps=tuple(steps),
+                error=error,
+                **_stats([f]),
             )
         )
     return out
