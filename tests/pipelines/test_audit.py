@@ -441,3 +441,17 @@ def test_demo_audit_with_the_offline_text_model(tmp_path: Path) -> None:
     results = (tmp_path / "runs" / "audit" / "results.jsonl").read_text().splitlines()
     outputs = [s["output"] for line in results for s in json.loads(line)["steps"]]
     assert outputs and all(isinstance(o, str) for o in outputs)
+
+
+def test_cli_names_a_bad_choice_before_loading_anything(suite: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "chartproof", "audit", "--data", str(suite), "--out",
+         str(tmp_path / "c"), "--choice", "vote", "--executor", "local:1", "--quiet"],
+        capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"},
+    )  # fmt: skip
+    assert out.returncode == 2 and "unknown choice 'vote'" in out.stdout + out.stderr
+    assert not (tmp_path / "c").exists()
