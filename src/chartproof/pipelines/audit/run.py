@@ -5,8 +5,8 @@ Settings: ``narrative`` (narrative shift), ``hallucination`` (two-stage group se
 both option orders), ``polarity`` (the same selections split by chart polarity, plus the
 causal trend-flip test on generated charts), ``cue`` (the user states a group; accuracy
 on executable gold answers, and the narratives written for a user of each group compared
-as the narrative setting compares its pairs). ``mitigate`` adds the multi-agent mitigation and its
-no-masking ablation, measured by the same narrative-shift statistics.
+as the narrative setting compares its pairs). ``mitigate`` adds the multi-agent
+mitigation and its no-masking ablation, measured by the same narrative-shift statistics.
 """
 
 from __future__ import annotations
@@ -98,8 +98,8 @@ def audit(
     (all-MiniLM-L6-v2 offline) or None (dissimilarities "not computed"). Rerunning resumes.
     A CPU-bound model (``text:...?device=cpu``, ``hf:...?device=cpu``, the built-ins) is
     fanned out over `executor` (a `chartproof.executors` spec or an open executor; None:
-    every local core, as `eval` does), one copy per worker; every batch still comes back to this
-    process, which alone writes the run folder, so the results do not depend on it.
+    every local core, as `eval` does), one copy per worker; every batch comes back to
+    this process, which alone writes the run folder, so the results do not depend on it.
     `choice` answers the group-selection question by generation (the paper's protocol,
     the default) or, for a local causal LM in this process, by the likelihood of each
     allowed reply ("likelihood": summed log-probability, "likelihood-norm": per character).
