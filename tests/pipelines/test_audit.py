@@ -256,6 +256,21 @@ def test_likelihood_choice_scores_the_allowed_replies(
     assert rec.config["choice"] == choice
 
 
+def test_a_failed_scoring_is_an_error_not_a_choice(suite: Path, tmp_path: Path) -> None:
+    class Failing(Scoring):
+        def loglikelihoods(
+            self, request: ModelRequest, replies: list[str]
+        ) -> list[tuple[float, int]]:
+            raise ValueError("no chart text")
+
+    rec = audit(suite, out=tmp_path / "f", backend=Failing({}), attributes=["race"],
+                settings=("hallucination",), embedder=None, cache=False, limit=1,
+                causal=False, choice="likelihood")  # fmt: skip
+    assert rec.counts["failed"] == 2 and rec.summary["hallucination"]["race"]["n"] == 0
+    line = json.loads((tmp_path / "f" / "results.jsonl").read_text().splitlines()[0])
+    assert line["error"] == "scoring failed: no chart text" and line["prediction"] is None
+
+
 def test_likelihood_choice_needs_a_scoring_model(suite: Path, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="scores replies by likelihood"):
         audit(suite, out=tmp_path / "x", backend=ScriptedBackend(fair), attributes=["race"],

@@ -370,7 +370,7 @@ def _scored_selection(
         error = _error([f])
         try:
             scored = ctx.scorer(request, replies)
-        except (ValueError, RuntimeError) as e:
+        except (ValueError, RuntimeError) as e:  # one chart's failure must not end the run
             scored, error = [], error or f"scoring failed: {e}"
         if scored:
             # per character (lm-evaluation-harness's acc_norm) or summed (its acc)
@@ -388,8 +388,8 @@ def _scored_selection(
             {"stage": "facts", "prompt": facts_req[u.chart.id].prompt, "output": _text(f)},
             {"stage": "select", "prompt": request.prompt, "output": reply, "choice": choice,
              "first_listed": first, "scoring": ctx.choice,
-             "loglikelihoods": {lab: lp for lab, (lp, _) in zip(labels, scored, strict=True)},
-             "tokens": {lab: n for lab, (_, n) in zip(labels, scored, strict=True)}},
+             "loglikelihoods": {lab: lp for lab, (lp, _) in zip(labels, scored, strict=False)},
+             "tokens": {lab: n for lab, (_, n) in zip(labels, scored, strict=False)}},
         ]  # fmt: skip
         out.append(
             SampleResult(
