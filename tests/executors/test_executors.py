@@ -279,16 +279,17 @@ def test_audit_on_workers_resumes_without_doubling(bias_suite: Path, tmp_path: P
             raise Stop
 
     executor = open_executor("local:2")
+    backend = FanOutBackend(partial(ScriptedBackend, audit_script), executor, chunk=3)
     try:
         with pytest.raises(Stop):
-            first = FanOutBackend(partial(ScriptedBackend, audit_script), executor, chunk=3)
-            audit(bias_suite, out=tmp_path / "run", backend=first, progress=stop_midway,
+            audit(bias_suite, out=tmp_path / "run", backend=backend, progress=stop_midway,
                   **_audit_kw())  # fmt: skip
         kept = len(sorted_lines(tmp_path / "run" / "results.jsonl"))
         assert 0 < kept < len(sorted_lines(tmp_path / "ref" / "results.jsonl"))
-        again = FanOutBackend(partial(ScriptedBackend, audit_script), executor, chunk=3)
-        audit(bias_suite, out=tmp_path / "run", backend=again, **_audit_kw())
+        # the resumed run asks only for what the interrupted one did not record
+        audit(bias_suite, out=tmp_path / "run", backend=backend, **_audit_kw())
     finally:
+        backend.close()
         executor.close()
     lines = _audit_lines(tmp_path / "run")
     assert lines == _audit_lines(tmp_path / "ref")
