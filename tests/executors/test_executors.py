@@ -286,7 +286,7 @@ def test_audit_on_workers_resumes_without_doubling(bias_suite: Path, tmp_path: P
                   **_audit_kw())  # fmt: skip
         kept = len(sorted_lines(tmp_path / "run" / "results.jsonl"))
         assert 0 < kept < len(sorted_lines(tmp_path / "ref" / "results.jsonl"))
-        # the resumed run asks only for what the interrupted one did not record
+        # the resumed run completes the folder without doubling any unit
         audit(bias_suite, out=tmp_path / "run", backend=backend, **_audit_kw())
     finally:
         backend.close()
