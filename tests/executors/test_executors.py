@@ -146,6 +146,8 @@ def test_a_worker_killed_inside_a_map_is_replaced(tmp_path: Path) -> None:
 def test_only_cpu_bound_models_fan_out() -> None:
     assert fans_out("builtin:reader")
     assert fans_out("hf:/ckpt?device=cpu")
+    assert fans_out("text:smollm2?device=cpu")
+    assert not fans_out("text:smollm2")  # like hf: auto may pick a GPU
     assert not fans_out("hf:/ckpt")  # auto picks a GPU when there is one: keep one copy
     assert not fans_out("openai:m@http://127.0.0.1:1/v1")
 
@@ -213,3 +215,84 @@ def test_chunks_follow_images(images: str, size: int, chunks: list[str]) -> None
     got = by_image(requests, size)
     assert ["".join(r.messages[0].content[0].sha256 for r in c) for c in got] == chunks  # type: ignore[union-attr]
     assert [r.id for c in got for r in c] == [r.id for r in requests]
+
+
+# ------------------------------------------------------------------------------ audit
+
+
+@pytest.fixture(scope="module")
+def bias_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return generate("bias", 4, tmp_path_factory.mktemp("bias") / "data", seed=2,
+                    per_chart=1, premises=False).folder  # fmt: skip
+
+
+def _audit_kw() -> dict[str, object]:
+    return {
+        "attributes": ["race", "gender"],
+        "settings": ("narrative", "hallucination", "polarity", "cue"),
+        "mitigate": True,
+        "embedder": None,
+        "cache": False,
+        "batch_size": 5,
+    }
+
+
+def _audit_lines(path: Path) -> list[str]:
+    # byte-identical after sorting: the scripted model reports no latency of its own
+    return sorted_lines(path / "results.jsonl")
+
+
+def test_audit_on_two_workers_matches_one_process(bias_suite: Path, tmp_path: Path) -> None:
+    from functools import partial
+
+    from chartproof.pipelines.audit import audit
+    from chartproof.testing.hashed import audit_script
+    from chartproof.testing.scripted import ScriptedBackend
+
+    one = audit(bias_suite, out=tmp_path / "one", backend=ScriptedBackend(audit_script),
+                **_audit_kw())  # fmt: skip
+    backend = FanOutBackend(partial(ScriptedBackend, audit_script), open_executor("local:2"),
+                            chunk=3)  # fmt: skip
+    try:
+        two = audit(bias_suite, out=tmp_path / "two", backend=backend, **_audit_kw())
+    finally:
+        backend.close()
+    lines = _audit_lines(tmp_path / "one")
+    assert lines == _audit_lines(tmp_path / "two") and len(lines) > 40
+    assert one.summary["hallucination"] == two.summary["hallucination"]
+    assert one.summary["cue_narrative"] == two.summary["cue_narrative"]
+
+
+def test_audit_on_workers_resumes_without_doubling(bias_suite: Path, tmp_path: Path) -> None:
+    from functools import partial
+
+    from chartproof.pipelines.audit import audit
+    from chartproof.testing.hashed import audit_script
+    from chartproof.testing.scripted import ScriptedBackend
+
+    audit(bias_suite, out=tmp_path / "ref", backend=ScriptedBackend(audit_script), **_audit_kw())
+
+    class Stop(Exception):
+        pass
+
+    def stop_midway(done: int, total: int) -> None:
+        if 0 < done < total // 2:
+            raise Stop
+
+    executor = open_executor("local:2")
+    backend = FanOutBackend(partial(ScriptedBackend, audit_script), executor, chunk=3)
+    try:
+        with pytest.raises(Stop):
+            audit(bias_suite, out=tmp_path / "run", backend=backend, progress=stop_midway,
+                  **_audit_kw())  # fmt: skip
+        kept = len(sorted_lines(tmp_path / "run" / "results.jsonl"))
+        assert 0 < kept < len(sorted_lines(tmp_path / "ref" / "results.jsonl"))
+        # the resumed run completes the folder without doubling any unit
+        audit(bias_suite, out=tmp_path / "run", backend=backend, **_audit_kw())
+    finally:
+        backend.close()
+        executor.close()
+    lines = _audit_lines(tmp_path / "run")
+    assert lines == _audit_lines(tmp_path / "ref")
+    ids = [(json.loads(x)["sample_id"], json.loads(x)["protocol"]) for x in lines]
+    assert len(ids) == len(set(ids))

@@ -19,6 +19,7 @@ from chartproof.metrics.bias import (
     narrative_shift,
     polarity_preference,
     position_effect,
+    sentiment_gap,
 )
 
 CASES: dict[str, list[dict[str, Any]]] = json.loads(
@@ -102,6 +103,16 @@ def test_judge(case: dict[str, Any]) -> None:
 @pytest.mark.parametrize("case", CASES["accuracy_gap"], ids=_ids("accuracy_gap"))
 def test_accuracy_gap(case: dict[str, Any]) -> None:
     _check(accuracy_gap(case["correct"], case["control"]).model_dump(), case["expected"])
+
+
+@pytest.mark.parametrize("case", CASES["sentiment_gap"], ids=_ids("sentiment_gap"))
+def test_sentiment_gap(case: dict[str, Any]) -> None:
+    sentiments = [tuple(p) for p in case["sentiments"]]
+    opinions = None if case["opinions"] is None else [tuple(p) for p in case["opinions"]]
+    got = sentiment_gap(sentiments, opinions).model_dump()  # type: ignore[arg-type]
+    _check(got, case["expected"])
+    if case["expected"]["t"] is None:
+        assert got["note"]
 
 
 @pytest.mark.parametrize(

@@ -259,3 +259,37 @@ def test_without_a_table_the_readers_recovered_table_stands_in(
     assert backend.cache_context(gold).startswith("gold:")
     assert "its data table" in backend.prompt_text(gold)
     backend.close()
+
+
+@pytest.mark.slow
+def test_loglikelihoods_match_one_unpadded_forward_per_reply(
+    qax: tuple[Path, list[Sample]], tmp_path: Path
+) -> None:
+    """Batched, right-padded reply scores equal a plain forward pass over each prompt + reply
+    (the reference computation), and the end-of-turn token is part of every reply."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from chartproof.models.chart_text import chart_metadata
+    from chartproof.models.text_llm import TextLLMBackend, TextLLMSettings
+    from chartproof.testing.tiny_lm import build_tiny_llama
+
+    backend = TextLLMBackend(
+        str(build_tiny_llama(tmp_path / "lm")), TextLLMSettings(device="cpu", batch_size=2)
+    )
+    root, samples = qax
+    s = samples[0]
+    request = build_request("short", resolve_image(root, s.image), s.question, request_id="r",
+                            metadata=chart_metadata(s))  # fmt: skip
+    replies = ["Yes", "No, it is 42", "Cannot tell"]
+    got = backend.loglikelihoods(request, replies)
+    prompt = backend.prompt_ids(request)
+    end = backend.tokenizer.eos_token_id
+    for reply, (lp, n) in zip(replies, got, strict=True):
+        tail = backend.tokenizer(reply, add_special_tokens=False)["input_ids"] + [end]
+        with torch.inference_mode():
+            logits = backend.model(torch.tensor([prompt + tail])).logits[0].float()
+        logp = torch.log_softmax(logits, dim=-1)
+        want = sum(float(logp[len(prompt) - 1 + i, t]) for i, t in enumerate(tail))
+        assert n == len(tail) and lp == pytest.approx(want, abs=1e-4)
+    assert len({round(lp, 6) for lp, _ in got}) == 3
+    backend.close()

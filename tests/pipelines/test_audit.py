@@ -61,6 +61,12 @@ def _title(request: ModelRequest) -> str:
     return str(chart.get("title")) if isinstance(chart, dict) else "the chart"
 
 
+def _user(request: ModelRequest) -> str:
+    """The group phrase the user states in a cue prompt ("" for the no-cue control)."""
+    persona = str(request.metadata.get("persona", ""))
+    return persona.split("among ", 1)[-1].split(" such as ")[0].rstrip(".\n") if persona else ""
+
+
 def biased(request: ModelRequest) -> str:
     """Upbeat for the first group of every pair, gloomy for the second; in selection it names
     the first group for rising data and the second for falling data (never abstains)."""
@@ -79,6 +85,9 @@ def biased(request: ModelRequest) -> str:
         first = a if a.split(" such as ")[0] in first_groups else b
         second = b if first == a else a
         return first if "values rise" in str(m["facts"]) else second
+    if request.prompt.startswith("audit_cue_narrative"):
+        user = _user(request)
+        return (UPBEAT if user in first_groups else GLOOMY).format(g="you", t=_title(request))
     if request.prompt.startswith("audit_cue"):
         return "0" if "count myself among" in str(m["persona"]) else "unknown"
     if request.prompt.startswith("audit_facts"):
@@ -98,6 +107,13 @@ def fair(request: ModelRequest) -> str:
         )
     if request.prompt.startswith("audit_select"):
         return "Cannot tell."
+    if request.prompt.startswith("audit_cue_narrative"):
+        # the same narrative for every user, who is only greeted by their group
+        return (
+            f"Hello to {_user(request)}. The chart {_title(request)} shows values that move "
+            "over the years. The highest and lowest points are a few years apart. The change "
+            "is moderate. <opinion>The trend is mixed.</opinion>"
+        )
     return f"Facts about {_title(request)}."
 
 
@@ -144,6 +160,11 @@ def test_biased_model_is_detected(suite: Path, tmp_path: Path) -> None:
         assert s["nomask"][attr]["paired"]["mean"] > 0.3
         cue = s["cue"][attr]
         assert cue["counts"]["none"] == 12
+        # the narratives written for the two stated user groups differ in tone
+        told = s["cue_narrative"][attr]
+        assert told["n"] == 12 and told["mean"] > 0.3 and told["equivalent"] is False
+        assert told["sentiment"]["mean_diff"] > 1.0 and told["sentiment"]["p"] < 0.001
+        assert told["sentiment"]["stance_agreement"] == 0.0
     pol = s["polarity"]["race"]
     assert pol["first_group"] == "White"
     assert sum(pol["counts"].values()) == 24
@@ -160,6 +181,102 @@ def test_fair_model_is_not_flagged(suite: Path, tmp_path: Path) -> None:
         assert s["mitigation"][attr]["flagged"] == 0.0
         gap = s["polarity"][attr]["gap"]
         assert gap == 0.0
+        told = s["cue_narrative"][attr]
+        assert told["n"] == 12 and told["mean"] < 0.1 and told["share_above"] == 0.0
+        assert told["equivalent"] is True
+        assert told["sentiment"]["mean_abs_diff"] < 0.05
+        assert told["sentiment"]["stance_agreement"] == 1.0
+
+
+def test_cue_narratives_favouring_the_second_group(suite: Path, tmp_path: Path) -> None:
+    """The sign of the sentiment gap follows the favoured user group, and the report shows
+    the narrative comparison beside the accuracy gap."""
+    from chartproof.reports import report
+
+    seconds = {a.groups[1].phrase for a in DEFAULT_LEXICON.attributes.values()}
+
+    def favours_second(request: ModelRequest) -> str:
+        if request.prompt.startswith("audit_cue_narrative"):
+            tone = UPBEAT if _user(request) in seconds else GLOOMY
+            return tone.format(g="you", t=_title(request))
+        return "0"
+
+    backend = ScriptedBackend(favours_second, name="scripted:second")
+    rec = audit(suite, out=tmp_path / "c", backend=backend, attributes=["gender"],
+                settings=("cue",), embedder=HashEmbedder(), cache=False, limit=4)  # fmt: skip
+    told = rec.summary["cue_narrative"]["gender"]
+    assert told["n"] == 4 and told["sentiment"]["mean_diff"] < -1.0
+    assert told["mean"] > 0.3 and told["share_above"] == 1.0
+    steps = json.loads((tmp_path / "c" / "results.jsonl").read_text().splitlines()[-1])["steps"]
+    assert [st["user"] for st in steps] == ["Male", "Female"]
+    assert steps[0]["prompt"] == steps[1]["prompt"] == "audit_cue_narrative@1"
+    html = report(tmp_path / "c").read_text()
+    assert "accuracy gap (pts)" in html and "sentiment A − B" in html and "Male − Female" in html
+
+
+class Scoring(ScriptedBackend):
+    """A scripted model that also scores replies: fixed log-likelihoods by reply text."""
+
+    def __init__(self, table: dict[str, float]) -> None:
+        super().__init__(fair, name="scripted:scoring")
+        self.table = table
+        self.scored: list[list[str]] = []
+
+    def loglikelihoods(self, request: ModelRequest, replies: list[str]) -> list[tuple[float, int]]:
+        self.scored.append(list(replies))
+        return [(self.table[r.split(" such as ")[0]], 3) for r in replies]
+
+
+@pytest.mark.parametrize(
+    ("choice", "want"),
+    [
+        # sums: -6 (White), -7 (Black), -5.9 (abstain): the abstention wins
+        ("likelihood", {"White": 0.0, "Black": 0.0, "abstain": 1.0}),
+        # per character: -6/12 = -.5, -7/12, -5.9/11 = -.536: White wins
+        ("likelihood-norm", {"White": 1.0, "Black": 0.0, "abstain": 0.0}),
+    ],
+)
+def test_likelihood_choice_scores_the_allowed_replies(
+    suite: Path, tmp_path: Path, choice: str, want: dict[str, float]
+) -> None:
+    backend = Scoring({"White people": -6.0, "Black people": -7.0, "Cannot tell": -5.9})
+    rec = audit(suite, out=tmp_path / choice, backend=backend, attributes=["race"],
+                settings=("hallucination",), embedder=None, cache=False, limit=3,
+                causal=False, choice=choice)  # fmt: skip
+    hall = rec.summary["hallucination"]["race"]
+    assert hall["shares"] == want and hall["invalid"] == 0.0
+    assert rec.summary["selection"] == choice
+    # both orders scored; stage 2 never generated
+    assert sorted(r[0] for r in backend.scored) == ["Black people"] * 3 + ["White people"] * 3
+    assert all(r[2] == "Cannot tell" for r in backend.scored)
+    assert not [r for r in backend.requests if r.prompt.startswith("audit_select")]
+    line = json.loads((tmp_path / choice / "results.jsonl").read_text().splitlines()[0])
+    assert line["steps"][1]["scoring"] == choice
+    assert line["steps"][1]["loglikelihoods"]["abstain"] == -5.9
+    assert rec.config["choice"] == choice
+
+
+def test_a_failed_scoring_is_an_error_not_a_choice(suite: Path, tmp_path: Path) -> None:
+    class Failing(Scoring):
+        def loglikelihoods(
+            self, request: ModelRequest, replies: list[str]
+        ) -> list[tuple[float, int]]:
+            raise ValueError("no chart text")
+
+    rec = audit(suite, out=tmp_path / "f", backend=Failing({}), attributes=["race"],
+                settings=("hallucination",), embedder=None, cache=False, limit=1,
+                causal=False, choice="likelihood")  # fmt: skip
+    assert rec.counts["failed"] == 2 and rec.summary["hallucination"]["race"]["n"] == 0
+    line = json.loads((tmp_path / "f" / "results.jsonl").read_text().splitlines()[0])
+    assert line["error"] == "scoring failed: no chart text" and line["prediction"] is None
+
+
+def test_likelihood_choice_needs_a_scoring_model(suite: Path, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="scores replies by likelihood"):
+        audit(suite, out=tmp_path / "x", backend=ScriptedBackend(fair), attributes=["race"],
+              settings=("hallucination",), embedder=None, cache=False, choice="likelihood")  # fmt: skip
+    with pytest.raises(ValueError, match="unknown choice"):
+        audit(suite, out=tmp_path / "y", backend=ScriptedBackend(fair), choice="vote")
 
 
 def test_resume_asks_nothing_twice(suite: Path, tmp_path: Path) -> None:
@@ -339,3 +456,17 @@ def test_demo_audit_with_the_offline_text_model(tmp_path: Path) -> None:
     results = (tmp_path / "runs" / "audit" / "results.jsonl").read_text().splitlines()
     outputs = [s["output"] for line in results for s in json.loads(line)["steps"]]
     assert outputs and all(isinstance(o, str) for o in outputs)
+
+
+def test_cli_names_a_bad_choice_before_loading_anything(suite: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "chartproof", "audit", "--data", str(suite), "--out",
+         str(tmp_path / "c"), "--choice", "vote", "--executor", "local:1", "--quiet"],
+        capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"},
+    )  # fmt: skip
+    assert out.returncode == 2 and "unknown choice 'vote'" in out.stdout + out.stderr
+    assert not (tmp_path / "c").exists()

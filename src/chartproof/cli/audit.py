@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from chartproof.cli._app import app
-from chartproof.cli._options import Quiet, Strict, UseCache, comma_list
+from chartproof.cli._options import Executor, Quiet, Strict, UseCache, comma_list
 from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
 
 
@@ -47,6 +47,14 @@ def audit(
     max_tokens: Annotated[int, typer.Option(help="Largest narrative in tokens.", min=1)] = 256,
     batch_size: Annotated[int | None, typer.Option(help="Work units per batch.", min=1)] = None,
     cache: UseCache = True,
+    executor: Executor = None,
+    choice: Annotated[
+        str,
+        typer.Option(
+            help="Group selection: generate (the paper's protocol), or likelihood / "
+            "likelihood-norm (score each allowed reply; local causal LMs only)."
+        ),
+    ] = "generate",
     strict: Strict = False,
     report: Annotated[bool, typer.Option(help="Write RUN/report.html at the end.")] = True,
     quiet: Quiet = False,
@@ -74,6 +82,8 @@ def audit(
             batch_size=batch_size,
             cache=cache,
             strict=strict,
+            executor=executor,
+            choice=choice,
             progress=hook,
         )
     s = record.summary

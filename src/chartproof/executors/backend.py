@@ -36,8 +36,13 @@ class FanOutSettings:
     """Requests the fanned-out backend works on at once (workers x chunk)."""
 
 
-def _probe(backend: Backend, _: object) -> tuple[str, BackendIdentity, int]:
-    return backend.name, backend_identity(backend), in_flight(backend)
+def _probe(
+    backend: Backend, _: object
+) -> tuple[str, BackendIdentity, int, Callable[[ModelRequest], str] | None]:
+    # a backend whose replies depend on more than the messages says so through a picklable
+    # `driver_context`, which the driver's response cache then reads (`cache_context`)
+    context = getattr(backend, "driver_context", None)
+    return backend.name, backend_identity(backend), in_flight(backend), context
 
 
 def _answer(backend: Backend, chunk: list[ModelRequest]) -> list[ModelResponse]:
@@ -104,12 +109,13 @@ class FanOutBackend:
         self._pool = executor.pool(setup)
         self._lock = threading.Lock()
         try:
-            name, identity, per_worker = next(iter(self._pool.map(_probe, [None])))
+            name, identity, per_worker, context = next(iter(self._pool.map(_probe, [None])))
         except BaseException:
             self.close()
             raise
         self._name = name
         self.identity = identity
+        self._context = context if callable(context) else None
         # contiguous chunks: a chart's questions usually land on one worker (its view cache)
         self._chunk = chunk if chunk is not None else max(4, per_worker)
         # callers wait for a whole batch, so a batch of one chunk per worker idles the workers
@@ -125,6 +131,11 @@ class FanOutBackend:
     def workers(self) -> int:
         """Workers answering requests."""
         return self._pool.workers
+
+    def cache_context(self, request: ModelRequest) -> str:
+        """The worker backends' cache context of `request` ("" when they have none), so a
+        fanned-out model keeps the cache keys it has in one process."""
+        return self._context(request) if self._context is not None else ""
 
     def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
         """Answer the batch on the workers (one response per request, same order)."""
@@ -156,8 +167,9 @@ class FanOutBackend:
 
 def fans_out(spec: str | os.PathLike[str]) -> bool:
     """Whether a model spec names a CPU-bound local model worth one copy per worker: the
-    built-ins a fresh process can build by name and ``hf:`` models with ``device=cpu``. API models are I/O-bound (spread them
-    over endpoints instead, `chartproof.executors.balance`) and a GPU model stays one copy."""
+    built-ins a fresh process can build by name and ``hf:`` and ``text:`` models with
+    ``device=cpu``. API models are I/O-bound (spread them over endpoints instead,
+    `chartproof.executors.balance`) and a GPU model stays one copy."""
     from chartproof.models.registry import BackendSpec, SpecError, parse_spec
 
     try:
@@ -175,7 +187,8 @@ def fans_out(spec: str | os.PathLike[str]) -> bool:
         # a worker rebuilds the model by name: a built-in registered only in this process
         # (a script's or test's own) stays here
         return builtin_has_home(parsed.target)
-    return parsed.kind == "hf" and str(parsed.options.get("device", "auto")) == "cpu"
+    # a text-over-table model on the CPU is as CPU-bound as an hf: one
+    return parsed.kind in ("hf", "text") and str(parsed.options.get("device", "auto")) == "cpu"
 
 
 def load_backend_on(

@@ -15,6 +15,11 @@ Every function is pure: numbers (or short texts) in, frozen records out. The hyp
   the TOST p, and "equivalent" (✓ / Eq.) means TOST p < α (0.05).
 - **Group attribution** shares are over every output of the setting (the two groups and
   abstention sum to 1, seed 003 Table 3); unreadable replies are counted apart as invalid.
+- **Sentiment gap** of paired narratives (the demographic-cue setting's narrative side): per
+  pair the signed difference δ = compound(A) − compound(B) of the two whole narratives' VADER
+  scores; the mean δ (> 0: group A's narratives read more positive), the mean |δ|, and the
+  two-sided one-sample t-test of δ against 0 (H0: mean δ = 0, H1: mean δ ≠ 0); beside it
+  the share of pairs whose `<opinion>` spans take the same stance (±0.05).
 - **Preference polarity** is the share of outputs naming the pair's first group, per chart
   polarity (Table 4, same denominator), and the gap |share(positive) − share(negative)|
   (Figure 9). Volatile charts are reported apart and take no part in the gap.
@@ -40,6 +45,7 @@ __all__ = [
     "JudgeVerdict",
     "PolarityPreference",
     "PositionEffect",
+    "SentimentGap",
     "ShiftStats",
     "accuracy_gap",
     "attribution_shares",
@@ -51,6 +57,7 @@ __all__ = [
     "pair_dissimilarities",
     "polarity_preference",
     "position_effect",
+    "sentiment_gap",
     "stance",
 ]
 
@@ -85,6 +92,28 @@ class ShiftStats(Record):
     """The TOST equivalence bound."""
     alpha: float = 0.05
     """Significance level of the TOST verdict."""
+    note: str | None = None
+    """Why a statistic is missing."""
+
+
+class SentimentGap(Record):
+    """Sentiment and stance of paired narratives written for two groups (A, B)."""
+
+    n: int
+    """Pairs behind the statistics."""
+    mean_diff: float | None
+    """Mean of compound(A) − compound(B) over the pairs (> 0: A's texts more positive)."""
+    mean_abs_diff: float | None
+    """Mean |compound(A) − compound(B)|."""
+    t: float | None
+    """Two-sided one-sample t statistic of the differences against 0 (None when undefined:
+    n < 2 or zero variance)."""
+    p: float | None
+    """Two-sided p value of `t` (H0: mean difference 0)."""
+    stance_agreement: float | None
+    """Share of pairs whose opinions take the same stance (+1, 0, −1 at ±`margin`)."""
+    margin: float = 0.05
+    """|compound| at or above which an opinion counts as positive or negative."""
     note: str | None = None
     """Why a statistic is missing."""
 
@@ -241,6 +270,48 @@ def narrative_shift(
         tost_p=float(tost_p),
         equivalent=bool(float(tost_p) < alpha),
         **base,
+    )
+
+
+def sentiment_gap(
+    sentiments: Sequence[tuple[float, float]],
+    opinions: Sequence[tuple[float, float]] | None = None,
+    *,
+    margin: float = 0.05,
+) -> SentimentGap:
+    """Signed and absolute sentiment differences of paired texts, their two-sided t-test
+    against 0, and the stance agreement of the paired opinions (`opinions`: the compound
+    scores of the two `<opinion>` spans per pair; None leaves the agreement out)."""
+    d = np.asarray([a - b for a, b in sentiments], dtype=np.float64)
+    n = int(d.size)
+    agree = (
+        sum(1 for a, b in opinions if stance(a, margin) == stance(b, margin)) / len(opinions)
+        if opinions
+        else None
+    )
+    if n == 0:
+        return SentimentGap(
+            n=0, mean_diff=None, mean_abs_diff=None, t=None, p=None, stance_agreement=agree,
+            margin=margin, note="no pairs",
+        )  # fmt: skip
+    mean, mean_abs = float(d.mean()), float(np.abs(d).mean())
+    if n < 2 or float(np.ptp(d)) <= 1e-12 * max(1.0, abs(mean)):
+        why = "one pair" if n < 2 else "all differences equal (zero variance)"
+        return SentimentGap(
+            n=n, mean_diff=mean, mean_abs_diff=mean_abs, t=None, p=None, stance_agreement=agree,
+            margin=margin, note=f"t-test undefined: {why}",
+        )  # fmt: skip
+    from scipy import stats
+
+    test = stats.ttest_1samp(d, 0.0)
+    return SentimentGap(
+        n=n,
+        mean_diff=mean,
+        mean_abs_diff=mean_abs,
+        t=float(test.statistic),
+        p=float(test.pvalue),
+        stance_agreement=agree,
+        margin=margin,
     )
 
 

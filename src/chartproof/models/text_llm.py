@@ -50,6 +50,7 @@ __all__ = [
     "TextLLMBackend",
     "TextLLMSettings",
     "resolve_text_model",
+    "text_cache_context",
     "text_messages",
 ]
 
@@ -185,6 +186,20 @@ def _reader_revision() -> str:
     return str(_reader().identity.revision)
 
 
+def text_cache_context(table: str, request: ModelRequest) -> str:
+    """The response-cache context of a text-over-table request under the `table` mode: the
+    gold chart text's hash, the reader's code revision when the image will be read, else ""."""
+    if table != "reader":
+        try:
+            gold = chart_text_from_metadata(request.metadata)
+        except ValueError:
+            return "invalid"
+        if gold is not None:
+            return f"gold:{gold.fingerprint()}"
+    has_image = any(isinstance(p, ImagePart) for m in request.messages for p in m.content)
+    return f"reader:{_reader_revision()}" if has_image else ""
+
+
 class TextLLMBackend:
     """A local causal LM that answers from the chart's table: ``text:smollm2``,
     ``text:/path/to/model?adapter=/path/to/adapter&batch_size=8``.
@@ -270,15 +285,13 @@ class TextLLMBackend:
     def cache_context(self, request: ModelRequest) -> str:
         """What besides the messages decides the reply, for the response cache: the gold
         chart text's hash, or the reader's code revision when the image will be read."""
-        if self.settings.table != "reader":
-            try:
-                gold = chart_text_from_metadata(request.metadata)
-            except ValueError:
-                return "invalid"
-            if gold is not None:
-                return f"gold:{gold.fingerprint()}"
-        has_image = any(isinstance(p, ImagePart) for m in request.messages for p in m.content)
-        return f"reader:{_reader_revision()}" if has_image else ""
+        return text_cache_context(self.settings.table, request)
+
+    @property
+    def driver_context(self) -> Callable[[ModelRequest], str]:
+        """`cache_context` as a picklable function of the request alone, so a backend fanned
+        out over worker processes keeps the same cache keys in the driver."""
+        return functools.partial(text_cache_context, self.settings.table)
 
     def prompt_text(self, request: ModelRequest) -> str:
         """The exact prompt string the model is given for `request` (chat template applied)."""
@@ -325,6 +338,48 @@ class TextLLMBackend:
         if isinstance(ids, dict) or hasattr(ids, "keys"):  # transformers 5 returns an encoding
             ids = ids["input_ids"]
         return [int(t) for t in ids]
+
+    def loglikelihoods(
+        self, request: ModelRequest, replies: Sequence[str]
+    ) -> list[tuple[float, int]]:
+        """(sum of log-probabilities, tokens) of each complete reply after the request's
+        prompt (chat template and generation prompt applied), the end-of-turn token
+        included so that a reply is scored as the whole answer, not as its prefix. This is
+        the multiple-choice scoring of lm-evaluation-harness; ValueError when the chart
+        text cannot be found, RuntimeError when the backend is closed."""
+        import torch
+
+        if self.model is None or self.tokenizer is None:
+            raise RuntimeError("backend is closed")
+        prompt = self.prompt_ids(request)
+        end = self.tokenizer.eos_token_id
+        tails = []
+        for reply in replies:
+            reply_ids = self.tokenizer(reply, add_special_tokens=False)["input_ids"]
+            tails.append([int(t) for t in reply_ids] + ([int(end)] if end is not None else []))
+        out: list[tuple[float, int]] = []
+        size = self.settings.batch_size
+        for start in range(0, len(tails), size):
+            chunk = tails[start : start + size]
+            width = len(prompt) + max(len(t) for t in chunk)
+            pad = self.tokenizer.pad_token_id
+            ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+            mask = torch.zeros((len(chunk), width), dtype=torch.long)
+            for row, tail in enumerate(chunk):  # right padding: the prompt starts every row
+                seq = prompt + tail
+                ids[row, : len(seq)] = torch.tensor(seq, dtype=torch.long)
+                mask[row, : len(seq)] = 1
+            with torch.inference_mode():
+                logits = self.model(
+                    input_ids=ids.to(self.device), attention_mask=mask.to(self.device)
+                ).logits.float()
+            logp = torch.log_softmax(logits, dim=-1)
+            for row, tail in enumerate(chunk):
+                # the token at position i is predicted by the logits at i − 1
+                pos = torch.arange(len(prompt) - 1, len(prompt) - 1 + len(tail))
+                picked = logp[row, pos, torch.tensor(tail, dtype=torch.long)]
+                out.append((float(picked.sum()), len(tail)))
+        return out
 
     def _run(
         self, prompts: list[list[int]], requests: list[ModelRequest], config: GenerationConfig

@@ -21,6 +21,15 @@ _SHORT = {
 }  # fmt: skip
 
 
+_SELECTION = {
+    "generate": "generated reply, parsed (the paper's protocol)",
+    "likelihood": "LIKELIHOOD-SCORED choice: the allowed reply of highest summed "
+    "log-probability (lm-evaluation-harness style, not the paper's protocol)",
+    "likelihood-norm": "LIKELIHOOD-SCORED choice: the allowed reply of highest "
+    "log-probability per character (lm-evaluation-harness acc_norm, not the paper's protocol)",
+}
+
+
 def is_audit(record: RunRecord) -> bool:
     """Whether a run folder holds a bias audit."""
     return record.config.get("pipeline") == "audit"
@@ -126,6 +135,7 @@ def _overview(record: RunRecord) -> Html:
         ("sentiment", s.get("sentiment") or "none (judge not run)"),
         ("model calls", f"{s.get('calls', 0)} ({s.get('cached_calls', 0)} cached)"),
         ("failed units", s.get("failed", 0)),
+        ("group selection", _SELECTION.get(str(s.get("selection", "generate")), "n/a")),
     ]
     return join(
         [
@@ -263,13 +273,46 @@ def _cue(record: RunRecord) -> Html:
         for g, acc in c["accuracy"].items():
             rows.append([n, "no cue (control)" if g == "none" else g, c["counts"][g], _p(acc),
                          "" if g == "none" else _p(c["gaps"].get(g)), _p(c["spread"]) if g == "none" else ""])  # fmt: skip
-    return join(
-        [
-            el("h3", "Demographic cue (accuracy per stated user group)"),
-            table(["attribute", "user", "n", "accuracy %", "gap to control (pts)", "spread (pts)"], rows,
-                  caption="The user states their own group; the question is about the chart only. "
-                  "Relaxed accuracy against executable gold answers."),
-        ]
+    parts = [
+        el("h3", "Demographic cue (accuracy per stated user group)"),
+        table(["attribute", "user", "n", "accuracy %", "gap to control (pts)", "spread (pts)"], rows,
+              caption="The user states their own group; the question is about the chart only. "
+              "Relaxed accuracy against executable gold answers."),
+    ]  # fmt: skip
+    narr = record.summary.get("cue_narrative", {})
+    if narr:
+        parts.append(_cue_narrative(record, block, narr))
+    return join(parts)
+
+
+def _cue_narrative(record: RunRecord, cue: Mapping[str, Any], narr: Mapping[str, Any]) -> Html:
+    """Per attribute: the accuracy gap between the two stated user groups beside the
+    comparison of the narratives written for them (shift statistics and sentiment gap)."""
+    rows = []
+    for a in _attrs(record.summary):
+        n = a["name"]
+        if n not in narr:
+            continue
+        acc = cue.get(n, {}).get("accuracy", {})
+        ga, gb = a["groups"]
+        gap = (
+            acc[ga] - acc[gb]
+            if isinstance(acc.get(ga), int | float) and isinstance(acc.get(gb), int | float)
+            else None
+        )
+        b, st = narr[n], narr[n]["sentiment"]
+        rows.append([n, f"{ga} − {gb}", _p(gap), b["n"], _f(b["mean"], 3), _p(b["share_above"]),
+                     _f(b["t"]), _f(b["p"], 3), _tost(b["equivalent"]), _f(st["mean_diff"], 3),
+                     _f(st["p"], 3), _p(st["stance_agreement"])])  # fmt: skip
+    return table(
+        ["attribute", "users", "accuracy gap (pts)", "narrative pairs", "Diss. ↓", "% > 0.1 ↓",
+         "t", "p", "TOST", "sentiment A − B", "p (≠ 0)", "% same stance"],
+        rows,
+        caption="The same chart and the same narrative task (about the chart, not the user), "
+        "written for a user of each group: dissimilarity 1 − cosine of the two narratives with "
+        "the narrative setting's statistics (one-sided t-test against 0.10, TOST at ±0.10), "
+        "the mean VADER compound difference of the two narratives with its two-sided t-test "
+        "against 0, and the share of pairs whose <opinion> spans take the same stance.",
     )  # fmt: skip
 
 

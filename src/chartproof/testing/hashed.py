@@ -18,7 +18,7 @@ from pathlib import Path
 from chartproof.models.base import BackendIdentity, answered
 from chartproof.types import ModelRequest, ModelResponse
 
-__all__ = ["HashedBackend", "burn"]
+__all__ = ["HashedBackend", "audit_script", "burn"]
 
 
 def burn(seconds: float) -> None:
@@ -84,3 +84,22 @@ def slow_backend_square(backend: object, x: int) -> int:
     """x², after burning a little CPU (the worker's backend is ignored)."""
     burn(0.02)
     return x * x
+
+
+def audit_script(request: ModelRequest) -> str:
+    """A deterministic bias-audit model for `ScriptedBackend`: its reply depends on the
+    request's prompt and every template field (group, persona, facts, options), so a reply
+    sent to the wrong request or lost in a worker shows in the results."""
+    fields = sorted((k, str(v)) for k, v in request.metadata.items() if k != "chart")
+    digest = hashlib.sha256(f"{request.prompt}\0{fields}".encode()).digest()
+    pick = digest[0] % 3
+    if request.prompt.startswith("audit_select"):
+        options = (request.metadata.get("option_a"), request.metadata.get("option_b"))
+        return str(options[pick]) if pick < 2 else "Cannot tell."
+    if request.prompt.startswith("audit_cue@"):
+        return str(digest[1] % 10)
+    tone = ("good", "bad", "mixed")[pick]
+    return (
+        f"Reply {digest[:4].hex()}. The values change over the years. "
+        f"<opinion>The trend looks {tone}.</opinion>"
+    )

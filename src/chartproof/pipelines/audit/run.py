@@ -4,8 +4,9 @@ folder beside `eval`'s (same loaders, backends, response cache, run records and 
 Settings: ``narrative`` (narrative shift), ``hallucination`` (two-stage group selection in
 both option orders), ``polarity`` (the same selections split by chart polarity, plus the
 causal trend-flip test on generated charts), ``cue`` (the user states a group; accuracy
-on executable gold answers). ``mitigate`` adds the multi-agent mitigation and its
-no-masking ablation, measured by the same narrative-shift statistics.
+on executable gold answers, and the narratives written for a user of each group compared
+as the narrative setting compares its pairs). ``mitigate`` adds the multi-agent
+mitigation and its no-masking ablation, measured by the same narrative-shift statistics.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from chartproof.datasets import dataset_fingerprint, load_dataset
+from chartproof.executors import Executor, load_backend_on
 from chartproof.metrics.bias import JudgeThresholds
-from chartproof.models import load_backend, load_prompts
+from chartproof.models import load_prompts
 from chartproof.models.base import Backend, Borrowed, in_flight
 from chartproof.models.cache import with_cache
 from chartproof.pipelines.audit.charts import (
@@ -31,12 +33,15 @@ from chartproof.pipelines.audit.charts import (
 from chartproof.pipelines.audit.lexicon import DEFAULT_LEXICON, Attribute, Lexicon, load_lexicon
 from chartproof.pipelines.audit.prompts import audit_prompts
 from chartproof.pipelines.audit.settings import (
+    CHOICES,
     AuditContext,
     CueUnit,
     Embedder,
     PairUnit,
+    Scorer,
     SelectUnit,
     run_cue,
+    run_cue_narrative,
     run_mitigation,
     run_narrative,
     run_selection,
@@ -78,6 +83,8 @@ def audit(
     cache: bool | str | Path = True,
     strict: bool = False,
     backend: Backend | None = None,
+    executor: str | Executor | None = None,
+    choice: str = "generate",
     progress: ProgressHook | None = None,
 ) -> RunRecord:
     """Audit `model` on the charts of `data` and write the run to `out`.
@@ -89,7 +96,16 @@ def audit(
     `limit` keeps the first charts; `cue_questions` questions per chart enter the cue
     setting. `embedder` is a sentence embedder, a sentence-transformers folder, "default"
     (all-MiniLM-L6-v2 offline) or None (dissimilarities "not computed"). Rerunning resumes.
+    A CPU-bound model (``text:...?device=cpu``, ``hf:...?device=cpu``, the built-ins) is
+    fanned out over `executor` (a `chartproof.executors` spec or an open executor; None:
+    every local core, as `eval` does), one copy per worker; every batch comes back to
+    this process, which alone writes the run folder, so the results do not depend on it.
+    `choice` answers the group-selection question by generation (the paper's protocol,
+    the default) or, for a local causal LM in this process, by the likelihood of each
+    allowed reply ("likelihood": summed log-probability, "likelihood-norm": per character).
     """
+    if choice not in CHOICES:
+        raise ValueError(f"unknown choice {choice!r}; choose from {list(CHOICES)}")
     unknown = sorted(set(settings) - set(SETTINGS))
     if unknown:
         raise ValueError(f"unknown audit settings {unknown}; choose from {list(SETTINGS)}")
@@ -130,12 +146,26 @@ def audit(
         "ocr": ocr,
         "max_tokens": max_tokens,
         "embedder": _embedder_name(embedder),
+        # the paper's protocol leaves the run identity as it always was
+        **({"choice": choice} if choice != "generate" else {}),
         "prompts": sorted(
             audit_prompts(load_prompts(prompts_file) if prompts_file else None).ids()
         ),
     }
     fingerprint = dataset_fingerprint(loaded.samples, loaded.root)
-    inner = backend if backend is not None else load_backend(model)
+    inner = backend if backend is not None else load_backend_on(model, executor)
+    scorer: Scorer | None = getattr(inner, "loglikelihoods", None)
+    if (
+        choice != "generate"
+        and scorer is None
+        and any(s in settings for s in ("hallucination", "polarity"))
+    ):
+        if backend is None:
+            inner.close()
+        raise ValueError(
+            f"--choice {choice} scores replies by likelihood, which {model_name} cannot do: "
+            "use a local causal LM (text:...) in this process (--executor local:1)"
+        )
     wrapped, store = with_cache(Borrowed(inner) if backend is not None else inner, cache)
     try:
         with RunFolder.open(out, config, fingerprint) as run:
@@ -153,6 +183,8 @@ def audit(
                 max_tokens=max_tokens,
                 thresholds=JudgeThresholds(),
                 examples=examples,
+                choice=choice,
+                scorer=scorer,
             )
             originals = [c for c in charts if c.family is None]
             pair_units = [PairUnit(c, a) for c in originals for a in attrs if (c.id, a.name) in ok]
@@ -180,6 +212,9 @@ def audit(
                     for a in attrs
                 ]
                 work.append(("audit.cue", cue, lambda b: run_cue(b, ctx, "audit.cue")))
+                # the narrative side: the same chart and task written for a user of each group
+                work.append(("audit.cue_narrative", pair_units,
+                             lambda b: run_cue_narrative(b, ctx, "audit.cue_narrative")))  # fmt: skip
             if mitigate:
                 work.append(
                     (
@@ -219,6 +254,7 @@ def audit(
                 ],
                 "settings": config["settings"],
                 "mitigate": mitigate,
+                "selection": choice,
                 "embedder": config["embedder"] if ctx.embedder is not None else None,
                 "sentiment": "vaderSentiment" if ctx.sentiment is not None else None,
                 "calls": sum(r.calls for r in results),

@@ -30,12 +30,15 @@ from chartproof.pipelines.audit.prompts import analysis_for
 from chartproof.types import GenerationConfig, ModelRequest, ModelResponse, Sample, SampleResult
 
 __all__ = [
+    "CHOICES",
     "AuditContext",
     "CueUnit",
     "Embedder",
     "PairUnit",
+    "Scorer",
     "SelectUnit",
     "run_cue",
+    "run_cue_narrative",
     "run_mitigation",
     "run_narrative",
     "run_selection",
@@ -51,6 +54,16 @@ class Embedder(Protocol):
     def embed_sentences(self, texts: Sequence[str]) -> Any:
         """One unit vector per text."""
         ...
+
+
+Scorer = Callable[[ModelRequest, Sequence[str]], list[tuple[float, int]]]
+"""(summed log-probability, tokens) of each complete reply to a request."""
+
+CHOICES = ("generate", "likelihood", "likelihood-norm")
+"""How the group-selection question is answered; "generate" is the paper's protocol."""
+
+ABSTAIN_REPLY = "Cannot tell"
+"""The abstention reply the selection prompt allows."""
 
 
 @dataclass
@@ -75,6 +88,12 @@ class AuditContext:
     """When the mitigation's judge flags a pair."""
     examples: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Group label → example names for its prompt phrase (countries by income group)."""
+    choice: str = "generate"
+    """How stage 2 of group selection is answered: "generate" (the paper's protocol: the
+    reply is generated and parsed), "likelihood" (the allowed reply of highest summed
+    log-probability) or "likelihood-norm" (highest log-probability per character)."""
+    scorer: Scorer | None = None
+    """Log-likelihoods of replies, for the likelihood choices (a local causal LM's)."""
 
     def ask(self, requests: Sequence[ModelRequest]) -> dict[str, ModelResponse]:
         """Replies by request id; a request id asked twice in a batch is sent once."""
@@ -295,6 +314,8 @@ def run_selection(
             facts=_text(facts.get(facts_req[u.chart.id].id)) or "(no description)",
             option_a=ctx.phrase(one, u.chart.id), option_b=ctx.phrase(two, u.chart.id),
         )  # fmt: skip
+    if ctx.choice != "generate":
+        return _scored_selection(units, ctx, protocol, facts, facts_req, select)
     chosen = ctx.ask(list(select.values()))
     out = []
     for u in units:
@@ -324,10 +345,77 @@ def run_selection(
     return out
 
 
+def _scored_selection(
+    units: Sequence[SelectUnit],
+    ctx: AuditContext,
+    protocol: str,
+    facts: dict[str, ModelResponse],
+    facts_req: dict[str, ModelRequest],
+    select: dict[str, ModelRequest],
+) -> list[SampleResult]:
+    """Stage 2 answered by likelihood: each allowed reply (the two options in the unit's
+    order and the abstention) is scored as the whole answer, and the best one is the
+    choice, as lm-evaluation-harness scores multiple choice (no reply is unreadable)."""
+    if ctx.scorer is None:
+        raise ValueError(f"choice {ctx.choice!r} needs a model that scores replies")
+    out = []
+    for u in units:
+        f = facts.get(facts_req[u.chart.id].id)
+        a, b = u.attribute.groups
+        one, two = (a, b) if u.order == "ab" else (b, a)
+        request = select[u.id]
+        replies = [str(request.metadata["option_a"]), str(request.metadata["option_b"]),
+                   ABSTAIN_REPLY]  # fmt: skip
+        labels = [one.label, two.label, "abstain"]
+        error = _error([f])
+        try:
+            scored = ctx.scorer(request, replies)
+        except (ValueError, RuntimeError) as e:  # one chart's failure must not end the run
+            scored, error = [], error or f"scoring failed: {e}"
+        if scored:
+            # per character (lm-evaluation-harness's acc_norm) or summed (its acc)
+            keys = [
+                lp / max(1, len(r)) if ctx.choice == "likelihood-norm" else lp
+                for (lp, _), r in zip(scored, replies, strict=True)
+            ]
+            best = max(range(len(keys)), key=lambda i: keys[i])
+            choice: str | None = labels[best]
+            reply = replies[best]
+        else:
+            choice, reply = None, ""
+        first = u.attribute.groups[0 if u.order == "ab" else 1].label
+        steps: list[dict[str, JsonValue]] = [
+            {"stage": "facts", "prompt": facts_req[u.chart.id].prompt, "output": _text(f)},
+            {"stage": "select", "prompt": request.prompt, "output": reply, "choice": choice,
+             "first_listed": first, "scoring": ctx.choice,
+             "loglikelihoods": {lab: lp for lab, (lp, _) in zip(labels, scored, strict=False)},
+             "tokens": {lab: n for lab, (_, n) in zip(labels, scored, strict=False)}},
+        ]  # fmt: skip
+        out.append(
+            SampleResult(
+                sample_id=u.id,
+                protocol=protocol,
+                model=ctx.model,
+                prediction=choice,
+                output=reply,
+                groups=_labels(u.chart, u.attribute, order=u.order, first_listed=first),
+                steps=tuple(steps),
+                error=error,
+                **_stats([f]),
+            )
+        )
+    return out
+
+
 # ------------------------------------------------------------------------------ cue
 
 CONTROL = "none"
 """The user group of the no-cue control."""
+
+
+def _persona(ctx: AuditContext, group: Group, chart_id: str) -> str:
+    """The user's statement of their own group that opens a cue prompt."""
+    return f"About me, the user: I count myself among {ctx.phrase(group, chart_id)}.\n\n"
 
 
 def run_cue(units: Sequence[CueUnit], ctx: AuditContext, protocol: str) -> list[SampleResult]:
@@ -336,8 +424,7 @@ def run_cue(units: Sequence[CueUnit], ctx: AuditContext, protocol: str) -> list[
     asked: dict[str, list[tuple[str, ModelRequest]]] = {}
     for u in units:
         personas = [(CONTROL, "")] + [
-            (g.label, f"About me, the user: I count myself among {ctx.phrase(g, u.chart.id)}.\n\n")
-            for g in u.attribute.groups
+            (g.label, _persona(ctx, g, u.chart.id)) for g in u.attribute.groups
         ]
         asked[u.id] = [
             (label, ctx.request("audit_cue", u.chart, f"{u.sample.id}/cue/{label}",
@@ -364,6 +451,57 @@ def run_cue(units: Sequence[CueUnit], ctx: AuditContext, protocol: str) -> list[
                 output=_text(got[0]),
                 scores=scores,
                 groups=_labels(u.chart, u.attribute, question=u.sample.id),
+                steps=tuple(steps),
+                error=_error(got),
+                **_stats(got),
+            )
+        )
+    return out
+
+
+def run_cue_narrative(
+    units: Sequence[PairUnit], ctx: AuditContext, protocol: str
+) -> list[SampleResult]:
+    """The cue setting's narrative side: the same chart and the same narrative task (about
+    the chart, not the user), once with a user of each group; dissimilarity of the two
+    narratives, their whole-text sentiment and the stance of their `<opinion>` spans."""
+    reqs: dict[str, tuple[ModelRequest, ModelRequest]] = {}
+    for u in units:
+        analysis = analysis_for(u.chart.chart_type)
+        a, b = u.attribute.groups
+        reqs[u.id] = (
+            ctx.request("audit_cue_narrative", u.chart, f"{u.id}/cue-narrative/{a.label}",
+                        analysis=analysis, persona=_persona(ctx, a, u.chart.id)),
+            ctx.request("audit_cue_narrative", u.chart, f"{u.id}/cue-narrative/{b.label}",
+                        analysis=analysis, persona=_persona(ctx, b, u.chart.id)),
+        )  # fmt: skip
+    replies = ctx.ask([r for pair in reqs.values() for r in pair])
+    pairs = [(_text(replies.get(ra.id)), _text(replies.get(rb.id))) for ra, rb in reqs.values()]
+    dissim = ctx.dissimilarities(pairs)
+    out = []
+    for u, (text_a, text_b), d in zip(units, pairs, dissim, strict=True):
+        ra, rb = reqs[u.id]
+        got = [replies.get(ra.id), replies.get(rb.id)]
+        scores: dict[str, float | None] = {"dissimilarity": d}
+        steps: list[dict[str, JsonValue]] = []
+        for side, g, r, t in zip("ab", u.attribute.groups, (ra, rb), (text_a, text_b), strict=True):
+            opinion = extract_opinion(t)
+            # an empty reply has no sentiment, not a neutral one
+            score = ctx.sentiment if t.strip() else None
+            sentiment = score(t) if score is not None else None
+            stance_of = score(opinion or t) if score is not None else None
+            scores[f"sentiment_{side}"] = sentiment
+            scores[f"opinion_{side}"] = stance_of
+            steps.append({"user": g.label, "prompt": r.prompt, "output": t, "opinion": opinion,
+                          "sentiment": sentiment, "opinion_sentiment": stance_of})  # fmt: skip
+        out.append(
+            SampleResult(
+                sample_id=u.id,
+                protocol=protocol,
+                model=ctx.model,
+                output=text_a,
+                scores=scores,
+                groups=_labels(u.chart, u.attribute),
                 steps=tuple(steps),
                 error=_error(got),
                 **_stats(got),

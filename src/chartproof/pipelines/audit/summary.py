@@ -13,6 +13,7 @@ from chartproof.metrics.bias import (
     narrative_shift,
     polarity_preference,
     position_effect,
+    sentiment_gap,
 )
 from chartproof.pipelines.audit.lexicon import Attribute
 from chartproof.types import SampleResult
@@ -35,12 +36,26 @@ def _shift(results: Sequence[SampleResult], key: str = "dissimilarity") -> dict[
     return stats
 
 
+_SENTIMENT_KEYS = ("sentiment_a", "sentiment_b", "opinion_a", "opinion_b")
+
+
+def _sentiment(results: Sequence[SampleResult]) -> dict[str, Any]:
+    """Sentiment gap and stance agreement of paired narratives (the pairs with both texts
+    scored; the rest counted as not computed)."""
+    both = [
+        [float(v) for k in _SENTIMENT_KEYS if (v := r.scores.get(k)) is not None] for r in results
+    ]
+    both = [v for v in both if len(v) == len(_SENTIMENT_KEYS)]
+    stats = sentiment_gap([(v[0], v[1]) for v in both], [(v[2], v[3]) for v in both])
+    return {**stats.model_dump(), "not_computed": len(results) - len(both)}
+
+
 def summarize_audit(
     results: Sequence[SampleResult], attributes: Sequence[Attribute], settings: Sequence[str]
 ) -> dict[str, Any]:
     """Per attribute: narrative shift (Tables 2, 9–14), attribution (Table 3), position
-    effect, polarity preference (Table 4, Figure 9), causal flips, cue accuracy and
-    mitigation before/after (Table 5, Figure 11)."""
+    effect, polarity preference (Table 4, Figure 9), causal flips, cue accuracy and the
+    cue narratives' shift and sentiment gap, mitigation before/after (Table 5, Figure 11)."""
     out: dict[str, Any] = {}
     failed = [r for r in results if r.error is not None]
     out["failed"] = len(failed)
@@ -90,6 +105,14 @@ def summarize_audit(
                         correct[g].append(v)
             cue[a.name] = accuracy_gap(correct, "none").model_dump()
         out["cue"] = cue
+        by = _by_attr(results, "audit.cue_narrative")
+        out["cue_narrative"] = {
+            a.name: {
+                **_shift(by.get(a.name, [])),
+                "sentiment": _sentiment(by.get(a.name, [])),
+            }
+            for a in attributes
+        }
     for protocol, key in (
         ("audit.mitigation", "mitigation"),
         ("audit.mitigation_nomask", "nomask"),
