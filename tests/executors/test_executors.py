@@ -143,13 +143,20 @@ def test_a_worker_killed_inside_a_map_is_replaced(tmp_path: Path) -> None:
     assert pool.restarts >= 1
 
 
-def test_only_cpu_bound_models_fan_out() -> None:
+def test_only_cpu_bound_models_fan_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    import chartproof.executors.backend as module
+
     assert fans_out("builtin:reader")
     assert fans_out("hf:/ckpt?device=cpu")
     assert fans_out("text:smollm2?device=cpu")
-    assert not fans_out("text:smollm2")  # like hf: auto may pick a GPU
-    assert not fans_out("hf:/ckpt")  # auto picks a GPU when there is one: keep one copy
     assert not fans_out("openai:m@http://127.0.0.1:1/v1")
+    # "auto" picks a GPU when there is one: then keep one copy; without one it is the CPU
+    monkeypatch.setattr(module, "has_accelerator", lambda: True)
+    assert not fans_out("text:smollm2") and not fans_out("hf:/ckpt")
+    assert fans_out("text:smollm2?device=cpu")
+    monkeypatch.setattr(module, "has_accelerator", lambda: False)
+    assert fans_out("text:smollm2") and fans_out("hf:/ckpt")
+    assert not fans_out("hf:/ckpt?device=cuda")
 
 
 def test_ray_is_not_imported_by_the_pipelines() -> None:

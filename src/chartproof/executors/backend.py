@@ -139,7 +139,9 @@ class FanOutBackend:
 
     def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
         """Answer the batch on the workers (one response per request, same order)."""
-        chunks = by_image(requests, self._chunk)
+        # a batch smaller than a chunk per worker is split evenly, so every worker gets some
+        even = -(-len(requests) // self._pool.workers) if requests else 1
+        chunks = by_image(requests, max(1, min(self._chunk, even)))
         out: list[ModelResponse] = []
         with self._lock:  # a pool runs one map at a time
             try:
@@ -167,8 +169,8 @@ class FanOutBackend:
 
 def fans_out(spec: str | os.PathLike[str]) -> bool:
     """Whether a model spec names a CPU-bound local model worth one copy per worker: the
-    built-ins a fresh process can build by name and ``hf:`` and ``text:`` models with
-    ``device=cpu``. API models are I/O-bound (spread them over endpoints instead,
+    built-ins a fresh process can build by name and ``hf:`` and ``text:`` models on the CPU
+    (``device=cpu``, or the default ``auto`` where there is no accelerator). API models are I/O-bound (spread them over endpoints instead,
     `chartproof.executors.balance`) and a GPU model stays one copy."""
     from chartproof.models.registry import BackendSpec, SpecError, parse_spec
 
@@ -187,8 +189,25 @@ def fans_out(spec: str | os.PathLike[str]) -> bool:
         # a worker rebuilds the model by name: a built-in registered only in this process
         # (a script's or test's own) stays here
         return builtin_has_home(parsed.target)
-    # a text-over-table model on the CPU is as CPU-bound as an hf: one
-    return parsed.kind in ("hf", "text") and str(parsed.options.get("device", "auto")) == "cpu"
+    if parsed.kind not in ("hf", "text"):
+        return False
+    # a text-over-table model on the CPU is as CPU-bound as an hf: one; "auto" means the
+    # CPU on a machine without an accelerator
+    device = str(parsed.options.get("device", "auto"))
+    return device == "cpu" or (device == "auto" and not has_accelerator())
+
+
+def has_accelerator() -> bool:
+    """Whether torch sees a CUDA or MPS device (False when torch is not installed). Imports
+    torch, which a local hf:/text: model needs anyway."""
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        return False
+    import torch
+
+    mps = getattr(torch.backends, "mps", None)
+    return bool(torch.cuda.is_available() or (mps is not None and mps.is_available()))
 
 
 def load_backend_on(

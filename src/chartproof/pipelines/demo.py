@@ -118,13 +118,18 @@ def demo(
         backend.close()
         pool.close()
     path = report(*runs, out=root / "report.html")
-    audited = _audit(root, audit_charts, audit_model, seed, tell) if audit_charts > 0 else None
+    audited = (
+        _audit(root, audit_charts, audit_model, seed, executor, tell) if audit_charts > 0 else None
+    )
     return DemoResult(data=data, runs=tuple(runs), derender=derendered, report=path, audit=audited)
 
 
-def _audit(root: Path, charts: int, model: str, seed: int, tell: Say) -> Path | None:
+def _audit(
+    root: Path, charts: int, model: str, seed: int, executor: str | None, tell: Say
+) -> Path | None:
     """A small bias audit of the offline text model (text over table) on generated bias
-    charts, two attributes: its own report, or None when the model cannot load here."""
+    charts, two attributes, the model fanned out over `executor` on a machine without an
+    accelerator: its own report, or None when the model cannot load here."""
     from chartproof.models.registry import MissingDependencyError
     from chartproof.pipelines.audit import audit
     from chartproof.reports import report
@@ -140,6 +145,7 @@ def _audit(root: Path, charts: int, model: str, seed: int, tell: Say) -> Path | 
             attributes=("race", "gender"),
             settings=("narrative", "hallucination", "polarity"),
             max_tokens=96,
+            executor=executor,
         )
     except (MissingDependencyError, ImportError, OSError) as exc:
         tell(f"  bias audit skipped: {exc}")
