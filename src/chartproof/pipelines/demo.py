@@ -119,13 +119,15 @@ def demo(
         pool.close()
     path = report(*runs, out=root / "report.html")
     audited = (
-        _audit(root, audit_charts, audit_model, seed, executor, tell) if audit_charts > 0 else None
+        _audit(root, audit_charts, audit_model, seed, tell, executor=executor)
+        if audit_charts > 0
+        else None
     )
     return DemoResult(data=data, runs=tuple(runs), derender=derendered, report=path, audit=audited)
 
 
 def _audit(
-    root: Path, charts: int, model: str, seed: int, executor: str | None, tell: Say
+    root: Path, charts: int, model: str, seed: int, tell: Say, *, executor: str | None = None
 ) -> Path | None:
     """A small bias audit of the offline text model (text over table) on generated bias
     charts, two attributes, the model fanned out over `executor` on a machine without an
