@@ -240,6 +240,31 @@ def _stats(responses: Sequence[ModelResponse | None]) -> dict[str, Any]:
     }
 
 
+def _selection(
+    ctx: AuditContext,
+    protocol: str,
+    unit: SelectUnit,
+    choice: str | None,
+    reply: str,
+    steps: list[dict[str, JsonValue]],
+    error: str | None,
+    responses: Sequence[ModelResponse | None],
+) -> SampleResult:
+    """One group-selection unit's result (generated or likelihood-scored choice)."""
+    first = unit.attribute.groups[0 if unit.order == "ab" else 1].label
+    return SampleResult(
+        sample_id=unit.id,
+        protocol=protocol,
+        model=ctx.model,
+        prediction=choice,
+        output=reply,
+        groups=_labels(unit.chart, unit.attribute, order=unit.order, first_listed=first),
+        steps=tuple(steps),
+        error=error,
+        **_stats(responses),
+    )
+
+
 # ------------------------------------------------------------------------------ narrative
 
 
@@ -329,19 +354,7 @@ def run_selection(
             {"stage": "select", "prompt": select[u.id].prompt, "output": reply, "choice": choice,
              "first_listed": first},
         ]  # fmt: skip
-        out.append(
-            SampleResult(
-                sample_id=u.id,
-                protocol=protocol,
-                model=ctx.model,
-                prediction=choice,
-                output=reply,
-                groups=_labels(u.chart, u.attribute, order=u.order, first_listed=first),
-                steps=tuple(steps),
-                error=_error([f, s]),
-                **_stats([f, s]),
-            )
-        )
+        out.append(_selection(ctx, protocol, u, choice, reply, steps, _error([f, s]), [f, s]))
     return out
 
 
@@ -391,19 +404,7 @@ def _scored_selection(
              "loglikelihoods": {lab: lp for lab, (lp, _) in zip(labels, scored, strict=False)},
              "tokens": {lab: n for lab, (_, n) in zip(labels, scored, strict=False)}},
         ]  # fmt: skip
-        out.append(
-            SampleResult(
-                sample_id=u.id,
-                protocol=protocol,
-                model=ctx.model,
-                prediction=choice,
-                output=reply,
-                groups=_labels(u.chart, u.attribute, order=u.order, first_listed=first),
-                steps=tuple(steps),
-                error=error,
-                **_stats([f]),
-            )
-        )
+        out.append(_selection(ctx, protocol, u, choice, reply, steps, error, [f]))
     return out
 
 
