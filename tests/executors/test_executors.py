@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import threading
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,13 @@ from chartproof.executors import (
 from chartproof.models.base import in_flight
 from chartproof.pipelines.evaluate import evaluate
 from chartproof.pipelines.generate import generate
-from chartproof.testing.hashed import broken_setup, setup_seven, slow_backend_square, square_plus
+from chartproof.testing.hashed import (
+    HashedBackend,
+    broken_setup,
+    setup_seven,
+    slow_backend_square,
+    square_plus,
+)
 
 from .helpers import dataset, hashed, kill_one, sorted_lines
 
@@ -86,6 +93,12 @@ def test_eval_fanned_out_matches_one_process(tmp_path: Path) -> None:
         assert backend.name == single.name and backend.identity == single.identity
         # two workers x three requests x eight chunks each, so no batch ends with idle workers
         assert in_flight(backend) == 48
+        # a batching model: each chunk is one of its batches, two per worker in a batch
+        batching = FanOutBackend(partial(HashedBackend, batch_size=8), open_executor("local:2"))
+        try:
+            assert in_flight(batching) == 2 * 8 * 2
+        finally:
+            batching.close()
         evaluate(data, out=tmp_path / "pool", backend=backend, cache=False)
     finally:
         backend.close()

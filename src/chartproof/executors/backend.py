@@ -22,7 +22,11 @@ __all__ = ["FanOutBackend", "by_image", "fans_out", "load_backend_on"]
 log = logging.getLogger(__name__)
 
 _DEPTH = 8
-"""Chunks per worker in one batch."""
+"""Chunks per worker in one batch, for backends that answer one request at a time."""
+
+_BATCHED_DEPTH = 2
+"""Chunks per worker in one batch, for backends that batch (each chunk is already a model
+batch: a slow text model's results then reach the run folder every few batches)."""
 
 BackendSetup = Callable[[], Backend]
 """Builds one worker's backend; picklable (e.g. ``functools.partial(load_backend, spec)``)."""
@@ -120,7 +124,8 @@ class FanOutBackend:
         self._chunk = chunk if chunk is not None else max(4, per_worker)
         # callers wait for a whole batch, so a batch of one chunk per worker idles the workers
         # that finish first; several chunks per worker let the pool's queue balance them
-        self.settings = FanOutSettings(batch_size=self._pool.workers * self._chunk * _DEPTH)
+        depth = _DEPTH if per_worker <= 1 else _BATCHED_DEPTH
+        self.settings = FanOutSettings(batch_size=self._pool.workers * self._chunk * depth)
 
     @property
     def name(self) -> str:

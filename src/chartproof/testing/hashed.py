@@ -13,6 +13,7 @@ import hashlib
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from chartproof.models.base import BackendIdentity, answered
@@ -30,11 +31,20 @@ def burn(seconds: float) -> None:
             x ^= i * i
 
 
+@dataclass(frozen=True)
+class _Batching:
+    batch_size: int
+
+
 class HashedBackend:
     """Replies with ``int(sha256(prompt, messages)) % 10`` after `work_s` of CPU work."""
 
-    def __init__(self, *, work_s: float = 0.0, pid_dir: str | None = None) -> None:
+    def __init__(
+        self, *, work_s: float = 0.0, pid_dir: str | None = None, batch_size: int = 1
+    ) -> None:
         self.work_s = work_s
+        # what `in_flight` reads: a local model that answers `batch_size` requests at once
+        self.settings = _Batching(batch_size=batch_size)
         self.identity = BackendIdentity(kind="hashed", model="hashed", revision="1")
         if pid_dir is not None:
             Path(pid_dir, f"{os.getpid()}.pid").write_text(str(os.getpid()), encoding="utf-8")
