@@ -203,16 +203,16 @@ def fans_out(spec: str | os.PathLike[str]) -> bool:
 
 
 def has_accelerator() -> bool:
-    """Whether torch sees a CUDA or MPS device (False when torch is not installed). Imports
-    torch, which a local hf:/text: model needs anyway."""
+    """Whether ``device=auto`` would put a local model on an accelerator: the rule of
+    `chartproof.models.hf.resolve_device_dtype` (CUDA when torch sees it; False when torch
+    is not installed). Imports torch, which a local hf:/text: model needs anyway."""
     import importlib.util
 
     if importlib.util.find_spec("torch") is None:
         return False
     import torch
 
-    mps = getattr(torch.backends, "mps", None)
-    return bool(torch.cuda.is_available() or (mps is not None and mps.is_available()))
+    return bool(torch.cuda.is_available())
 
 
 def load_backend_on(
