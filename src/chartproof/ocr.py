@@ -15,7 +15,7 @@ The engine is tuned for chart text (small fonts, single digits, rotated axis tit
 
 rapidocr and OpenCV are the ``reader`` extra; they are imported on first use and a missing
 one raises ImportError with the install command. The networks run on OpenVINO where it infers
-in bfloat16 (CPUs with bf16 instructions; the ``reader`` extra installs OpenVINO): about 1.5
+in bfloat16 (CPUs with bf16 instructions; the ``reader`` extra installs OpenVINO): about 1.7
 times faster than onnxruntime's float32 on one core, on the same ONNX models. Elsewhere they run
 on onnxruntime; ``$CHARTPROOF_OCR_ENGINE`` (openvino or onnxruntime) picks one. bfloat16 moves
 the detector's text probabilities by up to about 0.02, so a box at the threshold can come or go
