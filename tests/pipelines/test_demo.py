@@ -38,3 +38,45 @@ def test_tiny_demo_runs_every_step(tmp_path: Path) -> None:
     html = result.report.read_text(encoding="utf-8")
     assert "Counterfactual families" in html and "builtin:reader · direct (families)" in html
     assert any("redraws faithful" in line for line in said)
+
+
+def _audit_lines(run: Path) -> list[str]:
+    """The audit's results without the fields that say how they were obtained."""
+    rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    for row in rows:
+        for volatile in ("latency_s", "cached", "calls"):
+            row.pop(volatile, None)
+    return sorted(json.dumps(row, sort_keys=True) for row in rows)
+
+
+@pytest.mark.slow
+def test_the_audit_beside_the_reader_gives_the_same_results(tmp_path: Path) -> None:
+    """On a pool of workers the demo's bias audit runs on a thread beside the reader's stages;
+    its results are those of the audit run after them in one process."""
+    pytest.importorskip("rapidocr")
+    from functools import partial
+
+    from chartproof.models import register_builtin
+    from chartproof.testing.hashed import audit_script
+    from chartproof.testing.scripted import ScriptedBackend
+
+    register_builtin(
+        "demo-audit-script",
+        partial(lambda _spec: ScriptedBackend(audit_script, name="scripted:demo-audit")),
+    )
+    tiny = dict(n=2, per_chart=1, variants=(), protocols=("direct",), derender_charts=0)
+    lines = {}
+    for executor in ("local:1", "local:2"):
+        said: list[str] = []
+        result = demo(
+            tmp_path / executor.replace(":", "-"),
+            audit_charts=2,
+            audit_model="builtin:demo-audit-script",
+            executor=executor,
+            say=said.append,
+            **tiny,  # type: ignore[arg-type]
+        )
+        assert result.audit is not None and result.audit.is_file()
+        assert any("beside the reader" in line for line in said) == (executor == "local:2")
+        lines[executor] = _audit_lines(result.audit.parent)
+    assert lines["local:1"] == lines["local:2"] and len(lines["local:1"]) >= 8

@@ -6,6 +6,7 @@ minutes; then a small bias audit of the offline text model with its own report."
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,9 +61,11 @@ def demo(
     each faithful redraw grows a family of `counterfactuals` seeded data edits, whose
     questions the model then answers (the report's family section). Generation and a
     CPU-bound model run on `executor` (default "local": every core; see
-    `chartproof.executors`); the outputs do not depend on it.
+    `chartproof.executors`); the outputs do not depend on it. On a local pool of several
+    workers, the bias audit (`audit_charts` charts, 0 turns it off) runs on a thread of its
+    own beside the reader's stages; otherwise after them, on `executor`.
     """
-    from chartproof.executors import load_backend_on, open_executor
+    from chartproof.executors import LocalExecutor, load_backend_on, open_executor
     from chartproof.pipelines.derender import derender_dataset
     from chartproof.reports import report
 
@@ -70,6 +73,11 @@ def demo(
     tell = say or (lambda _: None)
     tell(f"generating {n} {suite} charts with {per_chart} questions each ...")
     pool = open_executor(executor)
+    # On a local pool of several workers the audit runs beside the reader, on a thread here:
+    # one text model batching in one process gains little from more workers, and the
+    # reader's stages leave cores idle between them; its outputs are the same either way.
+    beside = audit_charts > 0 and pool.workers > 1 and isinstance(pool, LocalExecutor)
+    background = _start_audit(root, audit_charts, audit_model, seed, tell) if beside else None
     try:
         data = generate(
             suite,
@@ -84,6 +92,7 @@ def demo(
         backend = load_backend_on(model, pool)
     except BaseException:
         pool.close()
+        _cancel(background)
         raise
     runs = []
     try:
@@ -114,42 +123,93 @@ def demo(
                 run = root / "runs" / "families"
                 evaluate(made.families.folder, model, run, backend=backend)
                 runs.append(run)
+    except BaseException:
+        _cancel(background)
+        raise
     finally:
         backend.close()
         pool.close()
     path = report(*runs, out=root / "report.html")
-    audited = (
-        _audit(root, audit_charts, audit_model, seed, tell, executor=executor)
-        if audit_charts > 0
-        else None
-    )
+    audited: Path | None = None
+    skipped: str | None = None
+    if background is not None:
+        audited, skipped = _finish_audit(background, root, tell)
+    elif audit_charts > 0:
+        tell(
+            f"auditing {audit_model} for bias on {audit_charts} generated charts (race, gender) ..."
+        )
+        skipped = _audit(_bias_data(root, audit_charts, seed), root, audit_model, executor=executor)
+        audited = None if skipped else _audit_report(root)
+    if skipped:
+        tell(f"  bias audit skipped: {skipped}")
     return DemoResult(data=data, runs=tuple(runs), derender=derendered, report=path, audit=audited)
 
 
-def _audit(
-    root: Path, charts: int, model: str, seed: int, tell: Say, *, executor: str | None = None
-) -> Path | None:
-    """A small bias audit of the offline text model (text over table) on generated bias
+def _start_audit(
+    root: Path, charts: int, model: str, seed: int, tell: Say
+) -> tuple[ThreadPoolExecutor, Future[str | None]]:
+    """The bias data generated here, then the audit started on a thread of its own (its model
+    in this process: torch computes outside the GIL, while the reader works in the pool's
+    processes)."""
+    tell(
+        f"auditing {model} for bias on {charts} generated charts (race, gender), "
+        "beside the reader ..."
+    )
+    data = _bias_data(root, charts, seed)
+    runner = ThreadPoolExecutor(1, thread_name_prefix="chartproof-demo-audit")
+    return runner, runner.submit(_audit, data, root, model, executor="local:1")
+
+
+def _finish_audit(
+    background: tuple[ThreadPoolExecutor, Future[str | None]], root: Path, tell: Say
+) -> tuple[Path | None, str | None]:
+    runner, future = background
+    tell("waiting for the bias audit ...")
+    try:
+        skipped = future.result()
+    finally:
+        runner.shutdown()
+    return (None, skipped) if skipped else (_audit_report(root), None)
+
+
+def _cancel(background: tuple[ThreadPoolExecutor, Future[str | None]] | None) -> None:
+    """Stop waiting for a background audit (a running one finishes its current batch)."""
+    if background is not None:
+        background[1].cancel()
+        background[0].shutdown(wait=True, cancel_futures=True)
+
+
+def _bias_data(root: Path, charts: int, seed: int) -> Path:
+    """The audit's generated bias charts (one process: a couple of charts)."""
+    return generate(
+        "bias", charts, root / "bias-data", seed=seed, per_chart=1, premises=False,
+        executor="local:1",
+    ).folder  # fmt: skip
+
+
+def _audit(data: Path, root: Path, model: str, *, executor: str | None = None) -> str | None:
+    """A small bias audit of the offline text model (text over table) on the generated bias
     charts, two attributes, the model fanned out over `executor` on a machine without an
-    accelerator: its own report, or None when the model cannot load here."""
+    accelerator; None when done, else why the model cannot run here."""
     from chartproof.models.registry import MissingDependencyError
     from chartproof.pipelines.audit import audit
-    from chartproof.reports import report
 
-    tell(f"auditing {model} for bias on {charts} generated charts (race, gender) ...")
-    data = generate("bias", charts, root / "bias-data", seed=seed, per_chart=1, premises=False)
-    run = root / "runs" / "audit"
     try:
         audit(
-            data.folder,
+            data,
             model,
-            run,
+            root / "runs" / "audit",
             attributes=("race", "gender"),
             settings=("narrative", "hallucination", "polarity"),
             max_tokens=96,
             executor=executor,
         )
     except (MissingDependencyError, ImportError, OSError) as exc:
-        tell(f"  bias audit skipped: {exc}")
-        return None
-    return report(run)
+        return str(exc)
+    return None
+
+
+def _audit_report(root: Path) -> Path:
+    from chartproof.reports import report
+
+    return report(root / "runs" / "audit")
