@@ -173,7 +173,8 @@ def _finish_audit(
 
 
 def _cancel(background: tuple[ThreadPoolExecutor, Future[str | None]] | None) -> None:
-    """Stop waiting for a background audit (a running one finishes its current batch)."""
+    """Drop a background audit that has not started; one that has is waited for, so its run
+    folder is left whole (and resumable) before the error goes on."""
     if background is not None:
         background[1].cancel()
         background[0].shutdown(wait=True, cancel_futures=True)
