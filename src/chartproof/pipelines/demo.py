@@ -5,10 +5,15 @@ minutes; then a small bias audit of the offline text model with its own report."
 
 from __future__ import annotations
 
+import multiprocessing
+import threading
+import traceback
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
+from typing import Any
 
 from chartproof.pipelines.evaluate import evaluate
 from chartproof.pipelines.generate import generate
@@ -62,7 +67,7 @@ def demo(
     questions the model then answers (the report's family section). Generation and a
     CPU-bound model run on `executor` (default "local": every core; see
     `chartproof.executors`); the outputs do not depend on it. On a local pool of several
-    workers, the bias audit (`audit_charts` charts, 0 turns it off) runs on a thread of its
+    workers, the bias audit (`audit_charts` charts, 0 turns it off) runs in a process of its
     own beside the reader's stages; otherwise after them, on `executor`.
     """
     from chartproof.executors import LocalExecutor, load_backend_on, open_executor
@@ -73,9 +78,9 @@ def demo(
     tell = say or (lambda _: None)
     tell(f"generating {n} {suite} charts with {per_chart} questions each ...")
     pool = open_executor(executor)
-    # On a local pool of several workers the audit runs beside the reader, on a thread here:
-    # one text model batching in one process gains little from more workers, and the
-    # reader's stages leave cores idle between them; its outputs are the same either way.
+    # On a local pool of several workers the audit runs beside the reader, in a process of
+    # its own: one text model batching in one process gains little from more workers, and
+    # the reader's stages leave cores idle between them; its outputs are the same either way.
     beside = audit_charts > 0 and pool.workers > 1 and isinstance(pool, LocalExecutor)
     background = _start_audit(root, audit_charts, audit_model, seed, tell) if beside else None
     try:
@@ -145,39 +150,81 @@ def demo(
     return DemoResult(data=data, runs=tuple(runs), derender=derendered, report=path, audit=audited)
 
 
-def _start_audit(
-    root: Path, charts: int, model: str, seed: int, tell: Say
-) -> tuple[ThreadPoolExecutor, Future[str | None]]:
-    """The bias data generated here, then the audit started on a thread of its own (its model
-    in this process: torch computes outside the GIL, while the reader works in the pool's
-    processes)."""
+@dataclass
+class _Background:
+    """The bias audit running in a forked process, and the pipe its outcome comes back on."""
+
+    process: BaseProcess
+    outcome: Connection
+
+
+def _start_audit(root: Path, charts: int, model: str, seed: int, tell: Say) -> _Background:
+    """The bias data generated here, then the audit started in a process of its own (its text
+    model in that one process), forked when this process runs no other thread, else spawned.
+
+    A process, not a thread: a second thread here would make every later worker pool spawn
+    fresh interpreters instead of forking this one (see `chartproof.executors.local`); a
+    forked child also sees what this process registered (built-in models, chart kinds).
+    """
     tell(
         f"auditing {model} for bias on {charts} generated charts (race, gender), "
         "beside the reader ..."
     )
     data = _bias_data(root, charts, seed)
-    runner = ThreadPoolExecutor(1, thread_name_prefix="chartproof-demo-audit")
-    return runner, runner.submit(_audit, data, root, model, executor="local:1")
+    receive, send = multiprocessing.Pipe(duplex=False)
+    context: Any = multiprocessing.get_context(_audit_start_method())
+    process: BaseProcess = context.Process(
+        target=_audit_child, args=(send, data, root, model), name="chartproof-demo-audit"
+    )
+    process.start()
+    send.close()
+    return _Background(process=process, outcome=receive)
 
 
-def _finish_audit(
-    background: tuple[ThreadPoolExecutor, Future[str | None]], root: Path, tell: Say
-) -> tuple[Path | None, str | None]:
-    runner, future = background
+def _audit_start_method() -> str:
+    """fork where it is safe (a platform that forks, no other thread that could hold a lock
+    at the fork), else spawn."""
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
+
+
+def _audit_child(send: Connection, data: Path, root: Path, model: str) -> None:
+    """The forked audit: ("ok", why-skipped-or-None) or ("error", traceback) on the pipe."""
+    try:
+        send.send(("ok", _audit(data, root, model, executor="local:1")))
+    except BaseException:
+        send.send(("error", traceback.format_exc()))
+    finally:
+        send.close()
+
+
+def _finish_audit(background: _Background, root: Path, tell: Say) -> tuple[Path | None, str | None]:
+    """Wait for the forked audit; its report, or why it was skipped. Raises RuntimeError with
+    the child's traceback when it failed, or its exit code when it died."""
     tell("waiting for the bias audit ...")
     try:
-        skipped = future.result()
+        status, detail = background.outcome.recv()
+    except EOFError:
+        background.process.join()
+        raise RuntimeError(
+            f"the bias audit process died (exit code {background.process.exitcode}); "
+            "its run folder resumes: rerun the demo"
+        ) from None
     finally:
-        runner.shutdown()
-    return (None, skipped) if skipped else (_audit_report(root), None)
+        background.outcome.close()
+    background.process.join()
+    if status == "error":
+        raise RuntimeError(f"the bias audit failed:\n{detail}")
+    return (None, detail) if detail else (_audit_report(root), None)
 
 
-def _cancel(background: tuple[ThreadPoolExecutor, Future[str | None]] | None) -> None:
-    """Drop a background audit that has not started; one that has is waited for, so its run
-    folder is left whole (and resumable) before the error goes on."""
-    if background is not None:
-        background[1].cancel()
-        background[0].shutdown(wait=True, cancel_futures=True)
+def _cancel(background: _Background | None) -> None:
+    """Stop a background audit when a reader stage fails (its run folder resumes, as after
+    any crash)."""
+    if background is not None and background.process.is_alive():
+        background.process.terminate()
+        background.process.join()
 
 
 def _bias_data(root: Path, charts: int, seed: int) -> Path:
