@@ -429,7 +429,7 @@ def _skipped(s: AuditSummary) -> Html:
         return Html("")
     rows = [[e.chart, e.attribute, e.source, e.reason or ""] for e in s.skipped[:200]]
     return join([el("h3", f"Skipped chart–attribute pairs ({len(s.skipped)})"),
-                 table(["chart", "attribute", "decided by", "why"], rows)])  # fmt: skip
+                 table(["chart", "attribute", "decided by", "why"], rows, cls="grid text")])  # fmt: skip
 
 
 def _gallery(results: Sequence[SampleResult]) -> Html:
