@@ -54,12 +54,11 @@ def hangs_below(tok: OcrToken, value_axis: AxisFit | None) -> bool:
 
 
 def sparse_numbers(texts: Sequence[str | None], slots: int) -> bool:
-    """Upright labels on a dense axis that names every k-th position: at least two, a
-    quarter of the `slots`, all numbers (years), which `fill_skipped_labels` completes."""
+    """Upright labels on a dense axis that names every k-th position: at least two, one
+    per six `slots` (the coarsest labelling the line reader's lattice infers), all numbers
+    (years), which `fill_skipped_labels` completes."""
     known = [t for t in texts if t]
-    return len(known) >= max(2, 0.25 * slots) and all(
-        parse_label_number(t) is not None for t in known
-    )
+    return len(known) >= max(2, slots / 6) and all(parse_label_number(t) is not None for t in known)
 
 
 def top_edge(mask: np.ndarray) -> np.ndarray:
