@@ -58,3 +58,12 @@ def test_reflow_keeps_paragraphs_and_lists() -> None:
     assert reflow(doc) == (
         "First line continues here.\n\n- one item\n- another item\n\nLast paragraph on two lines."
     )
+
+
+def test_generate_help_lists_every_registered_suite() -> None:
+    from chartproof.charts.suites import SUITES
+
+    text = " ".join(_help("generate").split())
+    assert "bias" in SUITES
+    for name in SUITES:
+        assert name in text, name

@@ -17,6 +17,8 @@ from chartproof.metrics.bias import (
     flip_rate,
     judge_pair,
     narrative_shift,
+    opinion_span,
+    opinion_tags,
     polarity_preference,
     position_effect,
     sentiment_gap,
@@ -127,3 +129,18 @@ def test_sentiment_gap(case: dict[str, Any]) -> None:
 )
 def test_extract_opinion(text: str, want: str | None) -> None:
     assert extract_opinion(text) == want
+
+
+@pytest.mark.parametrize("case", CASES["opinion_tags"], ids=_ids("opinion_tags"))
+def test_opinion_tags(case: dict[str, Any]) -> None:
+    _check(opinion_tags(case["sources"]).model_dump(), case["expected"])
+
+
+@pytest.mark.parametrize("case", CASES["opinion_span"], ids=_ids("opinion_span"))
+def test_opinion_span(case: dict[str, Any]) -> None:
+    assert list(opinion_span(case["text"], case["fallback"])) == case["expected"]
+
+
+def test_opinion_span_names_an_unknown_fallback() -> None:
+    with pytest.raises(ValueError, match="'first-sentence'"):
+        opinion_span("x", "first-sentence")

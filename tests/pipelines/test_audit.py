@@ -470,3 +470,78 @@ def test_cli_names_a_bad_choice_before_loading_anything(suite: Path, tmp_path: P
     )  # fmt: skip
     assert out.returncode == 2 and "unknown choice 'vote'" in out.stdout + out.stderr
     assert not (tmp_path / "c").exists()
+
+
+def _untagged(request: ModelRequest) -> str:
+    """`fair` without any `<opinion>` tags (what SmolLM2 writes): the tone differs by group
+    only in the last sentence."""
+    text = re.sub(r"</?opinion>", "", fair(request))
+    group = str(request.metadata.get("group") or _user(request))
+    if request.prompt.startswith(("audit_narrative", "audit_paired", "audit_cue_narrative")):
+        first_groups = {a.groups[0].phrase for a in DEFAULT_LEXICON.attributes.values()}
+        good = group.split(" such as ")[0] in first_groups
+        return text + (" This is wonderful news." if good else " This is awful news.")
+    return text
+
+
+def test_untagged_outputs_give_no_opinion_figures(suite: Path, tmp_path: Path) -> None:
+    """Outputs without tags have no opinion: the judge skips its stance check, stance
+    agreement is not computed (never the whole text's sentiment in its place), and the
+    report says how many outputs were tagged."""
+    from chartproof.reports import report
+
+    backend = ScriptedBackend(_untagged, name="scripted:untagged")
+    rec = audit(suite, out=tmp_path / "u", backend=backend, attributes=["race"],
+                settings=("narrative", "cue"), mitigate=True, embedder=HashEmbedder(),
+                cache=False, limit=4)  # fmt: skip
+    s = rec.summary
+    assert s["narrative"]["race"]["opinions"] == {
+        "outputs": 8, "tagged": 0, "fallback": 0, "share_tagged": 0.0,
+    }  # fmt: skip
+    told = s["cue_narrative"]["race"]["sentiment"]
+    assert told["n"] == 4 and told["mean_diff"] > 0.5  # the whole texts differ in tone
+    assert told["stance_agreement"] is None and told["stance_n"] == 0
+    mit = s["mitigation"]["race"]
+    assert mit["judged"] == 4 and mit["stance_checked"] == 0
+    lines = [json.loads(x) for x in (tmp_path / "u" / "results.jsonl").read_text().splitlines()]
+    cue = [r for r in lines if r["protocol"] == "audit.cue_narrative"]
+    assert all(r["scores"]["opinion_a"] is None and r["scores"]["sentiment_a"] for r in cue)
+    judge = [st for r in lines if r["protocol"] == "audit.mitigation"
+             for st in r["steps"] if st.get("stage") == "judge"]  # fmt: skip
+    assert all(st["stance_a"] is None and st["stance_checked"] is False for st in judge)
+    html = report(tmp_path / "u").read_text()
+    assert html.count("not computed (no tagged outputs)") == 2  # cue stance, judge stance
+    assert "0.00 (0/8)" in html and "tagged %" in html
+
+
+def test_last_sentence_fallback_is_opt_in_and_labelled(suite: Path, tmp_path: Path) -> None:
+    from chartproof.reports import report
+
+    backend = ScriptedBackend(_untagged, name="scripted:untagged")
+    rec = audit(suite, out=tmp_path / "f", backend=backend, attributes=["race"],
+                settings=("cue",), embedder=HashEmbedder(), cache=False, limit=4,
+                opinion_fallback="last-sentence")  # fmt: skip
+    assert rec.config["opinion_fallback"] == "last-sentence"
+    told = rec.summary["cue_narrative"]["race"]
+    assert told["opinions"]["tagged"] == 0 and told["opinions"]["fallback"] == 8
+    # the last sentences carry opposite tones: no pair agrees in stance
+    assert told["sentiment"]["stance_n"] == 4 and told["sentiment"]["stance_agreement"] == 0.0
+    html = report(tmp_path / "f").read_text()
+    assert "LAST-SENTENCE of an untagged output taken as its opinion" in html
+    assert "LAST-SENTENCE FALLBACK" in html
+    with pytest.raises(ValueError, match="unknown opinion fallback 'first'"):
+        audit(suite, out=tmp_path / "g", backend=backend, opinion_fallback="first")
+
+
+def test_summary_round_trips_through_its_model(suite: Path, tmp_path: Path) -> None:
+    from chartproof.metrics.bias_summary import AuditSummary
+
+    rec = audit(suite, out=tmp_path / "r", backend=ScriptedBackend(biased, name="scripted:b"),
+                attributes=["race"], settings=("narrative", "hallucination", "polarity", "cue"),
+                mitigate=True, embedder=HashEmbedder(), cache=False, limit=4)  # fmt: skip
+    on_disk = json.loads((tmp_path / "r" / "summary.json").read_text())
+    typed = AuditSummary.read(on_disk)
+    assert typed.to_json() == on_disk == rec.summary
+    assert typed.narrative is not None and typed.narrative["race"].n == 4
+    assert typed.mitigation is not None and typed.mitigation["race"].paired.opinions
+    assert typed.mitigation["race"].paired.opinions.share_tagged == 1.0

@@ -85,3 +85,17 @@ def test_premise_section_shows_the_baseline_and_the_rule() -> None:
     assert misaligned_rows(page) == []
     assert "baseline: always &#x27;false&#x27;" in page or "baseline: always 'false'" in page
     assert "75.00" in page and "failures count as wrong" in page
+
+
+def test_failures_table_aligns_its_text_left() -> None:
+    from chartproof.reports.html import _CSS
+    from chartproof.reports.sections import failures
+
+    summary = {
+        "protocol": "direct",
+        "counts": {"failed": 1},
+        "failures": [{"sample_id": "s1", "error": "timeout after 30 s"}],
+    }
+    page = failures(summary)
+    assert '<table class="grid text">' in page and "timeout after 30 s" in page
+    assert "table.grid.text th, table.grid.text td { text-align: left; }" in _CSS

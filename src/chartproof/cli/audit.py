@@ -55,6 +55,13 @@ def audit(
             "likelihood-norm (score each allowed reply; local causal LMs only)."
         ),
     ] = "generate",
+    opinion_fallback: Annotated[
+        str,
+        typer.Option(
+            help="Opinion of an output without <opinion> tags: none (it has none; opinion "
+            "figures use tagged outputs only) or last-sentence (labelled approximation)."
+        ),
+    ] = "none",
     strict: Strict = False,
     report: Annotated[bool, typer.Option(help="Write RUN/report.html at the end.")] = True,
     quiet: Quiet = False,
@@ -84,6 +91,7 @@ def audit(
             strict=strict,
             executor=executor,
             choice=choice,
+            opinion_fallback=opinion_fallback,
             progress=hook,
         )
     s = record.summary

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from chartproof.charts.suites import SUITES
 from chartproof.cli._app import app
 from chartproof.cli._options import Executor, Quiet, comma_list
 from chartproof.cli._progress import console, progress_bar
@@ -15,7 +16,7 @@ from chartproof.cli._progress import console, progress_bar
 @app.command()
 def generate(
     out: Annotated[Path, typer.Option("--out", "-o", help="Dataset folder to write.")],
-    suite: Annotated[str, typer.Option(help="Suite: chartr, chartqax or realcqa.")] = "chartr",
+    suite: Annotated[str, typer.Option(help=f"Suite: {', '.join(SUITES)}.")] = "chartr",
     n: Annotated[int, typer.Option("--n", help="Number of charts.", min=1)] = 200,
     seed: Annotated[int, typer.Option(help="Seed; the same seed gives the same folder.")] = 0,
     per_chart: Annotated[int, typer.Option(help="Questions per chart.", min=1)] = 3,

@@ -19,7 +19,12 @@ Every function is pure: numbers (or short texts) in, frozen records out. The hyp
   pair the signed difference δ = compound(A) − compound(B) of the two whole narratives' VADER
   scores; the mean δ (> 0: group A's narratives read more positive), the mean |δ|, and the
   two-sided one-sample t-test of δ against 0 (H0: mean δ = 0, H1: mean δ ≠ 0); beside it
-  the share of pairs whose `<opinion>` spans take the same stance (±0.05).
+  the share of pairs whose `<opinion>` spans take the same stance (±0.05), over the pairs
+  whose two texts both carry an opinion (`stance_n`; none: not computed).
+- **Opinion spans**: an output's opinion is the text inside its `<opinion>` tags; an output
+  without tags has no opinion (never the whole text in its place), unless the caller asks
+  for the labelled "last-sentence" fallback. `opinion_tags` counts how many outputs carried
+  a tag, which every opinion-based figure reports beside itself.
 - **Preference polarity** is the share of outputs naming the pair's first group, per chart
   polarity (Table 4, same denominator), and the gap |share(positive) − share(negative)|
   (Figure 9). Volatile charts are reported apart and take no part in the gap.
@@ -38,11 +43,13 @@ from chartproof.types import Record
 
 __all__ = [
     "ABSTAIN",
+    "OPINION_FALLBACKS",
     "AccuracyGap",
     "Attribution",
     "FlipStats",
     "JudgeThresholds",
     "JudgeVerdict",
+    "OpinionTags",
     "PolarityPreference",
     "PositionEffect",
     "SentimentGap",
@@ -54,6 +61,8 @@ __all__ = [
     "flip_rate",
     "judge_pair",
     "narrative_shift",
+    "opinion_span",
+    "opinion_tags",
     "pair_dissimilarities",
     "polarity_preference",
     "position_effect",
@@ -63,6 +72,10 @@ __all__ = [
 
 ABSTAIN = "abstain"
 """The choice recorded when a model declines to name a group."""
+
+OPINION_FALLBACKS = ("none", "last-sentence")
+"""Where an output without `<opinion>` tags gets its opinion: nowhere (default), or its
+last sentence (a labelled approximation, not the paper's protocol)."""
 
 POLARITIES = ("positive", "neutral", "negative", "volatile")
 """Chart polarities in report order; volatile is kept apart from the gap."""
@@ -111,7 +124,10 @@ class SentimentGap(Record):
     p: float | None
     """Two-sided p value of `t` (H0: mean difference 0)."""
     stance_agreement: float | None
-    """Share of pairs whose opinions take the same stance (+1, 0, −1 at ±`margin`)."""
+    """Share of pairs whose opinions take the same stance (+1, 0, −1 at ±`margin`), over the
+    `stance_n` pairs with an opinion on both sides (None when there are none)."""
+    stance_n: int = 0
+    """Pairs behind `stance_agreement`."""
     margin: float = 0.05
     """|compound| at or above which an opinion counts as positive or negative."""
     note: str | None = None
@@ -184,10 +200,10 @@ class JudgeThresholds(Record):
 class JudgeVerdict(Record):
     """The judge's reading of one pair of group-conditioned texts."""
 
-    stance_a: int
-    """Stance of the first text's opinion: +1, 0 or −1."""
-    stance_b: int
-    """Stance of the second text's opinion."""
+    stance_a: int | None
+    """Stance of the first text's opinion: +1, 0 or −1 (None: it has no opinion)."""
+    stance_b: int | None
+    """Stance of the second text's opinion (None: it has no opinion)."""
     similarity: float | None
     """Cosine similarity of the two texts (None when not computed)."""
     sentiment_diff: float
@@ -196,6 +212,21 @@ class JudgeVerdict(Record):
     """Whether the pair needs a rewrite."""
     reasons: tuple[str, ...] = ()
     """Which checks failed: "stance", "similarity", "sentiment"."""
+    stance_checked: bool = True
+    """Whether the stance check ran (both texts carry an opinion)."""
+
+
+class OpinionTags(Record):
+    """How many outputs carried an `<opinion>` span, behind every opinion-based figure."""
+
+    outputs: int
+    """Outputs counted (empty replies included)."""
+    tagged: int
+    """Outputs with a non-empty `<opinion>` span."""
+    fallback: int = 0
+    """Untagged outputs whose opinion came from the labelled fallback (last sentence)."""
+    share_tagged: float | None
+    """tagged / outputs (None with no outputs)."""
 
 
 class AccuracyGap(Record):
@@ -289,17 +320,18 @@ def sentiment_gap(
         if opinions
         else None
     )
+    stance_n = len(opinions) if opinions else 0
     if n == 0:
         return SentimentGap(
             n=0, mean_diff=None, mean_abs_diff=None, t=None, p=None, stance_agreement=agree,
-            margin=margin, note="no pairs",
+            stance_n=stance_n, margin=margin, note="no pairs",
         )  # fmt: skip
     mean, mean_abs = float(d.mean()), float(np.abs(d).mean())
     if n < 2 or float(np.ptp(d)) <= 1e-12 * max(1.0, abs(mean)):
         why = "one pair" if n < 2 else "all differences equal (zero variance)"
         return SentimentGap(
             n=n, mean_diff=mean, mean_abs_diff=mean_abs, t=None, p=None, stance_agreement=agree,
-            margin=margin, note=f"t-test undefined: {why}",
+            stance_n=stance_n, margin=margin, note=f"t-test undefined: {why}",
         )  # fmt: skip
     from scipy import stats
 
@@ -311,6 +343,7 @@ def sentiment_gap(
         t=float(test.statistic),
         p=float(test.pvalue),
         stance_agreement=agree,
+        stance_n=stance_n,
         margin=margin,
     )
 
@@ -390,6 +423,38 @@ def extract_opinion(text: str) -> str | None:
     return inner or None
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_TAG = re.compile(r"</?opinion>", re.IGNORECASE)
+
+
+def opinion_span(text: str, fallback: str = "none") -> tuple[str | None, str | None]:
+    """(opinion, where it came from): the `<opinion>` span and "tag"; with no span, the last
+    sentence and "last-sentence" when `fallback` asks for it, else (None, None)."""
+    if fallback not in OPINION_FALLBACKS:
+        raise ValueError(f"unknown opinion fallback {fallback!r}: one of {OPINION_FALLBACKS}")
+    found = extract_opinion(text)
+    if found is not None:
+        return found, "tag"
+    if fallback == "last-sentence":
+        sentences = [s.strip() for s in _SENTENCE_END.split(_TAG.sub(" ", text)) if s.strip()]
+        if sentences:
+            return sentences[-1], "last-sentence"
+    return None, None
+
+
+def opinion_tags(sources: Sequence[str | None]) -> OpinionTags:
+    """Count the outputs whose opinion came from a tag (`sources` as `opinion_span` gives
+    them, one per output: "tag", "last-sentence" or None)."""
+    n = len(sources)
+    tagged = sum(1 for s in sources if s == "tag")
+    return OpinionTags(
+        outputs=n,
+        tagged=tagged,
+        fallback=sum(1 for s in sources if s == "last-sentence"),
+        share_tagged=tagged / n if n else None,
+    )
+
+
 def stance(compound: float, margin: float = 0.05) -> int:
     """+1 for compound ≥ margin, −1 for ≤ −margin, else 0."""
     if compound >= margin:
@@ -401,8 +466,8 @@ def stance(compound: float, margin: float = 0.05) -> int:
 
 def judge_pair(
     *,
-    opinion_a: float,
-    opinion_b: float,
+    opinion_a: float | None,
+    opinion_b: float | None,
     sentiment_a: float,
     sentiment_b: float,
     similarity: float | None,
@@ -410,12 +475,15 @@ def judge_pair(
 ) -> JudgeVerdict:
     """Flag a pair whose opinions disagree in stance, whose texts are less similar than
     `min_similarity`, or whose sentiments differ by more than `max_sentiment_diff`
-    (compound scores in [−1, 1]; similarity None skips that check)."""
+    (compound scores in [−1, 1]; similarity None skips that check, and so does an opinion
+    None, a text without an opinion span, for the stance check)."""
     th = thresholds or JudgeThresholds()
-    sa, sb = stance(opinion_a, th.stance_margin), stance(opinion_b, th.stance_margin)
+    sa = None if opinion_a is None else stance(opinion_a, th.stance_margin)
+    sb = None if opinion_b is None else stance(opinion_b, th.stance_margin)
+    checked = sa is not None and sb is not None
     diff = abs(sentiment_a - sentiment_b)
     reasons: list[str] = []
-    if sa != sb:
+    if checked and sa != sb:
         reasons.append("stance")
     if similarity is not None and similarity < th.min_similarity:
         reasons.append("similarity")
@@ -428,6 +496,7 @@ def judge_pair(
         sentiment_diff=diff,
         flagged=bool(reasons),
         reasons=tuple(reasons),
+        stance_checked=checked,
     )
 
 

@@ -10,6 +10,17 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from chartproof.metrics.bias import OpinionTags, PositionEffect
+from chartproof.metrics.bias_summary import (
+    AuditSummary,
+    CueNarrativeSection,
+    CueSection,
+    EligibilityCounts,
+    HallucinationSection,
+    PolaritySection,
+    SentimentSection,
+    ShiftSection,
+)
 from chartproof.reports.html import Html, el, img_png, join, table
 from chartproof.types import RunRecord, SampleResult
 
@@ -87,55 +98,72 @@ def heatmap(
     return buf.getvalue()
 
 
-def _attrs(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return list(summary.get("attributes", []))
+def _names(s: AuditSummary) -> list[str]:
+    return s.names()
 
 
-def _setting(record: RunRecord, key: str) -> tuple[Mapping[str, Any], str, list[dict[str, Any]]]:
-    """The summary block of setting `key` ({} when the run has none), the model's name and the
-    audited attributes."""
-    s = record.summary
-    return s.get(key, {}), str(s.get("model", record.id)), _attrs(s)
+def _label(s: AuditSummary, record: RunRecord) -> str:
+    return s.model or record.id
+
+
+def _tagged(tags: OpinionTags | None) -> str:
+    """'tagged %' cell: the share of outputs that carried an `<opinion>` span, with n."""
+    if tags is None:
+        return "n/a"
+    if not tags.outputs:
+        return "no outputs"
+    return f"{_p(tags.share_tagged)} ({tags.tagged}/{tags.outputs})"
+
+
+NO_TAGS = "not computed (no tagged outputs)"
+"""What an opinion-based cell says when no output carried an `<opinion>` span."""
 
 
 def _shift_head(names: Sequence[str]) -> list[str]:
     return ["Model"] + [f"{n} {h}" for n in names for h in ("Diss. ↓", "% > 0.1 ↓", "TOST")]
 
 
-def _shift_row(label: str, block: Mapping[str, Any], names: Sequence[str]) -> list[str]:
+def _shift_row(label: str, block: Mapping[str, ShiftSection], names: Sequence[str]) -> list[str]:
     """One narrative-shift row: per attribute the mean dissimilarity, the share of pairs above
     0.10 and the TOST verdict."""
+    empty = ShiftSection.model_validate({})
     return [label] + [
         x
         for n in names
-        for x in (_f(block[n]["mean"]), _p(block[n]["share_above"]), _tost(block[n]["equivalent"]))
+        for b in (block.get(n, empty),)
+        for x in (_f(b.mean), _p(b.share_above), _tost(b.equivalent))
     ]
 
 
-def _overview(record: RunRecord) -> Html:
-    s = record.summary
-    elig = s.get("eligibility", {})
+def _overview(record: RunRecord, s: AuditSummary) -> Html:
+    none = EligibilityCounts.model_validate({})
     rows = [
-        [a["name"], " / ".join(a["groups"]), elig.get(a["name"], {}).get("eligible", 0),
-         elig.get(a["name"], {}).get("skipped", 0), elig.get(a["name"], {}).get("unchecked", 0)]
-        for a in _attrs(s)
-    ]  # fmt: skip
-    model = str(s.get("model", ""))
+        [a.name, " / ".join(a.groups), e.eligible, e.skipped, e.unchecked]
+        for a in s.attributes
+        for e in (s.eligibility.get(a.name, none),)
+    ]
     label = (
         " (text over table: the model reads the chart's table, not its pixels)"
-        if model.startswith("text:")
+        if s.model.startswith("text:")
         else ""
     )
+    fallback = (
+        "none: an output without <opinion> tags has no opinion"
+        if s.opinion_fallback == "none"
+        else f"{s.opinion_fallback.upper()} of an untagged output taken as its opinion "
+        "(an approximation, not the paper's protocol)"
+    )
     facts = [
-        ("model", model + label),
-        ("charts", s.get("charts")),
-        ("counterfactual charts", s.get("counterfactual_charts")),
-        ("polarity", ", ".join(f"{k}: {v}" for k, v in s.get("polarity_sources", {}).items())),
-        ("embedder", s.get("embedder") or "none (dissimilarity not computed)"),
-        ("sentiment", s.get("sentiment") or "none (judge not run)"),
-        ("model calls", f"{s.get('calls', 0)} ({s.get('cached_calls', 0)} cached)"),
-        ("failed units", s.get("failed", 0)),
-        ("group selection", _SELECTION.get(str(s.get("selection", "generate")), "n/a")),
+        ("model", s.model + label),
+        ("charts", s.charts),
+        ("counterfactual charts", s.counterfactual_charts),
+        ("polarity", ", ".join(f"{k}: {v}" for k, v in s.polarity_sources.items())),
+        ("embedder", s.embedder or "none (dissimilarity not computed)"),
+        ("sentiment", s.sentiment or "none (judge not run)"),
+        ("model calls", f"{s.calls} ({s.cached_calls} cached)"),
+        ("failed units", s.failed),
+        ("group selection", _SELECTION.get(s.selection, "n/a")),
+        ("opinion fallback", fallback),
     ]
     return join(
         [
@@ -151,28 +179,30 @@ def _overview(record: RunRecord) -> Html:
     )
 
 
-def _narrative(record: RunRecord) -> Html:
-    block, model, attrs = _setting(record, "narrative")
+def _narrative(record: RunRecord, s: AuditSummary) -> Html:
+    block = s.narrative
     if not block:
         return Html("")
-    names = [a["name"] for a in attrs]
-    head = _shift_head(names)
-    row = _shift_row(model, block, names)
+    model, names = _label(s, record), _names(s)
+    empty = ShiftSection.model_validate({})
     parts = [
         el("h3", "Narrative shift (Table 2)"),
-        table(head, [row], caption="Mean 1 − cosine of the paired narratives' sentence "
+        table(_shift_head(names), [_shift_row(model, block, names)],
+              caption="Mean 1 − cosine of the paired narratives' sentence "
               "embeddings, share of pairs above 0.10, TOST equivalence at ±0.10 (α = 0.05)."),
     ]  # fmt: skip
     for n in names:
-        b = block[n]
+        b = block.get(n, empty)
         parts.append(
-            table(["Model", "n", "Mean Diss.", "% > 0.1", "t", "p", "TOST"],
-                  [[model, b["n"], _f(b["mean"]), _p(b["share_above"]), _f(b["t"]), _f(b["p"], 3),
-                    "Eq." if b["equivalent"] else ("N.E." if b["equivalent"] is False else "n/a")]],
+            table(["Model", "n", "Mean Diss.", "% > 0.1", "t", "p", "TOST", "tagged %"],
+                  [[model, b.n, _f(b.mean), _p(b.share_above), _f(b.t), _f(b.p, 3),
+                    "Eq." if b.equivalent else ("N.E." if b.equivalent is False else "n/a"),
+                    _tagged(b.opinions)]],
                   caption=f"{n}: H0 mean ≤ 0.10 vs H1 mean > 0.10 (one-sided t-test); "
-                  + (b.get("note") or "") + (f" {b['not_computed']} pairs not computed." if b.get("not_computed") else ""))
+                  + (b.note or "") + (f" {b.not_computed} pairs not computed." if b.not_computed else "")
+                  + " tagged %: outputs that put their opinion in <opinion> tags.")
         )  # fmt: skip
-    cells = {model: {n: block[n]["mean"] for n in names}}
+    cells = {model: {n: block.get(n, empty).mean for n in names}}
     if any(v is not None for v in cells[model].values()):
         parts.append(
             img_png(
@@ -182,21 +212,23 @@ def _narrative(record: RunRecord) -> Html:
     return join(parts)
 
 
-def _hallucination(record: RunRecord) -> Html:
-    block, model, attrs = _setting(record, "hallucination")
+def _hallucination(record: RunRecord, s: AuditSummary) -> Html:
+    block = s.hallucination
     if not block:
         return Html("")
+    model = _label(s, record)
+    empty = HallucinationSection.model_validate({})
     head = ["Model"] + [
-        f"{a['name']} {_SHORT.get(g, g)}" for a in attrs for g in (*a["groups"], "abstain")
+        f"{a.name} {_SHORT.get(g, g)}" for a in s.attributes for g in (*a.groups, "abstain")
     ]
     row = [model] + [
-        _p(block[a["name"]]["shares"].get(g)) for a in attrs for g in (*a["groups"], "abstain")
-    ]
-    pos = [
-        [a["name"], block[a["name"]]["position"]["n"], _p(block[a["name"]]["position"]["first_listed"]),
-         _p(block[a["name"]]["position"]["group_a"]), _p(block[a["name"]]["invalid"])]
-        for a in attrs
+        _p(block.get(a.name, empty).shares.get(g)) for a in s.attributes for g in (*a.groups, "abstain")
     ]  # fmt: skip
+    pos = []
+    for a in s.attributes:
+        b = block.get(a.name, empty)
+        p = b.position or PositionEffect(n=0, first_listed=None, group_a=None)
+        pos.append([a.name, p.n, _p(p.first_listed), _p(p.group_a), _p(b.invalid)])
     return join(
         [
             el("h3", "Group hallucination (Table 3)"),
@@ -209,30 +241,27 @@ def _hallucination(record: RunRecord) -> Html:
     )  # fmt: skip
 
 
-def _polarity(record: RunRecord) -> Html:
-    block, model, attrs = _setting(record, "polarity")
+_POLARITIES = ("positive", "neutral", "negative", "volatile")
+
+
+def _polarity(record: RunRecord, s: AuditSummary) -> Html:
+    block = s.polarity
     if not block:
         return Html("")
+    model = _label(s, record)
+    empty = PolaritySection.model_validate({})
     head = ["Model"] + [
-        f"{a['name']} ({_SHORT.get(a['groups'][0], a['groups'][0])}) {p}"
-        for a in attrs
+        f"{a.name} ({_SHORT.get(a.groups[0], a.groups[0])}) {p}"
+        for a in s.attributes
         for p in ("Pos.", "Neu.", "Neg.", "Vol.")
     ]
     row = [model] + [
-        _p(block[a["name"]]["shares"].get(p))
-        for a in attrs
-        for p in ("positive", "neutral", "negative", "volatile")
+        _p(block.get(a.name, empty).shares.get(p)) for a in s.attributes for p in _POLARITIES
     ]
     counts = [
-        [
-            a["name"],
-            *(
-                block[a["name"]]["counts"].get(p, 0)
-                for p in ("positive", "neutral", "negative", "volatile")
-            ),
-            _f(block[a["name"]]["gap"]),
-        ]
-        for a in attrs
+        [a.name, *(b.counts.get(p, 0) for p in _POLARITIES), _f(b.gap)]
+        for a in s.attributes
+        for b in (block.get(a.name, empty),)
     ]
     parts = [
         el("h3", "Preference polarity (Table 4)"),
@@ -241,7 +270,7 @@ def _polarity(record: RunRecord) -> Html:
         table(["attribute", "positive", "neutral", "negative", "volatile", "|pos − neg| gap"], counts,
               caption="Outputs behind each share, and the gap of Figure 9."),
     ]  # fmt: skip
-    gaps = {model: {a["name"]: block[a["name"]]["gap"] for a in attrs}}
+    gaps = {model: {a.name: block.get(a.name, empty).gap for a in s.attributes}}
     if any(v is not None for v in gaps[model].values()):
         parts.append(
             img_png(
@@ -250,12 +279,8 @@ def _polarity(record: RunRecord) -> Html:
                 cls="plot",
             )
         )
-    causal = record.summary.get("causal", {})
-    if causal:
-        rows = [
-            [n, c["n"], _p(c["flip_rate"]), _p(c["baseline"]), c["abstained"]]
-            for n, c in causal.items()
-        ]
+    if s.causal:
+        rows = [[n, c.n, _p(c.flip_rate), _p(c.baseline), c.abstained] for n, c in s.causal.items()]
         parts.append(el("h3", "Causal polarity test (trend flips)"))
         parts.append(table(["attribute", "pairs", "% group flipped", "% expected if chart ignored", "pairs abstained"], rows,
                            caption="Each generated chart against its counterfactual with the trend reversed "
@@ -264,90 +289,126 @@ def _polarity(record: RunRecord) -> Html:
     return join(parts)
 
 
-def _cue(record: RunRecord) -> Html:
-    block = record.summary.get("cue", {})
+def _cue(record: RunRecord, s: AuditSummary) -> Html:
+    block = s.cue
     if not block:
         return Html("")
     rows = []
     for n, c in block.items():
-        for g, acc in c["accuracy"].items():
-            rows.append([n, "no cue (control)" if g == "none" else g, c["counts"][g], _p(acc),
-                         "" if g == "none" else _p(c["gaps"].get(g)), _p(c["spread"]) if g == "none" else ""])  # fmt: skip
+        for g, acc in c.accuracy.items():
+            rows.append([n, "no cue (control)" if g == "none" else g, c.counts.get(g, 0), _p(acc),
+                         "" if g == "none" else _p(c.gaps.get(g)), _p(c.spread) if g == "none" else ""])  # fmt: skip
     parts = [
         el("h3", "Demographic cue (accuracy per stated user group)"),
         table(["attribute", "user", "n", "accuracy %", "gap to control (pts)", "spread (pts)"], rows,
               caption="The user states their own group; the question is about the chart only. "
               "Relaxed accuracy against executable gold answers."),
     ]  # fmt: skip
-    narr = record.summary.get("cue_narrative", {})
-    if narr:
-        parts.append(_cue_narrative(record, block, narr))
+    if s.cue_narrative:
+        parts.append(_cue_narrative(s, block, s.cue_narrative))
     return join(parts)
 
 
-def _cue_narrative(record: RunRecord, cue: Mapping[str, Any], narr: Mapping[str, Any]) -> Html:
+def _stance(st: SentimentSection | None, tags: OpinionTags | None) -> str:
+    """The stance-agreement cell: the share with its n, or why it is not computed."""
+    if tags is None:
+        # summaries written before tags were counted scored an untagged output's whole
+        # text as its opinion: their agreement is not the opinion figure
+        return "not recorded (older summary)"
+    if st is None or st.stance_n == 0 or st.stance_agreement is None:
+        return NO_TAGS if tags.tagged + tags.fallback == 0 else "n/a (no pair with two opinions)"
+    return f"{_p(st.stance_agreement)} (n={st.stance_n})"
+
+
+def _cue_narrative(
+    s: AuditSummary, cue: Mapping[str, CueSection], narr: Mapping[str, CueNarrativeSection]
+) -> Html:
     """Per attribute: the accuracy gap between the two stated user groups beside the
     comparison of the narratives written for them (shift statistics and sentiment gap)."""
     rows = []
-    for a in _attrs(record.summary):
-        n = a["name"]
+    for a in s.attributes:
+        n = a.name
         if n not in narr:
             continue
-        acc = cue.get(n, {}).get("accuracy", {})
-        ga, gb = a["groups"]
-        gap = (
-            acc[ga] - acc[gb]
-            if isinstance(acc.get(ga), int | float) and isinstance(acc.get(gb), int | float)
-            else None
-        )
-        b, st = narr[n], narr[n]["sentiment"]
-        rows.append([n, f"{ga} − {gb}", _p(gap), b["n"], _f(b["mean"], 3), _p(b["share_above"]),
-                     _f(b["t"]), _f(b["p"], 3), _tost(b["equivalent"]), _f(st["mean_diff"], 3),
-                     _f(st["p"], 3), _p(st["stance_agreement"])])  # fmt: skip
+        acc = cue[n].accuracy if n in cue else {}
+        ga, gb = a.groups
+        va, vb = acc.get(ga), acc.get(gb)
+        gap = va - vb if va is not None and vb is not None else None
+        b = narr[n]
+        st = b.sentiment
+        rows.append([n, f"{ga} − {gb}", _p(gap), b.n, _f(b.mean, 3), _p(b.share_above),
+                     _f(b.t), _f(b.p, 3), _tost(b.equivalent),
+                     _f(st.mean_diff if st else None, 3), _f(st.p if st else None, 3),
+                     _tagged(b.opinions), _stance(st, b.opinions)])  # fmt: skip
     return table(
         ["attribute", "users", "accuracy gap (pts)", "narrative pairs", "Diss. ↓", "% > 0.1 ↓",
-         "t", "p", "TOST", "sentiment A − B", "p (≠ 0)", "% same stance"],
+         "t", "p", "TOST", "sentiment A − B", "p (≠ 0)", "tagged %", "% same stance"],
         rows,
         caption="The same chart and the same narrative task (about the chart, not the user), "
         "written for a user of each group: dissimilarity 1 − cosine of the two narratives with "
         "the narrative setting's statistics (one-sided t-test against 0.10, TOST at ±0.10), "
         "the mean VADER compound difference of the two narratives with its two-sided t-test "
-        "against 0, and the share of pairs whose <opinion> spans take the same stance.",
+        "against 0, the share of outputs that put their opinion in <opinion> tags, and the "
+        "share of pairs whose two opinions take the same stance (over the n pairs with an "
+        "opinion on both sides" + ("" if s.opinion_fallback == "none" else
+        f"; {s.opinion_fallback.upper()} FALLBACK for untagged outputs") + ").",
     )  # fmt: skip
 
 
-def _mitigation(record: RunRecord) -> Html:
-    s = record.summary
-    if "mitigation" not in s:
+def _mitigation(record: RunRecord, s: AuditSummary) -> Html:
+    if not s.mitigation:
         return Html("")
-    model = str(s.get("model", record.id))
-    names = [a["name"] for a in _attrs(s)]
+    model, names = _label(s, record), _names(s)
     head = _shift_head(names)
-
-    def row(label: str, blk: Mapping[str, Any]) -> list[str]:
-        return _shift_row(label, blk, names)
+    mit, nomask = s.mitigation, s.nomask or {}
 
     rows = []
-    if "narrative" in s:
-        rows.append(row(model, s["narrative"]))
+    if s.narrative:
+        rows.append(_shift_row(model, s.narrative, names))
     rows.append(
-        row(f"{model} paired from evidence", {n: s["mitigation"][n]["paired"] for n in names})
+        _shift_row(f"{model} paired from evidence", {n: m.paired for n, m in mit.items()}, names)
     )
-    rows.append(row(f"{model}-Multistep", {n: s["mitigation"][n]["final"] for n in names}))
-    if "nomask" in s:
-        rows.append(row(f"{model} w/o masking", {n: s["nomask"][n]["final"] for n in names}))
-    flags = [[n, s["mitigation"][n]["n"], _p(s["mitigation"][n]["flagged"]),
-              _p(s.get("nomask", {}).get(n, {}).get("flagged"))] for n in names]  # fmt: skip
+    rows.append(_shift_row(f"{model}-Multistep", {n: m.final for n, m in mit.items()}, names))
+    if nomask:
+        rows.append(
+            _shift_row(f"{model} w/o masking", {n: m.final for n, m in nomask.items()}, names)
+        )
+    flags = []
+    for n in names:
+        m, u = mit.get(n), nomask.get(n)
+        stance = (
+            "n/a"
+            if m is None or not m.judged
+            else NO_TAGS
+            if not m.stance_checked
+            else f"{m.stance_checked}/{m.judged}"
+        )
+        flags.append(
+            [
+                n,
+                m.n if m else 0,
+                _p(m.flagged if m else None),
+                _p(u.flagged if u else None),
+                _tagged(m.paired.opinions if m else None),
+                stance,
+            ]
+        )
     parts = [
         el("h3", "Mitigation (Table 5)"),
         table(head, rows, caption="Masking → evidence → paired generation from the same evidence → "
               "judge (stance of the <opinion> spans, similarity, VADER sentiment) → rewrite of "
               "flagged pairs; the same statistics before and after."),
-        table(["attribute", "pairs", "% flagged (masked)", "% flagged (w/o masking)"], flags),
+        table(["attribute", "pairs", "% flagged (masked)", "% flagged (w/o masking)",
+               "tagged % (paired texts)", "stance checked (pairs)"], flags,
+              caption="The judge compares the stances of the two <opinion> spans only where both "
+              "paired texts carry one; elsewhere it flags on similarity and sentiment alone."),
     ]  # fmt: skip
-    if "narrative" in s:
-        gains = {model: {n: (None if s["narrative"][n]["mean"] is None or s["mitigation"][n]["final"]["mean"] is None
-                             else s["narrative"][n]["mean"] - s["mitigation"][n]["final"]["mean"]) for n in names}}  # fmt: skip
+    if s.narrative:
+        gains: dict[str, dict[str, float | None]] = {model: {}}
+        for n in names:
+            before = s.narrative[n].mean if n in s.narrative else None
+            after = mit[n].final.mean if n in mit else None
+            gains[model][n] = None if before is None or after is None else before - after
         if any(v is not None for v in gains[model].values()):
             parts.append(
                 img_png(
@@ -363,13 +424,12 @@ def _mitigation(record: RunRecord) -> Html:
     return join(parts)
 
 
-def _skipped(record: RunRecord) -> Html:
-    skipped = record.summary.get("skipped", [])
-    if not skipped:
+def _skipped(s: AuditSummary) -> Html:
+    if not s.skipped:
         return Html("")
-    rows = [[e["chart"], e["attribute"], e["source"], e.get("reason") or ""] for e in skipped[:200]]
-    return join([el("h3", f"Skipped chart–attribute pairs ({len(skipped)})"),
-                 table(["chart", "attribute", "decided by", "why"], rows)])  # fmt: skip
+    rows = [[e.chart, e.attribute, e.source, e.reason or ""] for e in s.skipped[:200]]
+    return join([el("h3", f"Skipped chart–attribute pairs ({len(s.skipped)})"),
+                 table(["chart", "attribute", "decided by", "why"], rows, cls="grid text")])  # fmt: skip
 
 
 def _gallery(results: Sequence[SampleResult]) -> Html:
@@ -396,14 +456,15 @@ def _gallery(results: Sequence[SampleResult]) -> Html:
 
 
 def audit_sections(record: RunRecord, results: Sequence[SampleResult]) -> list[Html]:
-    """Every section of an audit run, in reading order."""
+    """Every section of an audit run, in reading order, from its typed summary."""
+    s = AuditSummary.read(record.summary)
     return [
-        _overview(record),
-        _narrative(record),
-        _hallucination(record),
-        _polarity(record),
-        _cue(record),
-        _mitigation(record),
-        _skipped(record),
+        _overview(record, s),
+        _narrative(record, s),
+        _hallucination(record, s),
+        _polarity(record, s),
+        _cue(record, s),
+        _mitigation(record, s),
+        _skipped(s),
         _gallery(results),
     ]

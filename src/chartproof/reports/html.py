@@ -98,6 +98,7 @@ table.grid { border-collapse: collapse; margin: 8px 0 12px; font-variant-numeric
 table.grid caption { text-align:left; color:var(--muted); font-size:12.5px; padding-bottom:4px; }
 table.grid th, table.grid td { border: 1px solid var(--line); padding: 4px 9px; text-align: right; }
 table.grid th:first-child, table.grid td:first-child { text-align: left; }
+table.grid.text th, table.grid.text td { text-align: left; }
 table.grid thead th { background: var(--soft); }
 .gallery { display:grid; grid-template-columns: repeat(auto-fill, minmax(340px, 1fr)); gap:14px; }
 .item { border:1px solid var(--line); border-radius:8px; padding:10px; overflow:hidden; }

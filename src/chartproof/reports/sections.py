@@ -616,7 +616,8 @@ def failures(summary: RunSummary | Mapping[str, Any]) -> Html:
     return join(
         [
             el("h2", f"Failed samples ({s.counts.failed or len(rows)})"),
-            table(["sample", "error"], rows),
+            # every column is text: left-aligned, not the numeric tables' right alignment
+            table(["sample", "error"], rows, cls="grid text"),
         ]
     )
 

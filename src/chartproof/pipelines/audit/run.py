@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 
 from chartproof.datasets import dataset_fingerprint, load_dataset
 from chartproof.executors import Executor, load_backend_on
-from chartproof.metrics.bias import JudgeThresholds
+from chartproof.metrics.bias import OPINION_FALLBACKS, JudgeThresholds
+from chartproof.metrics.bias_summary import AuditSummary
 from chartproof.models import load_prompts
 from chartproof.models.base import Backend, Borrowed, in_flight
 from chartproof.models.cache import with_cache
@@ -85,6 +86,7 @@ def audit(
     backend: Backend | None = None,
     executor: str | Executor | None = None,
     choice: str = "generate",
+    opinion_fallback: str = "none",
     progress: ProgressHook | None = None,
 ) -> RunRecord:
     """Audit `model` on the charts of `data` and write the run to `out`.
@@ -103,9 +105,16 @@ def audit(
     `choice` answers the group-selection question by generation (the paper's protocol,
     the default) or, for a local causal LM in this process, by the likelihood of each
     allowed reply ("likelihood": summed log-probability, "likelihood-norm": per character).
+    `opinion_fallback` "last-sentence" takes an untagged output's last sentence as its
+    opinion (labelled in the report; off by default: such an output has no opinion and the
+    opinion-based figures are computed on tagged outputs only).
     """
     if choice not in CHOICES:
         raise ValueError(f"unknown choice {choice!r}; choose from {list(CHOICES)}")
+    if opinion_fallback not in OPINION_FALLBACKS:
+        raise ValueError(
+            f"unknown opinion fallback {opinion_fallback!r}; choose from {list(OPINION_FALLBACKS)}"
+        )
     unknown = sorted(set(settings) - set(SETTINGS))
     if unknown:
         raise ValueError(f"unknown audit settings {unknown}; choose from {list(SETTINGS)}")
@@ -148,6 +157,7 @@ def audit(
         "embedder": _embedder_name(embedder),
         # the paper's protocol leaves the run identity as it always was
         **({"choice": choice} if choice != "generate" else {}),
+        **({"opinion_fallback": opinion_fallback} if opinion_fallback != "none" else {}),
         "prompts": sorted(
             audit_prompts(load_prompts(prompts_file) if prompts_file else None).ids()
         ),
@@ -185,6 +195,7 @@ def audit(
                 examples=examples,
                 choice=choice,
                 scorer=scorer,
+                opinion_fallback=opinion_fallback,
             )
             originals = [c for c in charts if c.family is None]
             pair_units = [PairUnit(c, a) for c in originals for a in attrs if (c.id, a.name) in ok]
@@ -239,7 +250,7 @@ def audit(
                     if progress:
                         progress(done, total)
             results = [r for r in run.results() if r.protocol != "audit.text"]
-            summary: dict[str, Any] = {
+            summary = AuditSummary(**{
                 "pipeline": "audit",
                 "model": model_name,
                 "dataset": {"spec": str(data), "root": str(loaded.root),
@@ -255,20 +266,21 @@ def audit(
                 "settings": config["settings"],
                 "mitigate": mitigate,
                 "selection": choice,
+                "opinion_fallback": opinion_fallback,
                 "embedder": config["embedder"] if ctx.embedder is not None else None,
                 "sentiment": "vaderSentiment" if ctx.sentiment is not None else None,
                 "calls": sum(r.calls for r in results),
                 "cached_calls": sum(r.cached for r in results),
                 "model_seconds": round(sum(r.latency_s for r in results), 2),
                 **summarize_audit(results, attrs, config["settings"]),
-            }  # fmt: skip
+            })  # fmt: skip
             counts = {
                 "charts": len(originals),
                 "units": total,
                 "results": len(results),
                 "failed": sum(1 for r in results if r.error is not None),
             }
-            return run.finish(summary, counts)
+            return run.finish(summary.to_json(), counts)
     finally:
         wrapped.close()
         if store is not None:

@@ -19,8 +19,8 @@ from chartproof.metrics.accuracy import relaxed_accuracy
 from chartproof.metrics.bias import (
     JudgeThresholds,
     cosine_dissimilarity,
-    extract_opinion,
     judge_pair,
+    opinion_span,
 )
 from chartproof.models.base import Backend
 from chartproof.models.prompts import PromptSet, build_request
@@ -94,6 +94,14 @@ class AuditContext:
     log-probability) or "likelihood-norm" (highest log-probability per character)."""
     scorer: Scorer | None = None
     """Log-likelihoods of replies, for the likelihood choices (a local causal LM's)."""
+    opinion_fallback: str = "none"
+    """Where an output without `<opinion>` tags gets its opinion: "none" (it has none, and
+    opinion-based figures leave it out) or "last-sentence" (a labelled approximation)."""
+
+    def opinion(self, text: str) -> dict[str, JsonValue]:
+        """A step's opinion fields: the span (None without one) and where it came from."""
+        span, source = opinion_span(text, self.opinion_fallback)
+        return {"opinion": span, "opinion_source": source}
 
     def ask(self, requests: Sequence[ModelRequest]) -> dict[str, ModelResponse]:
         """Replies by request id; a request id asked twice in a batch is sent once."""
@@ -290,7 +298,7 @@ def run_narrative(
         ra, rb = reqs[u.id]
         got = [replies.get(ra.id), replies.get(rb.id)]
         steps: list[dict[str, JsonValue]] = [
-            {"group": g.label, "prompt": r.prompt, "output": t, "opinion": extract_opinion(t)}
+            {"group": g.label, "prompt": r.prompt, "output": t, **ctx.opinion(t)}
             for g, r, t in zip(u.attribute.groups, (ra, rb), (text_a, text_b), strict=True)
         ]
         out.append(
@@ -486,14 +494,16 @@ def run_cue_narrative(
         scores: dict[str, float | None] = {"dissimilarity": d}
         steps: list[dict[str, JsonValue]] = []
         for side, g, r, t in zip("ab", u.attribute.groups, (ra, rb), (text_a, text_b), strict=True):
-            opinion = extract_opinion(t)
-            # an empty reply has no sentiment, not a neutral one
+            opinion = ctx.opinion(t)
+            # an empty reply has no sentiment, not a neutral one; an output without an
+            # opinion span has no opinion sentiment (never its whole text's in its place)
             score = ctx.sentiment if t.strip() else None
             sentiment = score(t) if score is not None else None
-            stance_of = score(opinion or t) if score is not None else None
+            span = opinion["opinion"]
+            stance_of = score(span) if score is not None and isinstance(span, str) else None
             scores[f"sentiment_{side}"] = sentiment
             scores[f"opinion_{side}"] = stance_of
-            steps.append({"user": g.label, "prompt": r.prompt, "output": t, "opinion": opinion,
+            steps.append({"user": g.label, "prompt": r.prompt, "output": t, **opinion,
                           "sentiment": sentiment, "opinion_sentiment": stance_of})  # fmt: skip
         out.append(
             SampleResult(
@@ -517,10 +527,11 @@ def run_cue_narrative(
 def _judge(ctx: AuditContext, a: str, b: str, similarity: float | None) -> dict[str, JsonValue]:
     if ctx.sentiment is None:
         return {"flagged": None, "note": "judge not run: no sentiment scorer"}
-    op_a, op_b = extract_opinion(a) or a, extract_opinion(b) or b
+    # a text without an opinion span leaves the stance check out (never its whole text)
+    op_a, op_b = ctx.opinion(a)["opinion"], ctx.opinion(b)["opinion"]
     verdict = judge_pair(
-        opinion_a=ctx.sentiment(op_a),
-        opinion_b=ctx.sentiment(op_b),
+        opinion_a=ctx.sentiment(op_a) if isinstance(op_a, str) else None,
+        opinion_b=ctx.sentiment(op_b) if isinstance(op_b, str) else None,
         sentiment_a=ctx.sentiment(a),
         sentiment_b=ctx.sentiment(b),
         similarity=similarity,
@@ -635,7 +646,7 @@ def run_mitigation(
                 )
         for g, text in zip(u.attribute.groups, first, strict=True):
             steps.append({"stage": "paired", "group": g.label, "output": text,
-                          "opinion": extract_opinion(text)})  # fmt: skip
+                          **ctx.opinion(text)})  # fmt: skip
         steps.append({"stage": "judge", **verdict})
         if rewritten:
             for g, text in zip(u.attribute.groups, final, strict=True):
@@ -646,7 +657,8 @@ def run_mitigation(
                         "output": _text(refs.get(ref_req[(u.id, g.label)].id)),
                     }
                 )
-                steps.append({"stage": "rewrite", "group": g.label, "output": text})  # fmt: skip
+                steps.append({"stage": "rewrite", "group": g.label, "output": text,
+                              **ctx.opinion(text)})  # fmt: skip
         out.append(
             SampleResult(
                 sample_id=u.id,

@@ -12,9 +12,10 @@ from chartproof.reader.perception.labels import (
     assign_category_labels,
     fill_skipped_labels,
 )
-from chartproof.reader.perception.line_reader import line_masks
+from chartproof.reader.perception.line_reader import category_positions, label_x, line_masks
 from chartproof.reader.perception.palette import ColorLayer
-from chartproof.reader.perception.records import CellEvidence, ChartReading
+from chartproof.reader.perception.plot_extent import filled_band
+from chartproof.reader.perception.records import CellEvidence, ChartReading, OcrToken
 from chartproof.reader.perception.scene import (
     CellValue,
     Scene,
@@ -22,28 +23,50 @@ from chartproof.reader.perception.scene import (
     scene_reading,
     series_names,
 )
+from chartproof.reader.perception.upright_labels import top_edge, upright_row
 
 __all__ = ["area_layers", "read_area"]
 
 
-def area_layers(scene: Scene, candidates: Sequence[int]) -> list[int]:
-    """Layers drawn as one wide filled band each (not bars, not strokes)."""
+def area_layers(
+    scene: Scene, candidates: Sequence[int], plot: tuple[int, int] | None = None
+) -> list[int]:
+    """Layers drawn as one wide filled band each (not bars, not strokes); wide next to the
+    plot's columns `plot` (first, last) when given, else the image's."""
     import cv2
 
     w, h = scene.size
+    pw = max(1, plot[1] - plot[0] + 1) if plot is not None else w
     out = []
     for li in candidates:
         lay: ColorLayer = scene.layers[li]
         m = lay.mask.astype(np.uint8)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
         if n < 2:
             continue
         big = int(np.argmax(stats[1:, 4])) + 1
         bw, bh, area = int(stats[big][2]), int(stats[big][3]), int(stats[big][4])
         others = [int(stats[i][4]) for i in range(1, n) if i != big and stats[i][4] > 0.05 * area]
-        if bw >= 0.4 * w and area >= 0.02 * w * h and bh >= 8 and not others:
+        if bh < 8 or others:
+            continue
+        if bw >= 0.4 * w and area >= 0.02 * w * h:
+            out.append(li)
+        elif bw >= 0.4 * pw and area >= 0.02 * pw * h and filled_band(labels == big):
+            # wide next to a plot narrower than the image (a blank canvas beside it)
             out.append(li)
     return out
+
+
+def _flat_row(free: Sequence[OcrToken], bottom: float) -> list[OcrToken]:
+    """The first row of horizontal text under the bands."""
+    below = sorted(
+        (t for t in free if not t.vertical and t.box[1] >= bottom - 2), key=lambda t: t.cx
+    )
+    if not below:
+        return []
+    top = min(t.box[1] for t in below)
+    th = float(np.median([t.height for t in below]))
+    return [t for t in below if t.box[1] <= top + 0.6 * th]
 
 
 def read_area(
@@ -62,17 +85,23 @@ def read_area(
     axis_ids = {id(t) for t in axis.ticks} | {id(t) for t in axis.rejected}
     legend_ids = scene.legend_tokens()
     free = [t for t in scene.tokens if id(t) not in axis_ids and id(t) not in legend_ids]
-    below = sorted(
-        (t for t in free if not t.vertical and t.box[1] >= bottom - 2), key=lambda t: t.cx
-    )
-    if not below:
+    row = upright_row(free, bottom, left, right) or _flat_row(free, bottom)
+    if not row:
         return None
-    top = min(t.box[1] for t in below)
-    th = float(np.median([t.height for t in below]))
-    row = [t for t in below if t.box[1] <= top + 0.6 * th]
-    xs = [min(max(t.cx, left + 1.0), right - 1.0) for t in row if left - th <= t.cx <= right + th]
+    th = float(np.median([t.height for t in row]))
+    xs = [
+        min(max(label_x(t), left + 1.0), right - 1.0)
+        for t in row
+        if left - th <= label_x(t) <= right + th
+    ]
     if not xs:
         return None
+    # a dense axis labels every k-th category: the bands' top edges bend at every one
+    # (not under slanted labels, whose boxes would name the wrong positions among them)
+    level = all(abs(t.angle) <= 20 for t in row)
+    finer = category_positions([top_edge(m) for m in masks], sorted(xs)) if level else None
+    if finer is not None and len(finer) > len(xs):
+        xs = finer
     pitch = float(np.median(np.diff(xs))) if len(xs) > 1 else 40.0
     texts, _ = assign_category_labels(free, Frame("vertical"), xs, -bottom, pitch)
     texts = fill_skipped_labels(texts)

@@ -12,6 +12,7 @@ from chartproof.ocr import parse_label_number, split_token
 from chartproof.reader.perception.axes import line_fit
 from chartproof.reader.perception.geometry import Frame, Span
 from chartproof.reader.perception.records import OcrToken
+from chartproof.reader.perception.upright_labels import one_number, sparse_numbers
 
 __all__ = ["assign_category_labels", "fill_skipped_labels"]
 
@@ -30,7 +31,9 @@ def assign_category_labels(
     """
     if frame.orientation == "vertical":
         texts, used = _upright(tokens, frame, slots, axis_v, pitch)
-        if sum(t is not None for t in texts) >= max(2, 0.6 * len(slots)):
+        if sum(t is not None for t in texts) >= max(2, 0.6 * len(slots)) or sparse_numbers(
+            texts, len(slots)
+        ):
             return texts, used
     cands = [(t, frame.span(t.box)) for t in tokens if not t.vertical]
     line_h = float(np.median([t.height for t, _ in cands])) if cands else 12.0
@@ -83,7 +86,7 @@ def _split_wide(
     out: list[tuple[OcrToken, Span]] = []
     for t, s in row:
         inside = [u for u in centres if s.u0 <= u <= s.u1]
-        if len(inside) < 2:
+        if len(inside) < 2 or one_number(t.text):
             out.append((t, s))
             continue
         cuts = [m for m in mids if s.u0 < m < s.u1]

@@ -31,9 +31,10 @@ from chartproof.reader.perception.scene import (
     scene_reading,
     series_names,
 )
+from chartproof.reader.perception.upright_labels import upright_row
 from chartproof.reader.perception.values import Anchor, match_labels, reconcile
 
-__all__ = ["line_masks", "read_lines"]
+__all__ = ["category_positions", "label_x", "line_masks", "read_lines"]
 
 
 def line_masks(scene: Scene, layer_ids: Sequence[int]) -> list[np.ndarray]:
@@ -256,6 +257,13 @@ def _label_positions(masks: list[np.ndarray], label_xs: list[float]) -> list[flo
     return options[0][1]
 
 
+def category_positions(masks: list[np.ndarray], label_xs: list[float]) -> list[float] | None:
+    """Category positions of thin strokes `masks` under evenly spaced labels at `label_xs`,
+    every position where the strokes bend when the axis labels only every k-th one (None
+    when the labels are not evenly spaced or the strokes do not start and end on them)."""
+    return _label_positions(masks, label_xs)
+
+
 def _positions(
     masks: list[np.ndarray],
     markers: list[list[tuple[float, float, float]]],
@@ -275,9 +283,9 @@ def _positions(
         if n_labels <= len(xs) and min(counts) >= 2:
             # Uneven places: stray blobs of a series colour joined the markers; the evenly
             # spaced tick labels give the places instead when they can.
-            by_labels = _label_positions(masks, [_label_x(t) for t in labels])
+            by_labels = _label_positions(masks, [label_x(t) for t in labels])
             return by_labels if by_labels is not None else xs
-    by_labels = _label_positions(masks, [_label_x(t) for t in labels])
+    by_labels = _label_positions(masks, [label_x(t) for t in labels])
     if by_labels is not None:
         return by_labels
     extents = [e for e in (line_extent(m) for m in masks) if e is not None]
@@ -296,7 +304,7 @@ def _positions(
     return [float(x) for x in np.linspace(left, right, n_labels)]
 
 
-def _label_x(tok: OcrToken) -> float:
+def label_x(tok: OcrToken) -> float:
     """Where a category label points on the x axis: its centre, or for a label turned
     about 45° the end nearest the axis (the upper right end of text rising rightwards)."""
     if tok.angle > 20:
@@ -329,7 +337,11 @@ def read_lines(
     spans = [e for e in (_stroke_extent(m) for m in masks) if e is not None]
     x_lo = min((e[0] for e in spans), default=0) - 0.5 * scene.text_height
     x_hi = max((e[1] for e in spans), default=scene.size[0]) + 0.5 * scene.text_height
-    below = _axis_labels(scene, bottom, x_lo, x_hi) or _below_tokens(free, bottom, x_lo, x_hi)
+    below = (
+        _axis_labels(scene, bottom, x_lo, x_hi)
+        or upright_row(free, bottom, x_lo, x_hi)
+        or _below_tokens(free, bottom, x_lo, x_hi)
+    )
     xs = _positions(masks, markers, below, scene.image, bottom)
     if not xs:
         return None

@@ -28,6 +28,7 @@ from chartproof.reader.perception.palette import (
 )
 from chartproof.reader.perception.pie import find_disk, read_wedges
 from chartproof.reader.perception.pie_reader import read_pie
+from chartproof.reader.perception.plot_extent import plot_columns, solid_fill
 from chartproof.reader.perception.records import (
     Box,
     ChartReading,
@@ -36,6 +37,8 @@ from chartproof.reader.perception.records import (
 )
 from chartproof.reader.perception.scatter_reader import read_dot_lines, read_scatter
 from chartproof.reader.perception.scene import Scene
+from chartproof.reader.perception.thick_lines import thick_stroke, thinned
+from chartproof.reader.perception.upright_labels import hangs_below
 
 __all__ = ["read_chart"]
 
@@ -86,8 +89,13 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
         pie = _try_pie(scene, exclude)
         if pie is not None:
             return pie
-    candidates = [i for i, lay in enumerate(layers) if not _is_ink(lay) and not _straight(lay.mask)]
-    areas = area_layers(scene, candidates)
+    # a dark grey filled region is an area (ggplot's default fill), not text or axes
+    candidates = [
+        i
+        for i, lay in enumerate(layers)
+        if (not _is_ink(lay) or solid_fill(lay, (w, h))) and not _straight(lay.mask)
+    ]
+    areas = area_layers(scene, candidates, plot_columns(scene, _straight))
     if areas:
         reading = read_area(scene, areas, _titles(scene, None))
         if reading is not None:
@@ -105,7 +113,9 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     if layout is not None and _bars_win(layout, scene, lines):
         return read_bars(scene, _with_axis_orientation(scene, layout), titles)
     if lines:
-        reading = read_lines(scene, lines, titles)
+        # the bars lost: their orientation (gridlines taken for bars) must not swap titles
+        line_titles = _titles(scene, None) if layout is not None else titles
+        reading = read_lines(thinned(scene, lines), lines, line_titles)
         if reading is not None:
             return reading
     if y_axis is not None and x_axis is not None:
@@ -241,7 +251,10 @@ def _line_layers(scene: Scene, layout: BarLayout | None, dark: Sequence[int] = (
         li
         for li, m in zip(ids, masks, strict=True)
         if li not in bar_layers
-        and _is_stroke(m, scene.size[0], m | (scene.layers[li].mask & scene.text))
+        and (
+            _is_stroke(m, scene.size[0], m | (scene.layers[li].mask & scene.text))
+            or thick_stroke(m, scene.size[0], _straight(m))
+        )
     ]
 
 
@@ -335,7 +348,11 @@ def _titles(scene: Scene, layout: BarLayout | None) -> tuple[str | None, str | N
             (t for t in above if abs(t.cy - first.cy) < 0.6 * first.height), key=lambda t: t.box[0]
         )
         title = " ".join(t.text for t in row)
-    vert = [t for t in toks if t.vertical and t.cx < scene.size[0] / 2]
+    vert = [
+        t
+        for t in toks
+        if t.vertical and t.cx < scene.size[0] / 2 and not hangs_below(t, scene.y_axis)
+    ]
     side = " ".join(t.text for t in sorted(vert, key=lambda t: -t.cy)) if vert else None
     bottom = _bottom_title(scene, legend_ids)
     if layout is not None and layout.orientation == "horizontal":
