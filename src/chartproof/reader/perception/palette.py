@@ -158,13 +158,13 @@ def color_layers(
     chosen: list[np.ndarray] = []
     cand = cand[:64]
     tops = _top_exact_colours(px, keys, cand)
-    for k, top in zip(cand, tops, strict=True):
+    for key, top in zip(cand, tops, strict=True):
         c = np.array([top >> 16, (top >> 8) & 255, top & 255], dtype=float)
         if np.linalg.norm(c - bg) < 26:
             continue
         if any(np.linalg.norm(c - o) < 10 for o in chosen):
             continue
-        if any(_is_blend(c, o, bg) for o in chosen) and not _solid(keys == k, text):
+        if any(_is_blend(c, o, bg) for o in chosen) and not _solid(keys == key, text):
             continue
         chosen.append(c)
     layers: list[ColorLayer] = []
