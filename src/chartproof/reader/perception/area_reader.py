@@ -13,6 +13,7 @@ from chartproof.reader.perception.labels import (
     fill_skipped_labels,
 )
 from chartproof.reader.perception.line_reader import line_masks
+from chartproof.reader.perception.lines import stroke_score
 from chartproof.reader.perception.palette import ColorLayer
 from chartproof.reader.perception.records import CellEvidence, ChartReading
 from chartproof.reader.perception.scene import (
@@ -31,6 +32,7 @@ def area_layers(scene: Scene, candidates: Sequence[int]) -> list[int]:
     import cv2
 
     w, h = scene.size
+    span = _tick_span(scene)
     out = []
     for li in candidates:
         lay: ColorLayer = scene.layers[li]
@@ -42,8 +44,26 @@ def area_layers(scene: Scene, candidates: Sequence[int]) -> list[int]:
         bw, bh, area = int(stats[big][2]), int(stats[big][3]), int(stats[big][4])
         others = [int(stats[i][4]) for i in range(1, n) if i != big and stats[i][4] > 0.05 * area]
         if bw >= 0.4 * w and area >= 0.02 * w * h and bh >= 8 and not others:
+            top, bottom = int(stats[big][1]), int(stats[big][1]) + bh
+            # A wide band wholly above the top tick or below the bottom one is page
+            # furniture (a banner, a footer strip), not an area on the value axis.
+            if span is not None and (bottom < span[0] or top > span[1]):
+                continue
+            # A dense line with markers is one wide component too, but thin: a band is filled.
+            if stroke_score(lay.mask)[1] >= 0.5:
+                continue
             out.append(li)
     return out
+
+
+def _tick_span(scene: Scene) -> tuple[float, float] | None:
+    """(top, bottom) pixel rows of the value axis's tick labels, with half a text line's
+    slack; None without a value axis of two ticks or more."""
+    axis = scene.y_axis
+    if axis is None or len(axis.ticks) < 2:
+        return None
+    slack = 0.5 * scene.text_height
+    return min(t.cy for t in axis.ticks) - slack, max(t.cy for t in axis.ticks) + slack
 
 
 def read_area(

@@ -178,6 +178,25 @@ def _under_labels(mask: np.ndarray, labels: Sequence[Box]) -> np.ndarray:
             rows = mask[y0:y1, x0 - 2] & mask[y0:y1, x1 + 1]
             if rows.sum() >= 2:
                 out[y0:y1, x0:x1] |= rows[:, None]
+        out[y0:y1, x0:x1] |= _behind_text(mask[y0:y1, x0:x1])
+    return out
+
+
+def _behind_text(patch: np.ndarray) -> np.ndarray:
+    """The colour's rectangle behind a label that covers a whole thin segment (a bottom
+    stacked segment no taller than its "5.9%"): the colour runs unbroken across the box
+    above the glyphs and again below them, which glyphs of that colour on the background
+    never do. Filled between those rows, over the columns the colour mostly holds."""
+    out = np.zeros_like(patch)
+    n = len(patch)
+    if n < 4 or patch.shape[1] < 4:
+        return out
+    full = np.nonzero(patch.mean(axis=1) >= 0.9)[0]
+    if len(full) == 0 or full[0] > n // 4 or full[-1] < n - 1 - n // 4:
+        return out
+    cols = np.nonzero(patch[full[0] : full[-1] + 1].mean(axis=0) >= 0.5)[0]
+    if len(cols):
+        out[full[0] : full[-1] + 1, cols[0] : cols[-1] + 1] = True
     return out
 
 

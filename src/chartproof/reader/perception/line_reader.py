@@ -218,10 +218,14 @@ def _bend_residual(centres: list[dict[int, float]], xs: Sequence[float]) -> floa
     return float(np.percentile(per_segment, 90))
 
 
-def _label_positions(masks: list[np.ndarray], label_xs: list[float]) -> list[float] | None:
+def _label_positions(
+    masks: list[np.ndarray], label_xs: list[float], marker_xs: Sequence[float] = ()
+) -> list[float] | None:
     """Category positions of lines without markers from evenly spaced tick labels: the
     lines' ends fix the first and last position; a dense axis may label only every k-th
-    one, and k is the coarsest grid on which the strokes run straight between positions."""
+    one, and k is the coarsest grid on which the strokes run straight between positions.
+    With markers (`marker_xs`, some of them stray blobs), k is the finest grid whose
+    places nearly all hold one."""
     if len(label_xs) < 2:
         return None
     fit = _lattice(label_xs, float(np.median(np.diff(label_xs))))
@@ -247,6 +251,9 @@ def _label_positions(masks: list[np.ndarray], label_xs: list[float]) -> list[flo
         options.append((k, xs, _bend_residual(centres, xs)))
     if not options:
         return None
+    marked = _marked_grid(options, marker_xs)
+    if marked is not None:
+        return marked
     best = min(r for _, _, r in options)
     if not math.isfinite(best):
         return options[0][1]
@@ -254,6 +261,31 @@ def _label_positions(masks: list[np.ndarray], label_xs: list[float]) -> list[flo
         if r <= best + 0.35:
             return xs
     return options[0][1]
+
+
+def _marked_grid(
+    options: Sequence[tuple[int, list[float], float]], marker_xs: Sequence[float]
+) -> list[float] | None:
+    """The finest of the candidate grids (k labels apart) whose places hold a marker about
+    as often as on the best-held grid (markers on steep stretches may go unseen, stray
+    blobs come in): a finer grid than the true one leaves places between markers empty,
+    while straightness cannot tell them apart (any stroke is straight over a few pixels)."""
+    if len(marker_xs) < 3:
+        return None
+    mx = np.sort(np.asarray(marker_xs, dtype=float))
+    hits: list[tuple[float, list[float]]] = []
+    for _k, xs, _r in options:
+        if len(xs) < 3:
+            continue
+        step = xs[1] - xs[0]
+        tol = max(1.5, 0.15 * step)
+        j = np.clip(np.searchsorted(mx, xs), 1, len(mx) - 1)
+        near = np.minimum(np.abs(mx[j - 1] - xs), np.abs(mx[j] - xs))
+        hits.append((float(np.mean(near <= tol)), xs))
+    best = max((h for h, _ in hits), default=0.0)
+    if best < 0.6:
+        return None
+    return [xs for h, xs in hits if h >= 0.85 * best][-1]
 
 
 def _positions(
@@ -275,7 +307,8 @@ def _positions(
         if n_labels <= len(xs) and min(counts) >= 2:
             # Uneven places: stray blobs of a series colour joined the markers; the evenly
             # spaced tick labels give the places instead when they can.
-            by_labels = _label_positions(masks, [_label_x(t) for t in labels])
+            marker_xs = [m[0] for ms in markers for m in ms]
+            by_labels = _label_positions(masks, [_label_x(t) for t in labels], marker_xs)
             return by_labels if by_labels is not None else xs
     by_labels = _label_positions(masks, [_label_x(t) for t in labels])
     if by_labels is not None:
