@@ -166,7 +166,7 @@ def _below(
                 # Text rising rightwards reads from its lower left end.
                 cur, left = diag
                 taken.add(id(cur[0]))
-                chain.insert(0, cur) if left else chain.append(cur)
+                chain.insert(0 if left else len(chain), cur)
                 continued.append((i, cur))
                 continue
             cur = max(nxt, key=lambda r: r[1].v1)
@@ -200,9 +200,9 @@ def _diagonal_piece(
         s = r[1]
         if id(r[0]) in taken or s.vc >= c.vc or s.v1 <= c.v0 + 1 or s.v1 > c.v1:
             continue
-        if rising and s.uc < c.uc and s.u1 > c.u0 + 1 and s.u0 < c.u0:
-            found.append(r)
-        elif not rising and s.uc > c.uc and s.u0 < c.u1 - 1 and s.u1 > c.u1:
+        left = s.uc < c.uc and s.u1 > c.u0 + 1 and s.u0 < c.u0
+        right = s.uc > c.uc and s.u0 < c.u1 - 1 and s.u1 > c.u1
+        if left if rising else right:
             found.append(r)
     if len(found) != 1:
         return None
