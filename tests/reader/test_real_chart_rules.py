@@ -29,7 +29,7 @@ GREY = (186, 186, 186)
 
 
 def _tok(text: str, box: tuple[float, float, float, float], **kw: object) -> OcrToken:
-    return OcrToken(text=text, box=box, score=1.0, **kw)  # type: ignore[arg-type]
+    return OcrToken(text=text, box=box, score=1.0, **kw)
 
 
 def _layer(image: np.ndarray, rgb: tuple[int, int, int]) -> ColorLayer:
