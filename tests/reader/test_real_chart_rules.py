@@ -17,7 +17,7 @@ from chartproof.reader.perception.axes import line_fit
 from chartproof.reader.perception.bars import find_bars
 from chartproof.reader.perception.geometry import Frame
 from chartproof.reader.perception.labels import assign_category_labels, fill_skipped_labels
-from chartproof.reader.perception.line_reader import _marked_grid
+from chartproof.reader.perception.line_reader import _label_positions, _marked_grid
 from chartproof.reader.perception.palette import ColorLayer
 from chartproof.reader.perception.records import AxisFit
 from chartproof.reader.perception.scene import Scene
@@ -107,6 +107,31 @@ def test_the_grid_most_markers_hold_wins_over_finer_straight_ones() -> None:
     grids = [(k, [100.0 + j * 26.0 / k for j in range(6 * k + 1)], 0.0) for k in (1, 2, 3, 4)]
     markers = [100.0 + 13 * j for j in range(13) if j not in (3, 8)] + [141.0, 171.0]
     assert _marked_grid(grids, markers) == grids[1][1]
+
+
+def test_a_finer_grid_is_kept_when_its_added_places_hold_markers_often_enough() -> None:
+    # Markers seen on 12 of 13 labelled places but only 7 of 12 between them (steep
+    # stretches blur them): still the finer grid.
+    grids = [(k, [100.0 + j * 26.0 / k for j in range(12 * k + 1)], 0.0) for k in (1, 2, 4)]
+    on = [100.0 + 26 * j for j in range(12)]
+    between = [113.0 + 26 * j for j in range(7)]
+    assert _marked_grid(grids, on + between) == grids[1][1]
+    assert _marked_grid(grids, on + between[:2]) == grids[0][1]
+
+
+def test_places_run_on_to_a_last_point_whose_stroke_a_label_hides() -> None:
+    import cv2
+
+    # Points every 13 px from x=100 to x=256, labels every other point; the stroke stops at
+    # x=249 (a value label over the last point), so no grid of places ends on the stroke.
+    mask = np.zeros((120, 300), dtype=np.uint8)
+    pts = np.array([[100 + 13 * j, 40 if j % 2 else 80] for j in range(13)], dtype=np.int32)
+    cv2.polylines(mask, [pts], False, 1, 2)
+    mask[:, 250:] = 0
+    markers = [100.0 + 13 * j for j in range(12) if j != 5]
+    got = _label_positions([mask.astype(bool)], [100.0 + 26 * j for j in range(7)], markers)
+    assert got is not None and len(got) == 13
+    assert got[-1] == pytest.approx(256.0, abs=1.0)
 
 
 def test_markers_on_every_labelled_place_only_keep_the_label_grid() -> None:
