@@ -223,8 +223,9 @@ def reader_revision() -> str:
 
 @functools.cache
 def _code_hash() -> str:
-    """Short hash of the reader's Python sources: its package (the solver and perception)
-    and the shared OCR module it reads text with."""
+    """Short hash of the reader's Python sources (its package: the solver and perception),
+    the shared OCR module it reads text with, and the OCR runtime and versions
+    (`chartproof.ocr.engine_identity`), which can change a character now and then."""
     import chartproof.ocr
 
     root = Path(__file__).resolve().parent
@@ -234,6 +235,7 @@ def _code_hash() -> str:
         digest.update(f.read_bytes())
     digest.update(b"chartproof/ocr.py")
     digest.update(Path(chartproof.ocr.__file__).read_bytes())
+    digest.update(chartproof.ocr.engine_identity().encode())
     return digest.hexdigest()[:12]
 
 

@@ -1,0 +1,111 @@
+"""The OCR runtime choice: OpenVINO when installed, onnxruntime otherwise or on request; the
+choice is part of the reader's cache identity; both runtimes read the same text."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from chartproof import ocr
+from chartproof.reader import backend as reader_backend
+
+from .conftest import SPECS
+
+HAS_OPENVINO = importlib.util.find_spec("openvino") is not None
+HAS_RAPIDOCR = importlib.util.find_spec("rapidocr") is not None
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ("onnxruntime", "onnxruntime"),
+        ("ONNXRuntime ", "onnxruntime"),
+        pytest.param(
+            "openvino",
+            "openvino",
+            marks=pytest.mark.skipif(not HAS_OPENVINO, reason="openvino not installed"),
+        ),
+    ],
+)
+def test_the_environment_picks_the_runtime(
+    monkeypatch: pytest.MonkeyPatch, env: str, expected: str
+) -> None:
+    monkeypatch.setenv(ocr.OCR_ENGINE_ENV, env)
+    assert ocr.inference_runtime() == expected
+    assert f"/ {expected} " in ocr.engine_identity()
+
+
+def test_default_is_openvino_when_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ocr.OCR_ENGINE_ENV, raising=False)
+    bf16 = ocr._openvino_precision() == "bf16"
+    assert ocr.inference_runtime() == ("openvino" if bf16 else "onnxruntime")
+
+
+def test_openvino_without_bfloat16_is_not_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OpenVINO in float32 is slower than onnxruntime: chosen only where it infers in bf16."""
+    monkeypatch.delenv(ocr.OCR_ENGINE_ENV, raising=False)
+    monkeypatch.setattr(ocr, "_openvino_precision", lambda: "f32")
+    assert ocr.inference_runtime() == "onnxruntime"
+    monkeypatch.setattr(ocr, "_openvino_precision", lambda: "bf16")
+    assert ocr.inference_runtime() == "openvino"
+    assert ocr.engine_identity().endswith(" bf16")
+
+
+def test_default_falls_back_to_onnxruntime(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ocr.OCR_ENGINE_ENV, raising=False)
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        ocr.importlib.util, "find_spec", lambda name: None if name == "openvino" else real(name)
+    )
+    ocr._openvino_precision.cache_clear()
+    try:
+        assert ocr._openvino_precision() is None
+        assert ocr.inference_runtime() == "onnxruntime"
+    finally:
+        ocr._openvino_precision.cache_clear()
+
+
+def test_unknown_or_missing_runtime_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ocr.OCR_ENGINE_ENV, "tensorrt")
+    with pytest.raises(ValueError, match=r"CHARTPROOF_OCR_ENGINE='tensorrt'.*openvino"):
+        ocr.inference_runtime()
+    monkeypatch.setenv(ocr.OCR_ENGINE_ENV, "openvino")
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        ocr.importlib.util, "find_spec", lambda name: None if name == "openvino" else real(name)
+    )
+    with pytest.raises(ImportError, match="pip install openvino"):
+        ocr.inference_runtime()
+    with pytest.raises(ValueError, match="unknown OCR runtime"):
+        ocr.OcrEngine("tflite")
+
+
+def test_the_runtime_is_part_of_the_reader_revision(monkeypatch: pytest.MonkeyPatch) -> None:
+    revisions = set()
+    for runtime in ("onnxruntime", "openvino"):
+        monkeypatch.setenv(ocr.OCR_ENGINE_ENV, runtime)
+        monkeypatch.setattr(ocr, "inference_runtime", lambda r=runtime: r)
+        reader_backend._code_hash.cache_clear()
+        revisions.add(reader_backend.reader_revision())
+    reader_backend._code_hash.cache_clear()
+    assert len(revisions) == 2
+
+
+@pytest.mark.skipif(not (HAS_OPENVINO and HAS_RAPIDOCR), reason="needs rapidocr and openvino")
+@pytest.mark.parametrize("name", ["vbar", "line", "stacked"])
+def test_both_runtimes_recover_the_same_table(chart_dir: Path, name: str) -> None:
+    """bfloat16 may add or drop a borderline box (a tick read as "1"); the chart's labels and
+    the recovered table stay the same."""
+    from chartproof.reader.perception import read_chart
+    from chartproof.reader.perception.image import load_image
+
+    image = load_image(chart_dir / f"{name}.png")
+    tables = {}
+    for runtime in ("onnxruntime", "openvino"):
+        engine = ocr.OcrEngine(runtime)
+        tables[runtime] = read_chart(image, engine.read(image)).table.to_csv()
+        assert engine.runtime == runtime
+    assert tables["onnxruntime"] == tables["openvino"]
+    assert SPECS[name].table.names[1] in tables["openvino"] or len(SPECS[name].table.names) == 2
