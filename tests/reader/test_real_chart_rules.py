@@ -14,7 +14,7 @@ import pytest
 from chartproof.ocr import OcrToken
 from chartproof.reader.perception.area_reader import area_layers
 from chartproof.reader.perception.axes import line_fit
-from chartproof.reader.perception.bars import find_bars
+from chartproof.reader.perception.bars import Bar, find_bars, group_slots
 from chartproof.reader.perception.geometry import Frame
 from chartproof.reader.perception.labels import assign_category_labels, fill_skipped_labels
 from chartproof.reader.perception.line_reader import _label_positions, _marked_grid
@@ -255,3 +255,23 @@ def test_line_fit_stays_finite_on_a_misread_huge_label() -> None:
         assert np.isfinite(slope) and np.isfinite(icpt)
         assert line_fit(np.array([0.0, 1.0, 2.0]), np.array([1.0, 3.0, 5.0])) == (2.0, 1.0)
         assert all(np.isnan(line_fit(np.array([3.0, 3.0]), np.array([1.0, 2.0]))))
+
+
+# ---------------------------------------------------------------------- grouped bars
+
+
+def _bar(layer: int, u0: float, u1: float) -> Bar:
+    box = (u0, 50.0, u1, 150.0)
+    return Bar(layer=layer, span=Frame("vertical").span(box), box=box)
+
+
+def test_bars_of_a_group_two_pixels_apart_share_a_slot() -> None:
+    # 15 px bars drawn at sub-pixel places: pairs 2 px apart, groups 10 px apart.
+    bars = [_bar(0, 0, 15), _bar(1, 17, 32), _bar(0, 42, 57), _bar(1, 59, 74)]
+    slots = group_slots(bars, stacked=False)
+    assert [[b.layer for b in s] for s in slots] == [[0, 1], [0, 1]]
+
+
+def test_bars_of_one_colour_two_pixels_apart_stay_apart() -> None:
+    bars = [_bar(0, 0, 15), _bar(0, 17, 32), _bar(0, 34, 49)]
+    assert len(group_slots(bars, stacked=False)) == 3

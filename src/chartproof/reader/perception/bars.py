@@ -399,7 +399,8 @@ def group_slots(bars: Sequence[Bar], stacked: bool) -> list[list[Bar]]:
         prev = slots[-1]
         gap = st[0].span.u0 - max(b.span.u1 for b in prev)
         colours = {b.layer for b in prev}
-        if gap <= max(1.5, 0.12 * med) and st[0].layer not in colours:
+        # Bars of a group drawn at sub-pixel places come out up to 2 px apart.
+        if gap <= max(2.5, 0.12 * med) and st[0].layer not in colours:
             prev.extend(st)
         else:
             slots.append(list(st))
