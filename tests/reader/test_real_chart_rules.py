@@ -275,3 +275,18 @@ def test_bars_of_a_group_two_pixels_apart_share_a_slot() -> None:
 def test_bars_of_one_colour_two_pixels_apart_stay_apart() -> None:
     bars = [_bar(0, 0, 15), _bar(0, 17, 32), _bar(0, 34, 49)]
     assert len(group_slots(bars, stacked=False)) == 3
+
+
+def test_a_two_pixel_segment_between_two_thick_ones_keeps_the_stack_together() -> None:
+    # 100 % stacks: blue 20 px, a 2 px red sliver (a 1.5 % share), then navy on top. Without
+    # the sliver the navy segment floats 3 px above the blue and leaves the stack.
+    img = np.full((200, 200, 3), 255, dtype=np.uint8)
+    for x0 in (30, 90, 150):
+        img[158:178, x0 : x0 + 30] = BLUE
+        img[156:158, x0 : x0 + 30] = (166, 11, 11)
+        img[100:155, x0 : x0 + 30] = NAVY
+    img[60:62, 90:120] = (166, 11, 11)  # a lone sliver over nothing: no segment
+    layers = [_layer(img, BLUE), _layer(img, (166, 11, 11)), _layer(img, NAVY)]
+    found = find_bars(layers, "vertical")
+    assert found is not None and found.stacked
+    assert sorted(b.layer for b in found.bars) == [0, 0, 0, 1, 1, 1, 2, 2, 2]

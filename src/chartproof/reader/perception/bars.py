@@ -107,21 +107,25 @@ def find_bars(
     frame = Frame(orientation)
     h, w = layers[0].mask.shape if layers else (0, 0)
     cand: list[Bar] = []
+    thin: list[Bar] = []
     for li, lay in enumerate(layers):
         mask = _under_labels(lay.mask, labels)
         for ex in exclude:
             x0, y0, x1, y1 = (round(v) for v in ex)
             mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = False
         for x0, y0, x1, y1, _ in _rects(mask, orientation):
-            # A bar is at least a few pixels thick across; hairlines are axes or grid.
-            if min(x1 - x0, y1 - y0) < min_thickness:
-                continue
             if (x1 - x0) > 0.9 * w and (y1 - y0) > 0.9 * h:
                 continue
             box: Box = (float(x0), float(y0), float(x1), float(y1))
-            cand.append(Bar(layer=li, span=frame.span(box), box=box))
+            bar = Bar(layer=li, span=frame.span(box), box=box)
+            # A bar is at least a few pixels thick across; hairlines are axes or grid.
+            if min(x1 - x0, y1 - y0) >= min_thickness:
+                cand.append(bar)
+            elif bar.span.width >= min_thickness:
+                thin.append(bar)
     if not cand:
         return None
+    cand.extend(_sandwiched(thin, cand))
     cand = _merge_split(cand, frame, exclude)
     cand = _join_across_text(cand, frame, _ink(layers, labels, (h, w)))
     ends = Counter(round(b.span.v0) for b in cand) + Counter(round(b.span.v1) for b in cand)
@@ -361,6 +365,27 @@ def _baseline(cand: Sequence[Bar], ends: Counter[int]) -> int:
 
 def _near_count(ends: Counter[int], v: int) -> int:
     return ends.get(v - 1, 0) + ends.get(v, 0) + ends.get(v + 1, 0)
+
+
+def _sandwiched(thin: Sequence[Bar], thick: Sequence[Bar]) -> list[Bar]:
+    """Stacked segments thinner than a bar may be (a 0.5 % share, one or two pixels) that
+    sit between two thicker segments of one stack, so that the stack above them still
+    joins it. A lone sliver on a bar's end (an antialiased edge) is not one; the two
+    neighbours may be up to one more sliver away."""
+    out = []
+    for t in thin:
+        reach = 2.5 + 3.0
+        ends = [
+            (k.span.v1 - t.span.v0, t.span.v1 - k.span.v0)
+            for k in thick
+            if min(k.span.u1, t.span.u1) - max(k.span.u0, t.span.u0)
+            >= 0.7 * min(k.span.width, t.span.width)
+        ]
+        below = any(abs(lo) <= reach for lo, _ in ends)
+        above = any(abs(hi) <= reach for _, hi in ends)
+        if below and above:
+            out.append(t)
+    return out
 
 
 def _continues(b: Bar, k: Bar) -> bool:
