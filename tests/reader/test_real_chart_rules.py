@@ -67,6 +67,20 @@ def test_a_turned_label_read_in_two_diagonal_pieces_is_joined_in_reading_order()
     assert [len(u) for u in used] == [2, 2, 2]
 
 
+def test_a_wrapped_label_whose_line_boxes_overlap_is_joined() -> None:
+    # "Latin America / and the / Caribbean" set tightly: each OCR box reaches 5 px into the
+    # one above it.
+    slots = [100.0, 200.0]
+    toks = [
+        _tok("Asia", (85.0, 205.0, 115.0, 223.0)),
+        _tok("Latin America", (160.0, 205.0, 240.0, 223.0)),
+        _tok("and the", (176.0, 218.0, 224.0, 234.0)),
+        _tok("Caribbean", (170.0, 230.0, 230.0, 246.0)),
+    ]
+    texts, _ = assign_category_labels(toks, Frame("vertical"), slots, -203.0, 100.0)
+    assert texts == ["Asia", "Latin America and the Caribbean"]
+
+
 def test_level_labels_do_not_take_a_neighbours_piece() -> None:
     # Upright labels: no diagonal joining, whatever overlaps.
     slots = [100.0, 122.0]

@@ -144,6 +144,9 @@ def _below(
     turned = [t.angle for t, _ in first if abs(t.angle) > 10]
     # Labels turned one way: their pieces continue on one side (None: not turned).
     rising = bool(np.median(turned) > 0) if len(turned) >= max(2, 0.3 * len(first)) else None
+    # Tightly set level lines: the OCR boxes of a wrapped label may overlap a little (turned
+    # labels continue diagonally instead, and their pieces' boxes overlap their neighbours').
+    overlap = max(2.0, 0.4 * th) if rising is None else 2.0
     for i, pick in enumerate(picked):
         if pick is None:
             texts.append(None)
@@ -156,7 +159,8 @@ def _below(
                 r
                 for r in rest
                 if abs(r[1].uc - cur[1].uc) <= 0.35 * max(_thick(cur[1]), cur[1].width)
-                and cur[1].v0 - 0.8 * th <= r[1].v1 <= cur[1].v0 + 2
+                and cur[1].v0 - 0.8 * th <= r[1].v1 <= cur[1].v0 + overlap
+                and r[1].vc < cur[1].vc - 0.5 * th
                 and r[1].width <= 1.5 * pitch
             ]
             if not nxt:
