@@ -304,3 +304,22 @@ def test_a_two_pixel_segment_between_two_thick_ones_keeps_the_stack_together() -
     found = find_bars(layers, "vertical")
     assert found is not None and found.stacked
     assert sorted(b.layer for b in found.bars) == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+
+
+def test_the_baseline_of_a_stack_is_not_the_edge_two_tall_segments_share() -> None:
+    # Four stacks on y=180: short blue bases of different heights, tall navy middles, short
+    # grey tops. Three navy/grey seams happen to line up within a pixel, and more bar area
+    # touches them than the base line; but each seam has a segment on both sides in one
+    # slot, which a baseline never has.
+    img = np.full((220, 260, 3), 255, dtype=np.uint8)
+    for k, (x0, seam, low) in enumerate(
+        ((20, 61, 120), (80, 60, 130), (140, 61, 140), (200, 99, 150))
+    ):
+        img[low:180, x0 : x0 + 40] = BLUE
+        img[seam:low, x0 : x0 + 40] = NAVY
+        img[seam - 12 - 3 * k : seam, x0 : x0 + 40] = GREY
+    layers = [_layer(img, BLUE), _layer(img, NAVY), _layer(img, GREY)]
+    found = find_bars(layers, "vertical")
+    assert found is not None and found.stacked
+    assert found.baseline == pytest.approx(-180.0, abs=1.5)
+    assert len(found.bars) == 12

@@ -351,10 +351,21 @@ def _baseline(cand: Sequence[Bar], ends: Counter[int]) -> int:
     top = max(near.values())
 
     def area(v: int) -> float:
-        return sum(
-            b.span.width * b.span.length
-            for b in cand
-            if abs(b.span.v0 - v) <= 1.5 or abs(b.span.v1 - v) <= 1.5
+        starts = [b for b in cand if abs(b.span.v0 - v) <= 1.5]
+        stops = [b for b in cand if abs(b.span.v1 - v) <= 1.5]
+
+        # An edge two segments of one stack share (one ends where the other starts, over
+        # the same slot) is inside a stack; bars on a baseline have nothing beyond it in
+        # their own slot (a bar below zero stands in another slot).
+        def alone(b: Bar, other: list[Bar]) -> bool:
+            return not any(
+                min(b.span.u1, c.span.u1) - max(b.span.u0, c.span.u0)
+                > 0.5 * min(b.span.width, c.span.width)
+                for c in other
+            )
+
+        return sum(b.span.width * b.span.length for b in starts if alone(b, stops)) + sum(
+            b.span.width * b.span.length for b in stops if alone(b, starts)
         )
 
     options = [v for v, n in near.items() if n >= 0.5 * top]
