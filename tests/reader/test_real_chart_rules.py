@@ -17,6 +17,7 @@ from chartproof.reader.perception.axes import line_fit
 from chartproof.reader.perception.bars import Bar, find_bars, group_slots
 from chartproof.reader.perception.geometry import Frame
 from chartproof.reader.perception.labels import assign_category_labels, fill_skipped_labels
+from chartproof.reader.perception.legend import find_legend
 from chartproof.reader.perception.line_reader import _label_positions, _marked_grid
 from chartproof.reader.perception.palette import ColorLayer
 from chartproof.reader.perception.records import AxisFit
@@ -323,3 +324,28 @@ def test_the_baseline_of_a_stack_is_not_the_edge_two_tall_segments_share() -> No
     assert found is not None and found.stacked
     assert found.baseline == pytest.approx(-180.0, abs=1.5)
     assert len(found.bars) == 12
+
+
+# ---------------------------------------------------------------------- legends
+
+
+def test_a_row_of_line_swatches_taken_for_bars_stays_a_legend() -> None:
+    # Six legend entries, each a short line swatch; the bar finder saw the six swatches as
+    # six short bars. Half of them match their swatch box closely, half less (their dots
+    # make the bar box taller): all six are still legend entries.
+    colours = [BLUE, NAVY, GREY, (166, 11, 11), (135, 188, 36), (235, 181, 35)]
+    img = np.full((80, 600, 3), 255, dtype=np.uint8)
+    toks, bars = [], []
+    for k, rgb in enumerate(colours):
+        x0 = 20 + 95 * k
+        img[38:43, x0 : x0 + 16] = rgb
+        toks.append(_tok(str(2015 + k), (x0 + 22.0, 32.0, x0 + 58.0, 48.0)))
+        bars.append(
+            (float(x0), 38.0, x0 + 16.0, 42.0) if k % 2 else (float(x0), 33.0, x0 + 16.0, 47.0)
+        )
+    layers = [_layer(img, rgb) for rgb in colours]
+    text = np.zeros(img.shape[:2], dtype=bool)
+    for t in toks:
+        text[int(t.box[1]) : int(t.box[3]), int(t.box[0]) : int(t.box[2])] = True
+    legend = find_legend(toks, layers, text, bars)
+    assert [e.label for e in legend] == [str(2015 + k) for k in range(6)]
