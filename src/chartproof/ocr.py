@@ -350,8 +350,7 @@ def _openvino_precision() -> str | None:
     if importlib.util.find_spec("openvino") is None:
         return None
     try:
-        import openvino
-
+        openvino = _import_openvino()
         hint = openvino.Core().get_property("CPU", "INFERENCE_PRECISION_HINT")
     except Exception as e:  # a broken install must not take the reader down
         log.warning("OpenVINO is installed but cannot start (%s); OCR uses onnxruntime", e)
@@ -366,6 +365,26 @@ def _version(dist: str) -> str:
         return "not installed"
 
 
+def _import_openvino() -> Any:
+    """Import OpenVINO without its model-conversion tools, which send a usage event to Google
+    Analytics on import unless the user opted out (openvino_telemetry's default) and leave a
+    thread behind, after which chartproof's worker pools must spawn fresh interpreters
+    instead of forking. chartproof converts no models; the tools import normally later."""
+    import sys
+
+    if "openvino" in sys.modules:
+        return sys.modules["openvino"]
+    blocked = "openvino.tools.ovc"
+    had = blocked in sys.modules
+    sys.modules.setdefault(blocked, None)  # type: ignore[arg-type]  # makes its import fail
+    try:
+        import openvino
+    finally:
+        if not had:
+            sys.modules.pop(blocked, None)
+    return openvino
+
+
 def _runtime_params(runtime: str) -> dict[str, Any]:
     """rapidocr settings that put detection and recognition on `runtime`, one thread each
     (the executor runs one process per core). OpenVINO's CPU pinning is off: with it, two
@@ -375,6 +394,7 @@ def _runtime_params(runtime: str) -> dict[str, Any]:
             "EngineConfig.onnxruntime.intra_op_num_threads": 1,
             "EngineConfig.onnxruntime.inter_op_num_threads": 1,
         }
+    _import_openvino()  # before rapidocr imports it
     from rapidocr import EngineType
 
     return {

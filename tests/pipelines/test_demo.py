@@ -38,3 +38,63 @@ def test_tiny_demo_runs_every_step(tmp_path: Path) -> None:
     html = result.report.read_text(encoding="utf-8")
     assert "Counterfactual families" in html and "builtin:reader · direct (families)" in html
     assert any("redraws faithful" in line for line in said)
+
+
+def _audit_lines(run: Path) -> list[str]:
+    """The audit's results without the fields that say how they were obtained."""
+    rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    for row in rows:
+        for volatile in ("latency_s", "cached", "calls"):
+            row.pop(volatile, None)
+    return sorted(json.dumps(row, sort_keys=True) for row in rows)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("start", ["fork", "spawn"])
+def test_the_audit_beside_the_reader_gives_the_same_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, start: str
+) -> None:
+    """On a pool of workers the demo's bias audit runs in a process of its own beside the
+    reader's stages (forked, or spawned when this process runs other threads); its results
+    are those of the audit run after them in one process."""
+    pytest.importorskip("rapidocr")
+    pytest.importorskip("transformers")
+    from chartproof.pipelines import demo as demo_module
+    from chartproof.testing.tiny_lm import build_tiny_llama
+
+    model = f"text:{build_tiny_llama(tmp_path / 'tiny-lm')}"
+    monkeypatch.setattr(demo_module, "_audit_start_method", lambda: start)
+    tiny = dict(n=2, per_chart=1, variants=(), protocols=("direct",), derender_charts=0)
+    lines = {}
+    for executor in ("local:1", "local:2"):
+        said: list[str] = []
+        result = demo(
+            tmp_path / executor.replace(":", "-"),
+            audit_charts=2,
+            audit_model=model,
+            executor=executor,
+            say=said.append,
+            **tiny,  # type: ignore[arg-type]
+        )
+        assert result.audit is not None and result.audit.is_file()
+        assert any("beside the reader" in line for line in said) == (executor == "local:2")
+        lines[executor] = _audit_lines(result.audit.parent)
+    assert lines["local:1"] == lines["local:2"] and len(lines["local:1"]) >= 8
+
+
+@pytest.mark.slow
+def test_a_failed_background_audit_names_its_error(tmp_path: Path) -> None:
+    """An audit that fails in its own process raises in the demo with the child's traceback."""
+    pytest.importorskip("rapidocr")
+    with pytest.raises(RuntimeError, match=r"bias audit failed:(.|\n)*unknown backend kind"):
+        demo(
+            tmp_path / "demo",
+            n=2,
+            per_chart=1,
+            variants=(),
+            protocols=("direct",),
+            derender_charts=0,
+            audit_charts=1,
+            audit_model="nosuchkind:model",
+            executor="local:2",
+        )

@@ -109,3 +109,21 @@ def test_both_runtimes_recover_the_same_table(chart_dir: Path, name: str) -> Non
         assert engine.runtime == runtime
     assert tables["onnxruntime"] == tables["openvino"]
     assert SPECS[name].table.names[1] in tables["openvino"] or len(SPECS[name].table.names) == 2
+
+
+@pytest.mark.skipif(not HAS_OPENVINO, reason="openvino not installed")
+def test_openvino_loads_without_its_telemetry_thread() -> None:
+    """OpenVINO's conversion tools send a usage event on import and leave a thread, after
+    which worker pools cannot fork; chartproof imports OpenVINO without them."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, threading\n"
+        "from chartproof import ocr\n"
+        "ocr._openvino_precision()\n"
+        "print('openvino' in sys.modules, 'openvino.tools.ovc' in sys.modules,"
+        " threading.active_count())\n"
+    )  # not in sys.modules: no None entry left behind, so the user's own import still works
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "False", "1"]

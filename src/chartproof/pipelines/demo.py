@@ -5,9 +5,15 @@ minutes; then a small bias audit of the offline text model with its own report."
 
 from __future__ import annotations
 
+import multiprocessing
+import threading
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
+from typing import Any
 
 from chartproof.pipelines.evaluate import evaluate
 from chartproof.pipelines.generate import generate
@@ -60,9 +66,11 @@ def demo(
     each faithful redraw grows a family of `counterfactuals` seeded data edits, whose
     questions the model then answers (the report's family section). Generation and a
     CPU-bound model run on `executor` (default "local": every core; see
-    `chartproof.executors`); the outputs do not depend on it.
+    `chartproof.executors`); the outputs do not depend on it. On a local pool of several
+    workers, the bias audit (`audit_charts` charts, 0 turns it off) runs in a process of its
+    own beside the reader's stages; otherwise after them, on `executor`.
     """
-    from chartproof.executors import load_backend_on, open_executor
+    from chartproof.executors import LocalExecutor, load_backend_on, open_executor
     from chartproof.pipelines.derender import derender_dataset
     from chartproof.reports import report
 
@@ -70,6 +78,11 @@ def demo(
     tell = say or (lambda _: None)
     tell(f"generating {n} {suite} charts with {per_chart} questions each ...")
     pool = open_executor(executor)
+    # On a local pool of several workers the audit runs beside the reader, in a process of
+    # its own: one text model batching in one process gains little from more workers, and
+    # the reader's stages leave cores idle between them; its outputs are the same either way.
+    beside = audit_charts > 0 and pool.workers > 1 and isinstance(pool, LocalExecutor)
+    background = _start_audit(root, audit_charts, audit_model, seed, tell) if beside else None
     try:
         data = generate(
             suite,
@@ -84,6 +97,7 @@ def demo(
         backend = load_backend_on(model, pool)
     except BaseException:
         pool.close()
+        _cancel(background)
         raise
     runs = []
     try:
@@ -114,42 +128,136 @@ def demo(
                 run = root / "runs" / "families"
                 evaluate(made.families.folder, model, run, backend=backend)
                 runs.append(run)
+    except BaseException:
+        _cancel(background)
+        raise
     finally:
         backend.close()
         pool.close()
     path = report(*runs, out=root / "report.html")
-    audited = (
-        _audit(root, audit_charts, audit_model, seed, tell, executor=executor)
-        if audit_charts > 0
-        else None
-    )
+    audited: Path | None = None
+    skipped: str | None = None
+    if background is not None:
+        audited, skipped = _finish_audit(background, root, tell)
+    elif audit_charts > 0:
+        tell(
+            f"auditing {audit_model} for bias on {audit_charts} generated charts (race, gender) ..."
+        )
+        skipped = _audit(_bias_data(root, audit_charts, seed), root, audit_model, executor=executor)
+        audited = None if skipped else _audit_report(root)
+    if skipped:
+        tell(f"  bias audit skipped: {skipped}")
     return DemoResult(data=data, runs=tuple(runs), derender=derendered, report=path, audit=audited)
 
 
-def _audit(
-    root: Path, charts: int, model: str, seed: int, tell: Say, *, executor: str | None = None
-) -> Path | None:
-    """A small bias audit of the offline text model (text over table) on generated bias
+@dataclass
+class _Background:
+    """The bias audit running in a forked process, and the pipe its outcome comes back on."""
+
+    process: BaseProcess
+    outcome: Connection
+
+
+def _start_audit(root: Path, charts: int, model: str, seed: int, tell: Say) -> _Background:
+    """The bias data generated here, then the audit started in a process of its own (its text
+    model in that one process), forked when this process runs no other thread, else spawned.
+
+    A process, not a thread: a second thread here would make every later worker pool spawn
+    fresh interpreters instead of forking this one (see `chartproof.executors.local`); a
+    forked child also sees what this process registered (built-in models, chart kinds).
+    """
+    tell(
+        f"auditing {model} for bias on {charts} generated charts (race, gender), "
+        "beside the reader ..."
+    )
+    data = _bias_data(root, charts, seed)
+    receive, send = multiprocessing.Pipe(duplex=False)
+    context: Any = multiprocessing.get_context(_audit_start_method())
+    process: BaseProcess = context.Process(
+        target=_audit_child, args=(send, data, root, model), name="chartproof-demo-audit"
+    )
+    process.start()
+    send.close()
+    return _Background(process=process, outcome=receive)
+
+
+def _audit_start_method() -> str:
+    """fork where it is safe (a platform that forks, no other thread that could hold a lock
+    at the fork), else spawn."""
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
+
+
+def _audit_child(send: Connection, data: Path, root: Path, model: str) -> None:
+    """The forked audit: ("ok", why-skipped-or-None) or ("error", traceback) on the pipe."""
+    try:
+        send.send(("ok", _audit(data, root, model, executor="local:1")))
+    except BaseException:
+        send.send(("error", traceback.format_exc()))
+    finally:
+        send.close()
+
+
+def _finish_audit(background: _Background, root: Path, tell: Say) -> tuple[Path | None, str | None]:
+    """Wait for the forked audit; its report, or why it was skipped. Raises RuntimeError with
+    the child's traceback when it failed, or its exit code when it died."""
+    tell("waiting for the bias audit ...")
+    try:
+        status, detail = background.outcome.recv()
+    except EOFError:
+        background.process.join()
+        raise RuntimeError(
+            f"the bias audit process died (exit code {background.process.exitcode}); "
+            "its run folder resumes: rerun the demo"
+        ) from None
+    finally:
+        background.outcome.close()
+    background.process.join()
+    if status == "error":
+        raise RuntimeError(f"the bias audit failed:\n{detail}")
+    return (None, detail) if detail else (_audit_report(root), None)
+
+
+def _cancel(background: _Background | None) -> None:
+    """Stop a background audit when a reader stage fails (its run folder resumes, as after
+    any crash)."""
+    if background is not None and background.process.is_alive():
+        background.process.terminate()
+        background.process.join()
+
+
+def _bias_data(root: Path, charts: int, seed: int) -> Path:
+    """The audit's generated bias charts (one process: a couple of charts)."""
+    return generate(
+        "bias", charts, root / "bias-data", seed=seed, per_chart=1, premises=False,
+        executor="local:1",
+    ).folder  # fmt: skip
+
+
+def _audit(data: Path, root: Path, model: str, *, executor: str | None = None) -> str | None:
+    """A small bias audit of the offline text model (text over table) on the generated bias
     charts, two attributes, the model fanned out over `executor` on a machine without an
-    accelerator: its own report, or None when the model cannot load here."""
+    accelerator; None when done, else why the model cannot run here."""
     from chartproof.models.registry import MissingDependencyError
     from chartproof.pipelines.audit import audit
-    from chartproof.reports import report
 
-    tell(f"auditing {model} for bias on {charts} generated charts (race, gender) ...")
-    data = generate("bias", charts, root / "bias-data", seed=seed, per_chart=1, premises=False)
-    run = root / "runs" / "audit"
     try:
         audit(
-            data.folder,
+            data,
             model,
-            run,
+            root / "runs" / "audit",
             attributes=("race", "gender"),
             settings=("narrative", "hallucination", "polarity"),
             max_tokens=96,
             executor=executor,
         )
     except (MissingDependencyError, ImportError, OSError) as exc:
-        tell(f"  bias audit skipped: {exc}")
-        return None
-    return report(run)
+        return str(exc)
+    return None
+
+
+def _audit_report(root: Path) -> Path:
+    from chartproof.reports import report
+
+    return report(root / "runs" / "audit")

@@ -104,6 +104,32 @@ def _solid(in_bin: np.ndarray, text: np.ndarray) -> bool:
     return core >= max(12, 0.3 * total)
 
 
+def _top_exact_colours(px: np.ndarray, keys: np.ndarray, bins: np.ndarray) -> list[int]:
+    """For each histogram bin in `bins`, its most frequent exact colour (packed 0xRRGGBB; the
+    smallest such value on a tie), over all pixels: a bin's mean would drift towards
+    antialiased blends. One pass over the pixels of the chosen bins, not one per bin."""
+    if len(bins) == 0:
+        return []
+    rank = np.full(int(keys.max()) + 1 if keys.size else 1, -1, dtype=np.int64)
+    rank[bins] = np.arange(len(bins))
+    where = rank[keys]
+    inside = where >= 0
+    sel = px[inside].astype(np.int64)
+    exact = sel[:, 0] << 16 | sel[:, 1] << 8 | sel[:, 2]
+    # Group by (bin, exact colour): counts per pair, then the first maximum within each bin
+    # (pairs are sorted by colour within a bin, so ties go to the smallest colour).
+    pairs, counts = np.unique(where[inside] << 24 | exact, return_counts=True)
+    owner = pairs >> 24
+    order = np.lexsort((-counts, owner))  # by bin, then by count descending (stable)
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = owner[order][1:] != owner[order][:-1]
+    best = pairs[order][first]
+    tops = [0] * len(bins)
+    for b in best:
+        tops[int(b >> 24)] = int(b & 0xFFFFFF)
+    return tops
+
+
 def color_layers(
     image: np.ndarray,
     text: np.ndarray,
@@ -130,12 +156,9 @@ def color_layers(
     cand = cand[np.argsort(-counts[cand])]
     bg = np.array(background, dtype=float)
     chosen: list[np.ndarray] = []
-    for k in cand[:64]:
-        sel = px[keys == k]
-        # The bin's most frequent exact colour: its mean would drift towards antialiased blends.
-        exact = sel[:, 0] << 16 | sel[:, 1] << 8 | sel[:, 2]
-        vals, cnt = np.unique(exact, return_counts=True)
-        top = int(vals[np.argmax(cnt)])
+    cand = cand[:64]
+    tops = _top_exact_colours(px, keys, cand)
+    for k, top in zip(cand, tops, strict=True):
         c = np.array([top >> 16, (top >> 8) & 255, top & 255], dtype=float)
         if np.linalg.norm(c - bg) < 26:
             continue
