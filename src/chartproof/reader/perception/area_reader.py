@@ -13,6 +13,7 @@ from chartproof.reader.perception.labels import (
     fill_skipped_labels,
 )
 from chartproof.reader.perception.line_reader import category_positions, label_x, line_masks
+from chartproof.reader.perception.lines import stroke_score
 from chartproof.reader.perception.palette import ColorLayer
 from chartproof.reader.perception.plot_extent import filled_band
 from chartproof.reader.perception.records import CellEvidence, ChartReading, OcrToken
@@ -37,6 +38,7 @@ def area_layers(
 
     w, h = scene.size
     pw = max(1, plot[1] - plot[0] + 1) if plot is not None else w
+    span = _tick_span(scene)
     out = []
     for li in candidates:
         lay: ColorLayer = scene.layers[li]
@@ -49,11 +51,20 @@ def area_layers(
         others = [int(stats[i][4]) for i in range(1, n) if i != big and stats[i][4] > 0.05 * area]
         if bh < 8 or others:
             continue
-        if bw >= 0.4 * w and area >= 0.02 * w * h:
-            out.append(li)
-        elif bw >= 0.4 * pw and area >= 0.02 * pw * h and filled_band(labels == big):
-            # wide next to a plot narrower than the image (a blank canvas beside it)
-            out.append(li)
+        wide = bw >= 0.4 * w and area >= 0.02 * w * h
+        # or wide next to a plot narrower than the image (a blank canvas beside it)
+        beside = bw >= 0.4 * pw and area >= 0.02 * pw * h and filled_band(labels == big)
+        if not (wide or beside):
+            continue
+        top, bottom = int(stats[big][1]), int(stats[big][1]) + bh
+        # A wide band wholly above the top tick or below the bottom one is page furniture
+        # (a banner, a footer strip), not an area on the value axis.
+        if span is not None and (bottom < span[0] or top > span[1]):
+            continue
+        # A dense line with markers is one wide component too, but thin: a band is filled.
+        if stroke_score(lay.mask)[1] >= 0.5:
+            continue
+        out.append(li)
     return out
 
 
@@ -67,6 +78,16 @@ def _flat_row(free: Sequence[OcrToken], bottom: float) -> list[OcrToken]:
     top = min(t.box[1] for t in below)
     th = float(np.median([t.height for t in below]))
     return [t for t in below if t.box[1] <= top + 0.6 * th]
+
+
+def _tick_span(scene: Scene) -> tuple[float, float] | None:
+    """(top, bottom) pixel rows of the value axis's tick labels, with half a text line's
+    slack; None without a value axis of two ticks or more."""
+    axis = scene.y_axis
+    if axis is None or len(axis.ticks) < 2:
+        return None
+    slack = 0.5 * scene.text_height
+    return min(t.cy for t in axis.ticks) - slack, max(t.cy for t in axis.ticks) + slack
 
 
 def read_area(

@@ -19,13 +19,18 @@ __all__ = ["find_axes", "fit_axis", "line_fit", "power_of_ten", "raised_powers",
 
 def line_fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """Least-squares slope and intercept of y on x (centred, so large tick values such as
-    years or millions stay well conditioned); nan when x does not vary."""
-    xm, ym = float(np.mean(x)), float(np.mean(y))
-    dx = x - xm
-    var = float(dx @ dx)
-    if var == 0:
+    years or millions stay well conditioned); nan when x does not vary. The deviations are
+    scaled to at most 1 before they are squared: a misread label ("2e272") would overflow."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
         return math.nan, math.nan
-    slope = float(dx @ (y - ym)) / var
+    xm, ym = float(np.mean(x)), float(np.mean(y))
+    dx, dy = x - xm, y - ym
+    sx, sy = float(np.max(np.abs(dx))), float(np.max(np.abs(dy)))
+    if sx == 0 or not math.isfinite(sx) or not math.isfinite(sy):
+        return math.nan, math.nan
+    ux, uy = dx / sx, dy / (sy or 1.0)
+    slope = float(ux @ uy) / float(ux @ ux) * ((sy or 1.0) / sx)
     return slope, ym - slope * xm
 
 

@@ -107,21 +107,25 @@ def find_bars(
     frame = Frame(orientation)
     h, w = layers[0].mask.shape if layers else (0, 0)
     cand: list[Bar] = []
+    thin: list[Bar] = []
     for li, lay in enumerate(layers):
         mask = _under_labels(lay.mask, labels)
         for ex in exclude:
             x0, y0, x1, y1 = (round(v) for v in ex)
             mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = False
         for x0, y0, x1, y1, _ in _rects(mask, orientation):
-            # A bar is at least a few pixels thick across; hairlines are axes or grid.
-            if min(x1 - x0, y1 - y0) < min_thickness:
-                continue
             if (x1 - x0) > 0.9 * w and (y1 - y0) > 0.9 * h:
                 continue
             box: Box = (float(x0), float(y0), float(x1), float(y1))
-            cand.append(Bar(layer=li, span=frame.span(box), box=box))
+            bar = Bar(layer=li, span=frame.span(box), box=box)
+            # A bar is at least a few pixels thick across; hairlines are axes or grid.
+            if min(x1 - x0, y1 - y0) >= min_thickness:
+                cand.append(bar)
+            elif bar.span.width >= min_thickness:
+                thin.append(bar)
     if not cand:
         return None
+    cand.extend(_sandwiched(thin, cand))
     cand = _merge_split(cand, frame, exclude)
     cand = _join_across_text(cand, frame, _ink(layers, labels, (h, w)))
     ends = Counter(round(b.span.v0) for b in cand) + Counter(round(b.span.v1) for b in cand)
@@ -178,6 +182,25 @@ def _under_labels(mask: np.ndarray, labels: Sequence[Box]) -> np.ndarray:
             rows = mask[y0:y1, x0 - 2] & mask[y0:y1, x1 + 1]
             if rows.sum() >= 2:
                 out[y0:y1, x0:x1] |= rows[:, None]
+        out[y0:y1, x0:x1] |= _behind_text(mask[y0:y1, x0:x1])
+    return out
+
+
+def _behind_text(patch: np.ndarray) -> np.ndarray:
+    """The colour's rectangle behind a label that covers a whole thin segment (a bottom
+    stacked segment no taller than its "5.9%"): the colour runs unbroken across the box
+    above the glyphs and again below them, which glyphs of that colour on the background
+    never do. Filled between those rows, over the columns the colour mostly holds."""
+    out = np.zeros_like(patch)
+    n = len(patch)
+    if n < 4 or patch.shape[1] < 4:
+        return out
+    full = np.nonzero(patch.mean(axis=1) >= 0.9)[0]
+    if len(full) == 0 or full[0] > n // 4 or full[-1] < n - 1 - n // 4:
+        return out
+    cols = np.nonzero(patch[full[0] : full[-1] + 1].mean(axis=0) >= 0.5)[0]
+    if len(cols):
+        out[full[0] : full[-1] + 1, cols[0] : cols[-1] + 1] = True
     return out
 
 
@@ -328,10 +351,21 @@ def _baseline(cand: Sequence[Bar], ends: Counter[int]) -> int:
     top = max(near.values())
 
     def area(v: int) -> float:
-        return sum(
-            b.span.width * b.span.length
-            for b in cand
-            if abs(b.span.v0 - v) <= 1.5 or abs(b.span.v1 - v) <= 1.5
+        starts = [b for b in cand if abs(b.span.v0 - v) <= 1.5]
+        stops = [b for b in cand if abs(b.span.v1 - v) <= 1.5]
+
+        # An edge two segments of one stack share (one ends where the other starts, over
+        # the same slot) is inside a stack; bars on a baseline have nothing beyond it in
+        # their own slot (a bar below zero stands in another slot).
+        def alone(b: Bar, other: list[Bar]) -> bool:
+            return not any(
+                min(b.span.u1, c.span.u1) - max(b.span.u0, c.span.u0)
+                > 0.5 * min(b.span.width, c.span.width)
+                for c in other
+            )
+
+        return sum(b.span.width * b.span.length for b in starts if alone(b, stops)) + sum(
+            b.span.width * b.span.length for b in stops if alone(b, starts)
         )
 
     options = [v for v, n in near.items() if n >= 0.5 * top]
@@ -342,6 +376,27 @@ def _baseline(cand: Sequence[Bar], ends: Counter[int]) -> int:
 
 def _near_count(ends: Counter[int], v: int) -> int:
     return ends.get(v - 1, 0) + ends.get(v, 0) + ends.get(v + 1, 0)
+
+
+def _sandwiched(thin: Sequence[Bar], thick: Sequence[Bar]) -> list[Bar]:
+    """Stacked segments thinner than a bar may be (a 0.5 % share, one or two pixels) that
+    sit between two thicker segments of one stack, so that the stack above them still
+    joins it. A lone sliver on a bar's end (an antialiased edge) is not one; the two
+    neighbours may be up to one more sliver away."""
+    out = []
+    for t in thin:
+        reach = 2.5 + 3.0
+        ends = [
+            (k.span.v1 - t.span.v0, t.span.v1 - k.span.v0)
+            for k in thick
+            if min(k.span.u1, t.span.u1) - max(k.span.u0, t.span.u0)
+            >= 0.7 * min(k.span.width, t.span.width)
+        ]
+        below = any(abs(lo) <= reach for lo, _ in ends)
+        above = any(abs(hi) <= reach for _, hi in ends)
+        if below and above:
+            out.append(t)
+    return out
 
 
 def _continues(b: Bar, k: Bar) -> bool:
@@ -380,7 +435,8 @@ def group_slots(bars: Sequence[Bar], stacked: bool) -> list[list[Bar]]:
         prev = slots[-1]
         gap = st[0].span.u0 - max(b.span.u1 for b in prev)
         colours = {b.layer for b in prev}
-        if gap <= max(1.5, 0.12 * med) and st[0].layer not in colours:
+        # Bars of a group drawn at sub-pixel places come out up to 2 px apart.
+        if gap <= max(2.5, 0.12 * med) and st[0].layer not in colours:
             prev.extend(st)
         else:
             slots.append(list(st))

@@ -4,6 +4,7 @@ assigned to category slots, wrapped lines joined, the axis title kept apart."""
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -94,6 +95,15 @@ def _split_wide(
     return out
 
 
+def _anchor(tok: OcrToken, s: Span) -> float:
+    """Where a label turned about 45° points on the category axis: the end of the text
+    nearest the axis (the upper right end of text rising rightwards), not its box centre,
+    which lies half a label's length away, often over the neighbouring slot."""
+    if tok.angle > 0:
+        return s.u1 - 0.25 * tok.height
+    return s.u0 + 0.25 * tok.height
+
+
 def _below(
     cands: list[tuple[OcrToken, Span]],
     slots: Sequence[float],
@@ -116,8 +126,12 @@ def _below(
         used: set[int] = set()
         pairs = []
         for i, u in enumerate(slots):
-            for j, (_, s) in enumerate(first):
-                d = min(abs(s.uc - u), abs(s.u1 - u))
+            for j, (t, s) in enumerate(first):
+                d = (
+                    abs(_anchor(t, s) - u)
+                    if abs(t.angle) > 20
+                    else min(abs(s.uc - u), abs(s.u1 - u))
+                )
                 if d <= 0.6 * pitch:
                     pairs.append((d, i, j))
         for _, i, j in sorted(pairs):
@@ -129,6 +143,13 @@ def _below(
     texts: list[str | None] = []
     used_tokens: list[list[OcrToken]] = []
     continued: list[tuple[int, tuple[OcrToken, Span]]] = []
+    taken: set[int] = set()
+    turned = [t.angle for t, _ in first if abs(t.angle) > 10]
+    # Labels turned one way: their pieces continue on one side (None: not turned).
+    rising = bool(np.median(turned) > 0) if len(turned) >= max(2, 0.3 * len(first)) else None
+    # Tightly set level lines: the OCR boxes of a wrapped label may overlap a little (turned
+    # labels continue diagonally instead, and their pieces' boxes overlap their neighbours').
+    overlap = max(2.0, 0.4 * th) if rising is None else 2.0
     for i, pick in enumerate(picked):
         if pick is None:
             texts.append(None)
@@ -141,11 +162,20 @@ def _below(
                 r
                 for r in rest
                 if abs(r[1].uc - cur[1].uc) <= 0.35 * max(_thick(cur[1]), cur[1].width)
-                and cur[1].v0 - 0.8 * th <= r[1].v1 <= cur[1].v0 + 2
+                and cur[1].v0 - 0.8 * th <= r[1].v1 <= cur[1].v0 + overlap
+                and r[1].vc < cur[1].vc - 0.5 * th
                 and r[1].width <= 1.5 * pitch
             ]
             if not nxt:
-                break
+                diag = _diagonal_piece(cur, rest, taken, rising) if rising is not None else None
+                if diag is None:
+                    break
+                # Text rising rightwards reads from its lower left end.
+                cur, left = diag
+                taken.add(id(cur[0]))
+                chain.insert(0 if left else len(chain), cur)
+                continued.append((i, cur))
+                continue
             cur = max(nxt, key=lambda r: r[1].v1)
             chain.append(cur)
             continued.append((i, cur))
@@ -158,6 +188,32 @@ def _below(
         used_tokens[i] = toks
         texts[i] = " ".join(t.text for t in toks)
     return texts, used_tokens
+
+
+def _diagonal_piece(
+    cur: tuple[OcrToken, Span],
+    rest: Sequence[tuple[OcrToken, Span]],
+    taken: set[int],
+    rising: bool,
+) -> tuple[tuple[OcrToken, Span], bool] | None:
+    """The rest of a label turned about 45° that the OCR read in two pieces ("Q2" and
+    "'15"): a piece lower down whose box overlaps this one's lower corner on the side the
+    text continues to (left for text rising rightwards, which then reads first; right for
+    falling text). A staggered label of another slot never overlaps both ways. Returns the
+    piece and whether it goes first."""
+    c = cur[1]
+    found = []
+    for r in rest:
+        s = r[1]
+        if id(r[0]) in taken or s.vc >= c.vc or s.v1 <= c.v0 + 1 or s.v1 > c.v1:
+            continue
+        left = s.uc < c.uc and s.u1 > c.u0 + 1 and s.u0 < c.u0
+        right = s.uc > c.uc and s.u0 < c.u1 - 1 and s.u1 > c.u1
+        if left if rising else right:
+            found.append(r)
+    if len(found) != 1:
+        return None
+    return found[0], rising
 
 
 def _beside(
@@ -187,6 +243,38 @@ def _beside(
     return texts, used_tokens
 
 
+_MONTH_YEAR = re.compile(r"^([A-Za-z]{3})[a-z]*\.? ?('?)(\d{2}|\d{4})$")
+
+
+def _fill_month_years(
+    out: list[str | None], known: list[tuple[int, str]], months: list[str]
+) -> list[str | None] | None:
+    """Month-and-year labels ("Jan 17", "Mar '18", "May 2019") one month or more apart: the
+    months between are named in the same style, the year counted on when the months wrap
+    round. None when the labels are not all of that form or do not run evenly."""
+    parts = [(i, _MONTH_YEAR.match(lab)) for i, lab in known]
+    if any(m is None or m.group(1).lower() not in months for _, m in parts):
+        return None
+    stamps = [(i, int(m.group(3)) * 12 + months.index(m.group(1).lower())) for i, m in parts if m]
+    step = (stamps[1][1] - stamps[0][1]) / (stamps[1][0] - stamps[0][0])
+    if step <= 0 or not step.is_integer():
+        return None
+    if any(s != stamps[0][1] + step * (i - stamps[0][0]) for i, s in stamps):
+        return None
+    first = parts[0][1]
+    assert first is not None
+    word, tick, year = known[0][1][:3], first.group(2), first.group(3)
+    sep = " " if " " in known[0][1] else ""
+    filled = list(out)
+    for i in range(len(filled)):
+        if not filled[i]:
+            stamp = int(stamps[0][1] + step * (i - stamps[0][0]))
+            y, mo = divmod(stamp, 12)
+            name = _MONTHS[mo] if word[0].isupper() else _MONTHS[mo].lower()
+            filled[i] = f"{name}{sep}{tick}{y:0{len(year)}d}"
+    return filled
+
+
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
@@ -198,6 +286,9 @@ def fill_skipped_labels(labels: Sequence[str | None]) -> list[str | None]:
     if len(known) < 2 or len(known) == len(out):
         return out
     months = [m.lower() for m in _MONTHS]
+    dated = _fill_month_years(out, known, months)
+    if dated is not None:
+        return dated
     if all(lab[:3].lower() in months and len(lab) <= 9 for _, lab in known):
         i0, lab0 = known[0]
         start = months.index(lab0[:3].lower()) - i0

@@ -76,7 +76,10 @@ def find_legend(
     # Swatches that are bars of the chart are value labels beside short bars, unless most
     # "bars" are swatches (a legend column looks like bars on a common edge).
     on_bars = [e for e in entries if any(_iou(e[0].swatch_box or e[0].box, b) > 0.6 for b in bars)]
-    if on_bars and len(on_bars) <= len(bars) / 2:
+    # (Counted over the "bars": a row of line swatches, each a short bar, is a legend even
+    # where some swatch boxes, grown by their dots, overlap their bar less.)
+    swatches = [b for b in bars if any(_iou(e[0].swatch_box or e[0].box, b) > 0.3 for e in entries)]
+    if on_bars and len(on_bars) <= len(bars) / 2 and len(swatches) <= len(bars) / 2:
         entries = [e for e in entries if e not in on_bars]
     entries = _aligned(_coherent(entries))
     entries.sort(key=lambda e: (round(e[0].box[1] / 6), e[0].box[0]))

@@ -219,10 +219,14 @@ def _bend_residual(centres: list[dict[int, float]], xs: Sequence[float]) -> floa
     return float(np.percentile(per_segment, 90))
 
 
-def _label_positions(masks: list[np.ndarray], label_xs: list[float]) -> list[float] | None:
+def _label_positions(
+    masks: list[np.ndarray], label_xs: list[float], marker_xs: Sequence[float] = ()
+) -> list[float] | None:
     """Category positions of lines without markers from evenly spaced tick labels: the
     lines' ends fix the first and last position; a dense axis may label only every k-th
-    one, and k is the coarsest grid on which the strokes run straight between positions."""
+    one, and k is the coarsest grid on which the strokes run straight between positions.
+    With markers (`marker_xs`, some of them stray blobs), k is the finest grid whose
+    places nearly all hold one."""
     if len(label_xs) < 2:
         return None
     fit = _lattice(label_xs, float(np.median(np.diff(label_xs))))
@@ -235,17 +239,26 @@ def _label_positions(masks: list[np.ndarray], label_xs: list[float]) -> list[flo
     a, b = float(min(e[0] for e in ends)), float(max(e[1] for e in ends))
     centres = [_centre_rows(m) for m in masks]
     options: list[tuple[int, list[float], float]] = []
+    # Grids whose ends miss the strokes' ends (a value label over the last point cuts the
+    # stroke short): only markers can vouch for them.
+    loose: list[tuple[int, list[float], float]] = []
     for k in range(1, 7):
         step = label_step / k
         if step < 5:
             break
         j0, j1 = round((a - origin) / step), round((b - origin) / step)
+        if j1 - j0 < 1:
+            continue
         # The lines start and end on positions (up to half the stroke width).
         off = max(abs(a - origin - j0 * step), abs(b - origin - j1 * step))
-        if j1 - j0 < 1 or off > 0.2 * step + 2.0:
-            continue
         xs = [origin + j * step for j in range(j0, j1 + 1)]
+        if off > 0.2 * step + 2.0:
+            loose.append((k, xs, math.inf))
+            continue
         options.append((k, xs, _bend_residual(centres, xs)))
+    marked = _marked_grid(sorted(options + loose, key=lambda o: o[0]), marker_xs)
+    if marked is not None:
+        return marked
     if not options:
         return None
     best = min(r for _, _, r in options)
@@ -264,6 +277,48 @@ def category_positions(masks: list[np.ndarray], label_xs: list[float]) -> list[f
     return _label_positions(masks, label_xs)
 
 
+def _marked_grid(
+    options: Sequence[tuple[int, list[float], float]], marker_xs: Sequence[float]
+) -> list[float] | None:
+    """The grid of places (k per label step, k rising) that the markers hold: the coarsest
+    one most of whose places show a marker, refined to a k times finer one while the places
+    it adds show markers at half that rate or more (markers on steep stretches may go
+    unseen, stray blobs come in). A finer grid than the true one adds empty places, while
+    straightness cannot tell them apart (any stroke is straight over a few pixels)."""
+    if len(marker_xs) < 3:
+        return None
+    mx = np.sort(np.asarray(marker_xs, dtype=float))
+
+    def held(xs: Sequence[float], tol: float) -> np.ndarray:
+        j = np.clip(np.searchsorted(mx, xs), 1, len(mx) - 1)
+        near = np.minimum(np.abs(mx[j - 1] - np.asarray(xs)), np.abs(mx[j] - np.asarray(xs)))
+        out: np.ndarray = near <= tol
+        return out
+
+    chosen: tuple[int, list[float], float] | None = None  # (k, places, share held)
+    for k, xs, _r in options:
+        if len(xs) < 3:
+            continue
+        tol = max(1.5, 0.15 * (xs[1] - xs[0]))
+        hit = held(xs, tol)
+        if chosen is None:
+            if float(hit.mean()) >= 0.6:
+                chosen = (k, xs, float(hit.mean()))
+            continue
+        if k % chosen[0]:
+            continue
+        coarse = np.asarray(chosen[1])
+        new = np.array([float(np.min(np.abs(coarse - x))) > tol for x in xs])
+        if new.any() and float(hit[new].mean()) >= 0.5 * chosen[2]:
+            # The finer grid reaches at least as far as the coarser one it refines.
+            step = xs[1] - xs[0]
+            lo = xs[0] - step * max(0, round((xs[0] - coarse[0]) / step))
+            hi = xs[-1] + step * max(0, round((coarse[-1] - xs[-1]) / step))
+            places = [lo + i * step for i in range(round((hi - lo) / step) + 1)]
+            chosen = (k, places, float(hit[~new].mean()) if (~new).any() else chosen[2])
+    return chosen[1] if chosen is not None else None
+
+
 def _positions(
     masks: list[np.ndarray],
     markers: list[list[tuple[float, float, float]]],
@@ -276,6 +331,9 @@ def _positions(
     # Markers of one series alone fix the places when it shows one at every label (the
     # others drawn without, or their joints too thin to look like markers).
     marked = bool(counts) and (min(counts) >= 2 or max(counts) >= max(3, n_labels))
+    # The markers seen, some hidden under value labels, some stray blobs: they still tell
+    # which grid of places between the labels is the drawn one.
+    marker_xs = [m[0] for ms in markers for m in ms]
     if marked:
         xs = _marker_positions(markers)
         if n_labels < 2 or (n_labels <= len(xs) and _even(xs)):
@@ -283,9 +341,9 @@ def _positions(
         if n_labels <= len(xs) and min(counts) >= 2:
             # Uneven places: stray blobs of a series colour joined the markers; the evenly
             # spaced tick labels give the places instead when they can.
-            by_labels = _label_positions(masks, [label_x(t) for t in labels])
+            by_labels = _label_positions(masks, [label_x(t) for t in labels], marker_xs)
             return by_labels if by_labels is not None else xs
-    by_labels = _label_positions(masks, [label_x(t) for t in labels])
+    by_labels = _label_positions(masks, [label_x(t) for t in labels], marker_xs)
     if by_labels is not None:
         return by_labels
     extents = [e for e in (line_extent(m) for m in masks) if e is not None]

@@ -37,6 +37,7 @@ from chartproof.reader.perception.records import (
 )
 from chartproof.reader.perception.scatter_reader import read_dot_lines, read_scatter
 from chartproof.reader.perception.scene import Scene
+from chartproof.reader.perception.split_text import split_at_marks
 from chartproof.reader.perception.thick_lines import thick_stroke, thinned
 from chartproof.reader.perception.upright_labels import hangs_below
 
@@ -55,6 +56,7 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     bg = background_color(image)
     layers = tuple(color_layers(image, text_mask((h, w), tokens), bg, noisy=noisy))
     toks = tuple(raised_powers([t for t in tokens if not _is_marker(t, layers)], image, bg))
+    toks = tuple(split_at_marks(toks, layers))
     tmask = text_mask((h, w), toks)
     # Gridlines and frames are straight lines of one grey: never a series or a swatch.
     legend = find_legend(

@@ -1,0 +1,351 @@
+"""Perception rules found on real ChartQA charts, each on a small hand-built case: rotated
+category labels (anchored by the end nearest the axis, read in two diagonal pieces),
+month-year labels filled in, dense marked lines on the grid their markers hold, lines and
+banners that are not area bands, a bottom segment hidden under its label, legend rows the
+OCR ran across a swatch, and a line fit that does not overflow on a misread label."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from chartproof.ocr import OcrToken
+from chartproof.reader.perception.area_reader import area_layers
+from chartproof.reader.perception.axes import line_fit
+from chartproof.reader.perception.bars import Bar, find_bars, group_slots
+from chartproof.reader.perception.geometry import Frame
+from chartproof.reader.perception.labels import assign_category_labels, fill_skipped_labels
+from chartproof.reader.perception.legend import find_legend
+from chartproof.reader.perception.line_reader import _label_positions, _marked_grid
+from chartproof.reader.perception.palette import ColorLayer
+from chartproof.reader.perception.records import AxisFit
+from chartproof.reader.perception.scene import Scene
+from chartproof.reader.perception.split_text import split_at_marks
+
+BLUE = (40, 118, 221)
+NAVY = (15, 40, 62)
+GREY = (186, 186, 186)
+
+
+def _tok(text: str, box: tuple[float, float, float, float], **kw: object) -> OcrToken:
+    return OcrToken(text=text, box=box, score=1.0, **kw)
+
+
+def _layer(image: np.ndarray, rgb: tuple[int, int, int]) -> ColorLayer:
+    mask = np.all(image == np.array(rgb, dtype=np.uint8), axis=2)
+    return ColorLayer(rgb=rgb, mask=mask, count=int(mask.sum()))
+
+
+# ---------------------------------------------------------------------- rotated labels
+
+
+def test_labels_turned_45_degrees_go_to_the_slot_under_their_upper_end() -> None:
+    # Points every 15 px, a year label every other point, each turned 45° and ~35 px wide:
+    # the box centre lies over the slot before the one the label names.
+    slots = [100.0 + 15 * i for i in range(9)]
+    toks = [
+        _tok(str(1980 + 2 * k), (slots[2 * k] - 26, 210.0, slots[2 * k] + 9, 245.0), angle=45.0)
+        for k in range(5)
+    ]
+    texts, _ = assign_category_labels(toks, Frame("vertical"), slots, -205.0, 15.0)
+    assert texts == ["1980", None, "1982", None, "1984", None, "1986", None, "1988"]
+    assert fill_skipped_labels(texts)[1::2] == ["1981", "1983", "1985", "1987"]
+
+
+def test_a_turned_label_read_in_two_diagonal_pieces_is_joined_in_reading_order() -> None:
+    # "Q1 '15" rising rightwards: the OCR returns "'15" (upper right, next to the axis) and
+    # "Q1" (lower left, overlapping its corner). A piece under the next label's corner
+    # goes with that label only.
+    slots = [100.0, 122.0, 144.0]
+    toks = []
+    for k, u in enumerate(slots):
+        toks.append(_tok("15", (u - 12, 205.0, u + 10, 222.0), angle=30.0))
+        toks.append(_tok(f"Q{k + 1}", (u - 26, 219.0, u - 4, 236.0)))
+    texts, used = assign_category_labels(toks, Frame("vertical"), slots, -203.0, 22.0)
+    assert texts == ["Q1 15", "Q2 15", "Q3 15"]
+    assert [len(u) for u in used] == [2, 2, 2]
+
+
+def test_a_wrapped_label_whose_line_boxes_overlap_is_joined() -> None:
+    # "Latin America / and the / Caribbean" set tightly: each OCR box reaches 5 px into the
+    # one above it.
+    slots = [100.0, 200.0]
+    toks = [
+        _tok("Asia", (85.0, 205.0, 115.0, 223.0)),
+        _tok("Latin America", (160.0, 205.0, 240.0, 223.0)),
+        _tok("and the", (176.0, 218.0, 224.0, 234.0)),
+        _tok("Caribbean", (170.0, 230.0, 230.0, 246.0)),
+    ]
+    texts, _ = assign_category_labels(toks, Frame("vertical"), slots, -203.0, 100.0)
+    assert texts == ["Asia", "Latin America and the Caribbean"]
+
+
+def test_level_labels_do_not_take_a_neighbours_piece() -> None:
+    # Upright labels: no diagonal joining, whatever overlaps.
+    slots = [100.0, 122.0]
+    toks = [
+        _tok("A", (92.0, 205.0, 108.0, 222.0)),
+        _tok("B", (114.0, 205.0, 130.0, 222.0)),
+        _tok("x", (80.0, 219.0, 96.0, 236.0)),
+    ]
+    texts, _ = assign_category_labels(toks, Frame("vertical"), slots, -203.0, 22.0)
+    assert texts == ["A", "B"]
+
+
+@pytest.mark.parametrize(
+    ("labels", "filled"),
+    [
+        (["Jan 17", None, "Mar 17", None], ["Jan 17", "Feb 17", "Mar 17", "Apr 17"]),
+        (["Nov 17", None, "Jan 18"], ["Nov 17", "Dec 17", "Jan 18"]),
+        (["Oct '19", None, None, "Jan '20"], ["Oct '19", "Nov '19", "Dec '19", "Jan '20"]),
+        (["Jan 2019", None, "Jul 2019"], ["Jan 2019", "Apr 2019", "Jul 2019"]),
+        # uneven: nothing filled
+        (["Jan 17", None, "Mar 17", "Jun 17"], ["Jan 17", None, "Mar 17", "Jun 17"]),
+        # plain month names keep their own rule
+        (["Jan", None, "Mar"], ["Jan", "Feb", "Mar"]),
+    ],
+)
+def test_month_year_labels_are_filled_in_their_own_style(
+    labels: list[str | None], filled: list[str | None]
+) -> None:
+    assert fill_skipped_labels(labels) == filled
+
+
+# ---------------------------------------------------------------------- dense marked lines
+
+
+def test_the_grid_most_markers_hold_wins_over_finer_straight_ones() -> None:
+    # Labels every 26 px, a marker every 13 px (a few missed, a few stray blobs): the
+    # 13 px grid, not a finer one on which any stroke also runs straight.
+    grids = [(k, [100.0 + j * 26.0 / k for j in range(6 * k + 1)], 0.0) for k in (1, 2, 3, 4)]
+    markers = [100.0 + 13 * j for j in range(13) if j not in (3, 8)] + [141.0, 171.0]
+    assert _marked_grid(grids, markers) == grids[1][1]
+
+
+def test_a_finer_grid_is_kept_when_its_added_places_hold_markers_often_enough() -> None:
+    # Markers seen on 12 of 13 labelled places but only 7 of 12 between them (steep
+    # stretches blur them): still the finer grid.
+    grids = [(k, [100.0 + j * 26.0 / k for j in range(12 * k + 1)], 0.0) for k in (1, 2, 4)]
+    on = [100.0 + 26 * j for j in range(12)]
+    between = [113.0 + 26 * j for j in range(7)]
+    assert _marked_grid(grids, on + between) == grids[1][1]
+    assert _marked_grid(grids, on + between[:2]) == grids[0][1]
+
+
+def test_places_run_on_to_a_last_point_whose_stroke_a_label_hides() -> None:
+    import cv2
+
+    # Points every 13 px from x=100 to x=256, labels every other point; the stroke stops at
+    # x=249 (a value label over the last point), so no grid of places ends on the stroke.
+    mask = np.zeros((120, 300), dtype=np.uint8)
+    pts = np.array([[100 + 13 * j, 40 if j % 2 else 80] for j in range(13)], dtype=np.int32)
+    cv2.polylines(mask, [pts], False, 1, 2)
+    mask[:, 250:] = 0
+    markers = [100.0 + 13 * j for j in range(12) if j != 5]
+    got = _label_positions([mask.astype(bool)], [100.0 + 26 * j for j in range(7)], markers)
+    assert got is not None and len(got) == 13
+    assert got[-1] == pytest.approx(256.0, abs=1.0)
+
+
+def test_markers_on_every_labelled_place_only_keep_the_label_grid() -> None:
+    grids = [(k, [100.0 + j * 26.0 / k for j in range(6 * k + 1)], 0.0) for k in (1, 2)]
+    markers = [100.0 + 26 * j for j in range(7)]
+    assert _marked_grid(grids, markers) == grids[0][1]
+    assert _marked_grid(grids, markers[:2]) is None  # too few markers to say
+
+
+# ---------------------------------------------------------------------- area bands
+
+
+def _scene(image: np.ndarray, layers: list[ColorLayer], ticks_y: list[float]) -> Scene:
+    ticks = tuple(_tok(str(10 * i), (10.0, y - 6, 30.0, y + 6)) for i, y in enumerate(ticks_y))
+    axis = AxisFit(direction="y", scale="linear", intercept=ticks_y[0], slope=-10.0, ticks=ticks)
+    return Scene(
+        image=image,
+        tokens=ticks,
+        layers=tuple(layers),
+        legend=(),
+        legend_box=None,
+        text=np.zeros(image.shape[:2], dtype=bool),
+        y_axis=axis,
+        x_axis=None,
+        text_height=12.0,
+    )
+
+
+def test_a_filled_band_on_the_axis_is_an_area() -> None:
+    img = np.full((200, 300, 3), 255, dtype=np.uint8)
+    for x in range(40, 290):
+        img[120 + int(20 * np.sin(x / 30)) : 180, x] = BLUE
+    scene = _scene(img, [_layer(img, BLUE)], [180.0, 80.0])
+    assert area_layers(scene, [0]) == [0]
+
+
+def test_a_banner_above_the_top_tick_is_no_area() -> None:
+    img = np.full((200, 300, 3), 255, dtype=np.uint8)
+    img[5:30, 10:290] = BLUE  # "Zoomable statistic" banner over the plot
+    scene = _scene(img, [_layer(img, BLUE)], [180.0, 80.0])
+    assert area_layers(scene, [0]) == []
+    # The same band among the ticks would be one.
+    img2 = np.full((200, 300, 3), 255, dtype=np.uint8)
+    img2[100:125, 10:290] = BLUE
+    assert area_layers(_scene(img2, [_layer(img2, BLUE)], [180.0, 80.0]), [0]) == [0]
+
+
+def test_a_dense_zigzag_line_is_no_area() -> None:
+    # One wide component of many pixels, but a thin stroke: a line, not a band.
+    import cv2
+
+    img = np.full((200, 600, 3), 255, dtype=np.uint8)
+    pts = np.array([[20 + 12 * i, 90 if i % 2 else 170] for i in range(45)], dtype=np.int32)
+    cv2.polylines(img, [pts], False, BLUE, 2)
+    lay = _layer(img, BLUE)
+    assert lay.count >= 0.02 * 600 * 200
+    assert area_layers(_scene(img, [lay], [180.0, 80.0]), [0]) == []
+
+
+# ---------------------------------------------------------------------- hidden segments
+
+
+def test_a_bottom_segment_wholly_under_its_label_is_still_a_bar() -> None:
+    # Stacked bars whose thin bottom segment is no taller than its white, dark-edged
+    # "5.9%": the label's box covers the segment, so only the colour between glyphs shows.
+    img = np.full((200, 200, 3), 255, dtype=np.uint8)
+    labels = []
+    for x0 in (30, 90, 150):
+        img[40:160, x0 : x0 + 30] = NAVY
+        img[160:178, x0 : x0 + 30] = BLUE
+        img[164:175, x0 + 4 : x0 + 26 : 3] = (20, 20, 20)  # glyph strokes
+        img[164:175, x0 + 5 : x0 + 26 : 3] = (255, 255, 255)
+        labels.append((x0 - 1.0, 160.0, x0 + 31.0, 178.0))
+    layers = [_layer(img, NAVY), _layer(img, BLUE)]
+    found = find_bars(layers, "vertical", labels=labels)
+    assert found is not None
+    blue = [b for b in found.bars if b.layer == 1]
+    assert len(blue) == 3
+    assert all(abs(b.box[1] - 160) <= 1 and abs(b.box[3] - 177) <= 1 for b in blue)
+
+
+def test_coloured_text_on_the_background_fills_no_bar() -> None:
+    img = np.full((200, 200, 3), 255, dtype=np.uint8)
+    img[40:160, 30:60] = NAVY
+    img[100:112, 120:160:2] = BLUE  # blue glyph strokes, no frame of blue around them
+    layers = [_layer(img, NAVY), _layer(img, BLUE)]
+    found = find_bars(layers, "vertical", labels=[(118.0, 98.0, 162.0, 114.0)])
+    assert found is not None
+    assert {b.layer for b in found.bars} == {0}
+
+
+# ---------------------------------------------------------------------- legend rows
+
+
+def test_a_legend_line_run_over_a_swatch_is_cut_there() -> None:
+    img = np.full((60, 400, 3), 255, dtype=np.uint8)
+    img[24:30, 215:240] = GREY  # the "Renewables" swatch, inside the merged OCR box
+    text = "Fossil fuels*Renewables*"
+    xs = [100.0 + 8 * i for i in range(13)] + [250.0 + 8 * i for i in range(11)]
+    tok = _tok(text, (96.0, 18.0, 334.0, 36.0), char_x=tuple(xs))
+    pieces = split_at_marks([tok], [_layer(img, GREY)])
+    assert [p.text for p in pieces] == ["Fossil fuels*", "Renewables*"]
+    assert pieces[1].box[0] >= 240
+
+
+def test_a_wide_gap_without_a_mark_is_not_cut() -> None:
+    img = np.full((60, 400, 3), 255, dtype=np.uint8)
+    xs = [100.0 + 8 * i for i in range(13)] + [250.0 + 8 * i for i in range(11)]
+    tok = _tok("Fossil fuels*Renewables*", (96.0, 18.0, 334.0, 36.0), char_x=tuple(xs))
+    img[24:30, 215:240] = (30, 30, 30)  # dark grey: glyph ink, not a swatch
+    assert split_at_marks([tok], [_layer(img, (30, 30, 30))]) == [tok]
+
+
+# ---------------------------------------------------------------------- line fit
+
+
+def test_line_fit_stays_finite_on_a_misread_huge_label() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        slope, icpt = line_fit(np.array([2019.0, 2e272]), np.array([396.0, 216.0]))
+        assert np.isfinite(slope) and np.isfinite(icpt)
+        assert line_fit(np.array([0.0, 1.0, 2.0]), np.array([1.0, 3.0, 5.0])) == (2.0, 1.0)
+        assert all(np.isnan(line_fit(np.array([3.0, 3.0]), np.array([1.0, 2.0]))))
+
+
+# ---------------------------------------------------------------------- grouped bars
+
+
+def _bar(layer: int, u0: float, u1: float) -> Bar:
+    box = (u0, 50.0, u1, 150.0)
+    return Bar(layer=layer, span=Frame("vertical").span(box), box=box)
+
+
+def test_bars_of_a_group_two_pixels_apart_share_a_slot() -> None:
+    # 15 px bars drawn at sub-pixel places: pairs 2 px apart, groups 10 px apart.
+    bars = [_bar(0, 0, 15), _bar(1, 17, 32), _bar(0, 42, 57), _bar(1, 59, 74)]
+    slots = group_slots(bars, stacked=False)
+    assert [[b.layer for b in s] for s in slots] == [[0, 1], [0, 1]]
+
+
+def test_bars_of_one_colour_two_pixels_apart_stay_apart() -> None:
+    bars = [_bar(0, 0, 15), _bar(0, 17, 32), _bar(0, 34, 49)]
+    assert len(group_slots(bars, stacked=False)) == 3
+
+
+def test_a_two_pixel_segment_between_two_thick_ones_keeps_the_stack_together() -> None:
+    # 100 % stacks: blue 20 px, a 2 px red sliver (a 1.5 % share), then navy on top. Without
+    # the sliver the navy segment floats 3 px above the blue and leaves the stack.
+    img = np.full((200, 200, 3), 255, dtype=np.uint8)
+    for x0 in (30, 90, 150):
+        img[158:178, x0 : x0 + 30] = BLUE
+        img[156:158, x0 : x0 + 30] = (166, 11, 11)
+        img[100:155, x0 : x0 + 30] = NAVY
+    img[60:62, 90:120] = (166, 11, 11)  # a lone sliver over nothing: no segment
+    layers = [_layer(img, BLUE), _layer(img, (166, 11, 11)), _layer(img, NAVY)]
+    found = find_bars(layers, "vertical")
+    assert found is not None and found.stacked
+    assert sorted(b.layer for b in found.bars) == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+
+
+def test_the_baseline_of_a_stack_is_not_the_edge_two_tall_segments_share() -> None:
+    # Four stacks on y=180: short blue bases of different heights, tall navy middles, short
+    # grey tops. Three navy/grey seams happen to line up within a pixel, and more bar area
+    # touches them than the base line; but each seam has a segment on both sides in one
+    # slot, which a baseline never has.
+    img = np.full((220, 260, 3), 255, dtype=np.uint8)
+    for k, (x0, seam, low) in enumerate(
+        ((20, 61, 120), (80, 60, 130), (140, 61, 140), (200, 99, 150))
+    ):
+        img[low:180, x0 : x0 + 40] = BLUE
+        img[seam:low, x0 : x0 + 40] = NAVY
+        img[seam - 12 - 3 * k : seam, x0 : x0 + 40] = GREY
+    layers = [_layer(img, BLUE), _layer(img, NAVY), _layer(img, GREY)]
+    found = find_bars(layers, "vertical")
+    assert found is not None and found.stacked
+    assert found.baseline == pytest.approx(-180.0, abs=1.5)
+    assert len(found.bars) == 12
+
+
+# ---------------------------------------------------------------------- legends
+
+
+def test_a_row_of_line_swatches_taken_for_bars_stays_a_legend() -> None:
+    # Six legend entries, each a short line swatch; the bar finder saw the six swatches as
+    # six short bars. Half of them match their swatch box closely, half less (their dots
+    # make the bar box taller): all six are still legend entries.
+    colours = [BLUE, NAVY, GREY, (166, 11, 11), (135, 188, 36), (235, 181, 35)]
+    img = np.full((80, 600, 3), 255, dtype=np.uint8)
+    toks, bars = [], []
+    for k, rgb in enumerate(colours):
+        x0 = 20 + 95 * k
+        img[38:43, x0 : x0 + 16] = rgb
+        toks.append(_tok(str(2015 + k), (x0 + 22.0, 32.0, x0 + 58.0, 48.0)))
+        bars.append(
+            (float(x0), 38.0, x0 + 16.0, 42.0) if k % 2 else (float(x0), 33.0, x0 + 16.0, 47.0)
+        )
+    layers = [_layer(img, rgb) for rgb in colours]
+    text = np.zeros(img.shape[:2], dtype=bool)
+    for t in toks:
+        text[int(t.box[1]) : int(t.box[3]), int(t.box[0]) : int(t.box[2])] = True
+    legend = find_legend(toks, layers, text, bars)
+    assert [e.label for e in legend] == [str(2015 + k) for k in range(6)]
