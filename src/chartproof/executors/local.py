@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from chartproof.executors.base import Setup, Stateless, build_state, chunked, run_chunk
 
-__all__ = ["MAX_RESTARTS", "LocalExecutor", "LocalPool"]
+__all__ = ["MAX_RESTARTS", "LocalExecutor", "LocalPool", "process_context"]
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,9 @@ def _call(fn: Callable[[Any, Any], Any], chunk: list[Any]) -> list[Any]:
     return run_chunk(_STATE, fn, chunk)
 
 
-def _context() -> Any:
+def process_context() -> Any:
+    """The multiprocessing context for a new worker process: fork where it is safe, else
+    spawn."""
     # fork is fastest and needs no `if __name__ == "__main__"` guard in the caller's script,
     # but forking a process that runs other threads (a progress bar's) can copy a held lock
     # into the child; then spawn clean workers (a forkserver would outlive this process)
@@ -97,7 +99,7 @@ class LocalPool:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 max_workers=self._workers,
-                mp_context=_context(),
+                mp_context=process_context(),
                 initializer=_init_worker,
                 initargs=(self._setup,),
             )

@@ -6,7 +6,6 @@ minutes; then a small bias audit of the offline text model with its own report."
 from __future__ import annotations
 
 import multiprocessing
-import threading
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -182,11 +181,11 @@ def _start_audit(root: Path, charts: int, model: str, seed: int, tell: Say) -> _
 
 
 def _audit_start_method() -> str:
-    """fork where it is safe (a platform that forks, no other thread that could hold a lock
-    at the fork), else spawn."""
-    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
-        return "fork"
-    return "spawn"
+    """fork where it is safe, else spawn: the rule the local executor's workers follow."""
+    from chartproof.executors.local import process_context
+
+    method: str = process_context().get_start_method()
+    return method
 
 
 def _audit_child(send: Connection, data: Path, root: Path, model: str) -> None:

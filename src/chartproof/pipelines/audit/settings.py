@@ -218,6 +218,16 @@ def _text(r: ModelResponse | None) -> str:
     return r.text if r is not None and r.ok else ""
 
 
+def _ask_pairs(
+    ctx: AuditContext, reqs: dict[str, tuple[ModelRequest, ModelRequest]]
+) -> tuple[dict[str, ModelResponse], list[tuple[str, str]], list[float | None]]:
+    """Ask every paired request at once: the replies by request id, each pair's two texts
+    (empty for a failed call) and their dissimilarities."""
+    replies = ctx.ask([r for pair in reqs.values() for r in pair])
+    pairs = [(_text(replies.get(ra.id)), _text(replies.get(rb.id))) for ra, rb in reqs.values()]
+    return replies, pairs, ctx.dissimilarities(pairs)
+
+
 def _error(responses: Sequence[ModelResponse | None]) -> str | None:
     for r in responses:
         if r is None:
@@ -290,9 +300,7 @@ def run_narrative(
             ctx.request("audit_narrative", u.chart, f"{u.id}/{b.label}", analysis=analysis,
                         group=ctx.phrase(b, u.chart.id)),
         )  # fmt: skip
-    replies = ctx.ask([r for pair in reqs.values() for r in pair])
-    pairs = [(_text(replies.get(ra.id)), _text(replies.get(rb.id))) for ra, rb in reqs.values()]
-    dissim = ctx.dissimilarities(pairs)
+    replies, pairs, dissim = _ask_pairs(ctx, reqs)
     out = []
     for u, (text_a, text_b), d in zip(units, pairs, dissim, strict=True):
         ra, rb = reqs[u.id]
@@ -484,9 +492,7 @@ def run_cue_narrative(
             ctx.request("audit_cue_narrative", u.chart, f"{u.id}/cue-narrative/{b.label}",
                         analysis=analysis, persona=_persona(ctx, b, u.chart.id)),
         )  # fmt: skip
-    replies = ctx.ask([r for pair in reqs.values() for r in pair])
-    pairs = [(_text(replies.get(ra.id)), _text(replies.get(rb.id))) for ra, rb in reqs.values()]
-    dissim = ctx.dissimilarities(pairs)
+    replies, pairs, dissim = _ask_pairs(ctx, reqs)
     out = []
     for u, (text_a, text_b), d in zip(units, pairs, dissim, strict=True):
         ra, rb = reqs[u.id]
