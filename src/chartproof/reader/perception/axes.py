@@ -12,6 +12,7 @@ from typing import Literal
 import numpy as np
 
 from chartproof.ocr import parse_label_number
+from chartproof.reader.perception.pixels import distance_to
 from chartproof.reader.perception.records import AxisFit, OcrToken
 
 __all__ = ["find_axes", "fit_axis", "line_fit", "power_of_ten", "raised_powers", "snap_ticks"]
@@ -281,7 +282,7 @@ def snap_ticks(fit: AxisFit, image: np.ndarray, background: tuple[int, int, int]
     label and the plot) and refit: label boxes sit a pixel or two off their ticks, and a
     superscript ("10²") shifts the box centre further."""
     h, w = image.shape[:2]
-    ink = np.abs(image.astype(np.int16) - np.array(background, dtype=np.int16)).max(axis=2) > 60
+    ink = distance_to(image, background) > 60
     values: list[float] = []
     positions: list[float] = []
     for t in fit.ticks:

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from chartproof.reader.perception.axes import line_fit
+from chartproof.reader.perception.pixels import chroma, distance_to
 from chartproof.reader.perception.records import AxisFit
 
 __all__ = ["snap_gridlines"]
@@ -71,10 +72,8 @@ def snap_gridlines(fit: AxisFit, image: np.ndarray, background: tuple[int, int, 
 
 def _grid_pixels(image: np.ndarray, background: tuple[int, int, int]) -> np.ndarray:
     """Faint grey pixels: a little darker than the background, without colour."""
-    img = image.astype(np.int16)
-    diff = np.abs(img - np.array(background, dtype=np.int16)).max(axis=2)
-    chroma = img.max(axis=2) - img.min(axis=2)
-    out: np.ndarray = (diff >= 12) & (diff <= 110) & (chroma < 20)
+    diff = distance_to(image, background)
+    out: np.ndarray = (diff >= 12) & (diff <= 110) & (chroma(image) < 20)
     return out
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from chartproof.reader.perception.pixels import distance_to
 from chartproof.reader.perception.records import OcrToken
 
 __all__ = ["off_marks", "on_mark"]
@@ -48,8 +49,7 @@ def on_mark(tok: OcrToken, image: np.ndarray, background: tuple[int, int, int]) 
     # A shaded plot area (OECD's light blue, ggplot's grey) is not a mark: a fill covering
     # a large share of the image is a background too.
     fill = np.median(patch[ring][filled], axis=0)
-    small = image[::4, ::4].astype(np.int16)
-    share = float((np.abs(small - fill.astype(np.int16)).max(axis=2) <= _DIFF // 2).mean())
+    share = float((distance_to(image[::4, ::4], fill.astype(np.int16)) <= _DIFF // 2).mean())
     return share < _PLOT_SHARE
 
 

@@ -130,6 +130,28 @@ def _top_exact_colours(px: np.ndarray, keys: np.ndarray, bins: np.ndarray) -> li
     return tops
 
 
+def _nearest_layer(px: np.ndarray, refs: np.ndarray, within: float) -> np.ndarray:
+    """For every pixel (N×3 integers), the index of its nearest reference colour, or -1 when
+    that nearest one lies `within` or farther (Euclidean RGB distance; ties go to the lower
+    index). Distances are computed once per distinct colour present, not once per pixel:
+    a chart has a few thousand colours over a million pixels."""
+    packed = px[:, 0] << 16 | px[:, 1] << 8 | px[:, 2]
+    present = np.zeros(1 << 24, dtype=bool)
+    present[packed] = True
+    colours = np.flatnonzero(present)
+    ref = refs.astype(np.int64)
+    table = np.full(1 << 24, -1, dtype=np.int16)
+    for start in range(0, len(colours), 1 << 16):  # bounded memory on grainy photos
+        part = colours[start : start + (1 << 16)]
+        rgb = np.stack([part >> 16, (part >> 8) & 255, part & 255], axis=1)
+        d2 = ((rgb[:, None, :] - ref[None, :, :]) ** 2).sum(axis=2)
+        near = d2.argmin(axis=1)
+        near[d2[np.arange(len(part)), near] >= within * within] = -1
+        table[part] = near
+    label: np.ndarray = table[packed]
+    return label
+
+
 def color_layers(
     image: np.ndarray,
     text: np.ndarray,
@@ -170,15 +192,13 @@ def color_layers(
     layers: list[ColorLayer] = []
     if not chosen:
         return layers
-    img = image.astype(np.float32)
     outside = ~text
     # Every pixel goes to its nearest colour (the background included), so a light grey
     # layer does not swallow the white background next to it.
-    refs = np.array([bg, *chosen], dtype=np.float32)
-    dist = np.stack([np.sqrt(((img - c) ** 2).sum(axis=2)) for c in refs])
-    nearest = dist.argmin(axis=0)
+    label = _nearest_layer(px, np.array([bg, *chosen]), 1.6 * _MATCH if noisy else _MATCH)
+    label = label.reshape(h, w)
     for k, c in enumerate(chosen, start=1):
-        mask = (nearest == k) & (dist[k] < (1.6 * _MATCH if noisy else _MATCH))
+        mask = label == k
         count = int((mask & outside).sum())
         if count < min_pixels:
             continue

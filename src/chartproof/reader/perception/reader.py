@@ -302,11 +302,11 @@ def _straight(mask: np.ndarray) -> bool:
     """Gridlines, spines and frames: thin lines, nearly all on full rows or full columns."""
     import cv2
 
-    total = float(mask.sum())
+    total = float(np.count_nonzero(mask))
     if total == 0:
         return False
     thick = cv2.erode(mask.astype(np.uint8), np.ones((5, 5), np.uint8))
-    if thick.sum() > 0.1 * total:
+    if cv2.countNonZero(thick) > 0.1 * total:
         return False
     rows = mask.sum(axis=1)
     cols = mask.sum(axis=0)
@@ -315,7 +315,7 @@ def _straight(mask: np.ndarray) -> bool:
     full_rows = rows >= 0.5 * width
     full_cols = cols >= 0.5 * height
     on_lines = mask & (full_rows[:, None] | full_cols[None, :])
-    return bool(on_lines.sum() > 0.7 * total)
+    return bool(np.count_nonzero(on_lines) > 0.7 * total)
 
 
 def _bars_win(layout: BarLayout, scene: Scene, lines: list[int]) -> bool:

@@ -1,0 +1,31 @@
+"""Per-pixel colour measures over RGB uint8 images, computed channel by channel: numpy
+reduces a trailing axis of length 3 slowly, and these run over every pixel of a chart
+several times per reading."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["chroma", "distance_to"]
+
+
+def distance_to(image: np.ndarray, colour: Sequence[int]) -> np.ndarray:
+    """Largest per-channel absolute difference between each pixel and `colour` (int16, H×W):
+    the same as `np.abs(image.astype(np.int16) - colour).max(axis=2)`."""
+    out: np.ndarray | None = None
+    for ch in range(3):
+        d = np.abs(image[:, :, ch].astype(np.int16) - np.int16(colour[ch]))
+        out = d if out is None else np.maximum(out, d, out=out)
+    assert out is not None
+    return out
+
+
+def chroma(image: np.ndarray) -> np.ndarray:
+    """Largest minus smallest channel of each pixel (int16, H×W): 0 for greys."""
+    r, g, b = (image[:, :, ch] for ch in range(3))
+    hi = np.maximum(np.maximum(r, g), b).astype(np.int16)
+    lo = np.minimum(np.minimum(r, g), b).astype(np.int16)
+    out: np.ndarray = hi - lo
+    return out

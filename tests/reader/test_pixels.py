@@ -1,0 +1,63 @@
+"""The channel-by-channel pixel measures and the palette's nearest-colour assignment agree
+exactly with the direct whole-array formulas they replace (run side by side on random
+images, including ties and pixels exactly at the match radius)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from chartproof.reader.perception.palette import _nearest_layer
+from chartproof.reader.perception.pixels import chroma, distance_to
+
+
+def _image(seed: int, levels: int = 256) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return (rng.integers(0, levels, size=(37, 53, 3)) * (255 // (levels - 1))).astype(np.uint8)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("colour", [(255, 255, 255), (0, 0, 0), (12, 200, 77)])
+def test_distance_to_matches_the_direct_formula(seed: int, colour: tuple[int, int, int]) -> None:
+    img = _image(seed)
+    want = np.abs(img.astype(np.int16) - np.array(colour, dtype=np.int16)).max(axis=2)
+    got = distance_to(img, colour)
+    assert got.dtype == np.int16
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_chroma_matches_the_direct_formula(seed: int) -> None:
+    img = _image(seed)
+    want = img.max(axis=2).astype(np.int16) - img.min(axis=2).astype(np.int16)
+    np.testing.assert_array_equal(chroma(img), want)
+
+
+def _direct_nearest(img: np.ndarray, refs: np.ndarray, within: float) -> np.ndarray:
+    """The formula the palette used before: float32 distances to every reference, argmin,
+    then the match radius."""
+    f = img.astype(np.float32)
+    dist = np.stack([np.sqrt(((f - c) ** 2).sum(axis=2)) for c in refs.astype(np.float32)])
+    nearest = dist.argmin(axis=0)
+    ok = np.take_along_axis(dist, nearest[None], axis=0)[0] < within
+    return np.where(ok, nearest, -1)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("within", [30.0, 1.6 * 30.0])
+def test_nearest_layer_matches_the_direct_formula(seed: int, within: float) -> None:
+    # Few levels per channel: many exact ties between references and many pixels at
+    # integer distances right on the radius.
+    img = _image(seed, levels=6)
+    refs = np.array([(255, 255, 255), (204, 204, 204), (153, 102, 51), (51, 102, 153)], float)
+    px = img.reshape(-1, 3).astype(np.int32)
+    got = _nearest_layer(px, refs, within).reshape(img.shape[:2])
+    np.testing.assert_array_equal(got, _direct_nearest(img, refs, within))
+
+
+def test_nearest_layer_radius_is_strict() -> None:
+    # (30, 0, 0) from black is exactly 30 away: outside a radius of 30, inside one of 30.5.
+    px = np.array([[30, 0, 0], [29, 0, 0]], dtype=np.int32)
+    refs = np.array([(0, 0, 0)], float)
+    assert _nearest_layer(px, refs, 30.0).tolist() == [-1, 0]
+    assert _nearest_layer(px, refs, 30.5).tolist() == [0, 0]
