@@ -71,6 +71,15 @@ MIN_SCORE = 0.5
 DETECT_BOX_THRESHOLD = 0.3
 """Least mean text probability of a detected box (rapidocr's `Det.box_thresh`)."""
 
+RECOGNITION_MIN_WIDTH = 256
+"""Width (at the recogniser's 48 px height) every text crop is padded to at least; wider
+crops keep their own width. rapidocr pads to 320: a chart's labels are mostly short ("26.4",
+"2019"), and recognition time grows with the padded width. Measured on the 30 largest ChartQA
+charts (1,610 crops): 256 recognises 1.22 times faster than 320 and reads 97.3 % of crops
+identically (the confident differences are thousands separators that 320 dropped, "6 000"
+read as "6000"). Narrower padding makes the recogniser read marks as text: at 224 a legend
+swatch became "1" and a FigureQA question was lost; at 160 "40%" became "40%6"."""
+
 OCR_ENGINE_ENV = "CHARTPROOF_OCR_ENGINE"
 """Environment variable choosing the OCR networks' runtime: ``openvino`` or ``onnxruntime``."""
 
@@ -444,6 +453,7 @@ class OcrEngine:
                             "Det.limit_type": "max",
                             "Det.limit_side_len": 2000,
                             "Det.box_thresh": DETECT_BOX_THRESHOLD,
+                            "Rec.rec_img_shape": [3, 48, RECOGNITION_MIN_WIDTH],
                             **_runtime_params(runtime),
                         }
                     )
@@ -495,6 +505,9 @@ class OcrEngine:
         chars = [result.word_results[i] for i in kept] if result.word_results else None
         tokens = tokens_from_lines(lines, chars, scale=scale)
         tokens = tuple(self._reread_vertical(image, t) if t.vertical else t for t in tokens)
+        # A token without a letter or digit is no label: the recogniser's reading of a
+        # marker or a swatch ("_"), never a chart's text.
+        tokens = tuple(t for t in tokens if any(ch.isalnum() for ch in t.text))
         if through_marks:
             tokens = self._look_through_marks(image, tokens, min_score)
         return tokens

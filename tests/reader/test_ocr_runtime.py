@@ -127,3 +127,41 @@ def test_openvino_loads_without_its_telemetry_thread() -> None:
     )  # not in sys.modules: no None entry left behind, so the user's own import still works
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["True", "False", "1"]
+
+
+@pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
+def test_short_crops_are_padded_to_the_chartproof_width() -> None:
+    """rapidocr pads every crop to 320 px; chartproof's engine pads short ones to
+    RECOGNITION_MIN_WIDTH only (wider crops keep their width)."""
+    engine = ocr.OcrEngine("onnxruntime")
+    engine._load()
+    rec = engine._engine._load_rec_model()
+    assert rec.rec_image_shape == [3, 48, ocr.RECOGNITION_MIN_WIDTH]
+    assert 224 < ocr.RECOGNITION_MIN_WIDTH < 320
+
+
+def test_tokens_without_a_letter_or_digit_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A recognised mark ("_", "—") is no label; "5%" and "Teal" are kept."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    def quad(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+        return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=float)
+
+    found = SimpleNamespace(
+        txts=("_", "Teal", "—", "5%"),
+        scores=(0.9, 0.95, 0.8, 0.99),
+        boxes=[
+            quad(10, 10, 30, 30),
+            quad(40, 10, 90, 30),
+            quad(100, 10, 130, 30),
+            quad(10, 50, 40, 70),
+        ],
+        word_results=None,
+    )
+    engine = ocr.OcrEngine("onnxruntime")
+    monkeypatch.setattr(engine, "_load", lambda: None)
+    monkeypatch.setattr(engine, "_call", lambda *a, **k: found)
+    image = np.full((800, 800, 3), 255, dtype=np.uint8)
+    assert sorted(t.text for t in engine.read(image)) == ["5%", "Teal"]
