@@ -130,13 +130,38 @@ def test_openvino_loads_without_its_telemetry_thread() -> None:
 
 
 @pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
-def test_short_crops_are_padded_to_the_chartproof_width() -> None:
-    """rapidocr pads every crop to 320 px; chartproof's engine pads short ones to
-    RECOGNITION_MIN_WIDTH only (wider crops keep their width)."""
+def test_unsure_crops_are_read_again_at_the_default_width(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every crop is first read with short padding; only those read below RECOGNITION_SURE
+    are read again at rapidocr's 320 px, and that second reading is the one kept."""
+    import numpy as np
+
     engine = ocr.OcrEngine("onnxruntime")
     engine._load()
-    rec = engine._engine._load_rec_model()
-    assert rec.rec_image_shape == [3, 48, ocr.RECOGNITION_MIN_WIDTH]
+    rec = engine._engine.text_rec
+    assert isinstance(rec, ocr._TwoWidthRecognizer)
+    inner = rec._rec
+    seen: list[tuple[int, int]] = []
+    real = type(inner).__call__
+
+    def spy(self: object, args: object) -> object:
+        out = real(self, args)
+        n = 1 if isinstance(args.img, np.ndarray) else len(args.img)  # type: ignore[attr-defined]
+        seen.append((inner.rec_image_shape[2], n))
+        if inner.rec_image_shape[2] == ocr.RECOGNITION_MIN_WIDTH:  # first try: "unsure" on #1
+            out.scores = [0.5 if i == 1 else 0.99 for i in range(n)]
+            out.txts = tuple("first" for _ in range(n))
+        return out
+
+    monkeypatch.setattr(type(inner), "__call__", spy)
+    from rapidocr.ch_ppocr_rec.typings import TextRecInput
+
+    crops = [np.full((30, 60, 3), 255, np.uint8) for _ in range(3)]
+    got = rec(TextRecInput(img=crops, return_word_box=False))
+    assert seen == [(ocr.RECOGNITION_MIN_WIDTH, 3), (320, 1)]
+    assert got.txts[0] == got.txts[2] == "first" and got.txts[1] != "first"
+    assert inner.rec_image_shape == [3, 48, 320]  # restored
     assert 224 < ocr.RECOGNITION_MIN_WIDTH < 320
 
 
