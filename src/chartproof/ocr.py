@@ -8,7 +8,10 @@ The engine is tuned for chart text (small fonts, single digits, rotated axis tit
 - blurred images are unsharp-masked before detection;
 - the detector keeps boxes down to a mean text probability of 0.3 (rapidocr's default 0.5
   drops lone digits such as a value label "7" at some scales);
-- recognitions below `min_score` (0.5 by default) are dropped;
+- short text crops are recognised padded to 256 px rather than rapidocr's 320, and read
+  again at 320 when that first reading is unsure (`RECOGNITION_MIN_WIDTH`);
+- recognitions below `min_score` (0.5 by default) are dropped, and so are tokens without a
+  letter or digit;
 - vertical text is recognised again on crops turned both ways;
 - lines are cut into words where the OCR merged several labels ("0 5 10", two labels far
   apart on one line).
