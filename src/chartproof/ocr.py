@@ -92,9 +92,6 @@ crops and 12 % of FigureQA crops fall below it. With it, bench_reader's ChartQA 
 figures equal those at 320 (cells 2769 against 2768 of 3506, the same questions) and so do
 the synthetic suites'; without it, four cells and a question were lost on generated charts."""
 
-_DEFAULT_REC_WIDTH = 320
-"""rapidocr's own recognition padding, the reference the fast first try falls back to."""
-
 OCR_ENGINE_ENV = "CHARTPROOF_OCR_ENGINE"
 """Environment variable choosing the OCR networks' runtime: ``openvino`` or ``onnxruntime``."""
 
@@ -444,18 +441,16 @@ class _TwoWidthRecognizer:
 
     def __init__(self, rec: Any) -> None:
         self._rec = rec
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._rec, name)
+        self._shape = list(rec.rec_image_shape)  # rapidocr's own: [3, 48, 320]
 
     def _at(self, width: int, images: list[Any], word_box: bool) -> Any:
         from rapidocr.ch_ppocr_rec.typings import TextRecInput
 
-        self._rec.rec_image_shape = [3, 48, width]
+        self._rec.rec_image_shape = [*self._shape[:2], width]
         try:
             return self._rec(TextRecInput(img=images, return_word_box=word_box))
         finally:
-            self._rec.rec_image_shape = [3, 48, _DEFAULT_REC_WIDTH]
+            self._rec.rec_image_shape = list(self._shape)
 
     def __call__(self, args: Any) -> Any:
         images = [args.img] if isinstance(args.img, np.ndarray) else list(args.img)
@@ -463,7 +458,7 @@ class _TwoWidthRecognizer:
         unsure = [i for i, s in enumerate(first.scores) if float(s) < RECOGNITION_SURE]
         if not unsure:
             return first
-        again = self._at(_DEFAULT_REC_WIDTH, [images[i] for i in unsure], args.return_word_box)
+        again = self._at(self._shape[2], [images[i] for i in unsure], args.return_word_box)
         txts, scores, words = list(first.txts), list(first.scores), list(first.word_results)
         for k, i in enumerate(unsure):
             txts[i], scores[i], words[i] = again.txts[k], again.scores[k], again.word_results[k]

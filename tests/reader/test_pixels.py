@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from chartproof.reader.perception.palette import _nearest_layer
+from chartproof.reader.perception.palette import _nearest_layer, _pack
 from chartproof.reader.perception.pixels import chroma, distance_to
 
 
@@ -51,7 +51,7 @@ def test_nearest_layer_matches_the_direct_formula(seed: int, within: float) -> N
     img = _image(seed, levels=6)
     refs = np.array([(255, 255, 255), (204, 204, 204), (153, 102, 51), (51, 102, 153)], float)
     px = img.reshape(-1, 3).astype(np.int32)
-    got = _nearest_layer(px, refs, within).reshape(img.shape[:2])
+    got = _nearest_layer(_pack(px), refs, within).reshape(img.shape[:2])
     np.testing.assert_array_equal(got, _direct_nearest(img, refs, within))
 
 
@@ -59,5 +59,5 @@ def test_nearest_layer_radius_is_strict() -> None:
     # (30, 0, 0) from black is exactly 30 away: outside a radius of 30, inside one of 30.5.
     px = np.array([[30, 0, 0], [29, 0, 0]], dtype=np.int32)
     refs = np.array([(0, 0, 0)], float)
-    assert _nearest_layer(px, refs, 30.0).tolist() == [-1, 0]
-    assert _nearest_layer(px, refs, 30.5).tolist() == [0, 0]
+    assert _nearest_layer(_pack(px), refs, 30.0).tolist() == [-1, 0]
+    assert _nearest_layer(_pack(px), refs, 30.5).tolist() == [0, 0]

@@ -97,8 +97,7 @@ def _raised_tail(tok: OcrToken, image: np.ndarray, background: tuple[int, int, i
     x1, y1 = min(w, math.ceil(tok.box[2])), min(h, math.ceil(tok.box[3]))
     if x1 - x0 < 6 or y1 - y0 < 6:
         return None
-    bg = np.array(background, dtype=np.int16)
-    ink = np.abs(image[y0:y1, x0:x1].astype(np.int16) - bg).max(axis=2) > 80
+    ink = distance_to(image[y0:y1, x0:x1], background) > 80
     cols = ink.any(axis=0)
     runs: list[tuple[int, int]] = []
     for c in np.nonzero(cols)[0]:

@@ -42,7 +42,7 @@ def on_mark(tok: OcrToken, image: np.ndarray, background: tuple[int, int, int]) 
     ring[iy0:iy1, ix0:ix1] = False
     if not ring.any():
         return False
-    diff = np.abs(patch - np.array(background, dtype=np.int16)).max(axis=2)
+    diff = distance_to(image[oy0:oy1, ox0:ox1], background)
     filled = diff[ring] > _DIFF
     if filled.mean() < _FILLED:
         return False

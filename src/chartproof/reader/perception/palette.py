@@ -104,7 +104,13 @@ def _solid(in_bin: np.ndarray, text: np.ndarray) -> bool:
     return core >= max(12, 0.3 * total)
 
 
-def _top_exact_colours(px: np.ndarray, keys: np.ndarray, bins: np.ndarray) -> list[int]:
+def _pack(px: np.ndarray) -> np.ndarray:
+    """Each pixel of an N×3 integer array as one 0xRRGGBB integer."""
+    packed: np.ndarray = px[:, 0] << 16 | px[:, 1] << 8 | px[:, 2]
+    return packed
+
+
+def _top_exact_colours(packed: np.ndarray, keys: np.ndarray, bins: np.ndarray) -> list[int]:
     """For each histogram bin in `bins`, its most frequent exact colour (packed 0xRRGGBB; the
     smallest such value on a tie), over all pixels: a bin's mean would drift towards
     antialiased blends. One pass over the pixels of the chosen bins, not one per bin."""
@@ -114,8 +120,7 @@ def _top_exact_colours(px: np.ndarray, keys: np.ndarray, bins: np.ndarray) -> li
     rank[bins] = np.arange(len(bins))
     where = rank[keys]
     inside = where >= 0
-    sel = px[inside].astype(np.int64)
-    exact = sel[:, 0] << 16 | sel[:, 1] << 8 | sel[:, 2]
+    exact = packed[inside].astype(np.int64)
     # Group by (bin, exact colour): counts per pair, then the first maximum within each bin
     # (pairs are sorted by colour within a bin, so ties go to the smallest colour).
     pairs, counts = np.unique(where[inside] << 24 | exact, return_counts=True)
@@ -130,12 +135,11 @@ def _top_exact_colours(px: np.ndarray, keys: np.ndarray, bins: np.ndarray) -> li
     return tops
 
 
-def _nearest_layer(px: np.ndarray, refs: np.ndarray, within: float) -> np.ndarray:
-    """For every pixel (N×3 integers), the index of its nearest reference colour, or -1 when
+def _nearest_layer(packed: np.ndarray, refs: np.ndarray, within: float) -> np.ndarray:
+    """For every pixel (packed 0xRRGGBB, `_pack`), the index of its nearest reference colour, or -1 when
     that nearest one lies `within` or farther (Euclidean RGB distance; ties go to the lower
     index). Distances are computed once per distinct colour present, not once per pixel:
     a chart has a few thousand colours over a million pixels."""
-    packed = px[:, 0] << 16 | px[:, 1] << 8 | px[:, 2]
     present = np.zeros(1 << 24, dtype=bool)
     present[packed] = True
     colours = np.flatnonzero(present)
@@ -179,7 +183,8 @@ def color_layers(
     bg = np.array(background, dtype=float)
     chosen: list[np.ndarray] = []
     cand = cand[:64]
-    tops = _top_exact_colours(px, keys, cand)
+    packed = _pack(px)
+    tops = _top_exact_colours(packed, keys, cand)
     for key, top in zip(cand, tops, strict=True):
         c = np.array([top >> 16, (top >> 8) & 255, top & 255], dtype=float)
         if np.linalg.norm(c - bg) < 26:
@@ -195,7 +200,7 @@ def color_layers(
     outside = ~text
     # Every pixel goes to its nearest colour (the background included), so a light grey
     # layer does not swallow the white background next to it.
-    label = _nearest_layer(px, np.array([bg, *chosen]), 1.6 * _MATCH if noisy else _MATCH)
+    label = _nearest_layer(packed, np.array([bg, *chosen]), 1.6 * _MATCH if noisy else _MATCH)
     label = label.reshape(h, w)
     for k, c in enumerate(chosen, start=1):
         mask = label == k
