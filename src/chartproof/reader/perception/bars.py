@@ -3,6 +3,7 @@ into category slots (side by side = grouped, end to end = stacked)."""
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -117,8 +118,9 @@ def find_bars(
     h, w = layers[0].mask.shape if layers else (0, 0)
     cand: list[Bar] = []
     thin: list[Bar] = []
+    printed = _merged(tuple(tuple(b) for b in labels))
     for li, lay in enumerate(layers):
-        mask = _under_labels(lay.mask, labels)
+        mask = _under_labels(lay.mask, printed)
         for ex in exclude:
             x0, y0, x1, y1 = (round(v) for v in ex)
             mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = False
@@ -171,14 +173,14 @@ def find_bars(
     )
 
 
-def _under_labels(mask: np.ndarray, labels: Sequence[Box]) -> np.ndarray:
-    """A copy of `mask` with labels printed across its colour filled in: inside each text
-    box, the columns where the colour runs on both above and below the box, and the rows
+def _under_labels(mask: np.ndarray, printed: Sequence[Box]) -> np.ndarray:
+    """A copy of `mask` with labels printed across its colour filled in (`printed`: the text
+    boxes, overlapping ones merged by `_merged`): inside each box, the columns where the colour runs on both above and below the box, and the rows
     where it runs on both to its left and right (a bar passing under its value label). A
     label beside a bar, on the background, fills nothing."""
     out = mask.copy()
     h, w = mask.shape
-    for box in _merged(labels):
+    for box in printed:
         x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
         x1, y1 = min(w, int(np.ceil(box[2]))), min(h, int(np.ceil(box[3])))
         if x1 - x0 < 2 or y1 - y0 < 2:
@@ -213,9 +215,12 @@ def _behind_text(patch: np.ndarray) -> np.ndarray:
     return out
 
 
-def _merged(boxes: Sequence[Box]) -> list[Box]:
+@functools.lru_cache(maxsize=4)
+def _merged(boxes: tuple[Box, ...]) -> tuple[Box, ...]:
     """Overlapping boxes joined into their bounding boxes (the OCR often reads one label
-    as two overlapping pieces, and a narrow segment's label runs over its neighbour's)."""
+    as two overlapping pieces, and a narrow segment's label runs over its neighbour's).
+    Cached: `find_bars` runs for both orientations and more than one layer set on the
+    same text boxes of a chart."""
     out: list[Box] = list(boxes)
     changed = True
     while changed:
@@ -230,7 +235,7 @@ def _merged(boxes: Sequence[Box]) -> list[Box]:
                     break
             if changed:
                 break
-    return out
+    return tuple(out)
 
 
 def _ink(layers: Sequence[ColorLayer], labels: Sequence[Box], shape: tuple[int, int]) -> np.ndarray:
