@@ -175,9 +175,10 @@ def find_bars(
 
 def _under_labels(mask: np.ndarray, printed: Sequence[Box]) -> np.ndarray:
     """A copy of `mask` with labels printed across its colour filled in (`printed`: the text
-    boxes, overlapping ones merged by `_merged`): inside each box, the columns where the colour runs on both above and below the box, and the rows
-    where it runs on both to its left and right (a bar passing under its value label). A
-    label beside a bar, on the background, fills nothing."""
+    boxes, overlapping ones merged by `_merged`): inside each box, the columns where the
+    colour runs on both above and below the box, and the rows where it runs on both to its
+    left and right (a bar passing under its value label). A label beside a bar, on the
+    background, fills nothing."""
     out = mask.copy()
     h, w = mask.shape
     for box in printed:

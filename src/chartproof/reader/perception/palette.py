@@ -136,10 +136,10 @@ def _top_exact_colours(packed: np.ndarray, keys: np.ndarray, bins: np.ndarray) -
 
 
 def _nearest_layer(packed: np.ndarray, refs: np.ndarray, within: float) -> np.ndarray:
-    """For every pixel (packed 0xRRGGBB, `_pack`), the index of its nearest reference colour, or -1 when
-    that nearest one lies `within` or farther (Euclidean RGB distance; ties go to the lower
-    index). Distances are computed once per distinct colour present, not once per pixel:
-    a chart has a few thousand colours over a million pixels."""
+    """For every pixel (packed 0xRRGGBB, `_pack`), the index of its nearest reference colour,
+    or -1 when that nearest one lies `within` or farther (Euclidean RGB distance; ties go to
+    the lower index). Distances are computed once per distinct colour present, not once per
+    pixel: a chart has a few thousand colours over a million pixels."""
     present = np.zeros(1 << 24, dtype=bool)
     present[packed] = True
     colours = np.flatnonzero(present)
