@@ -118,6 +118,9 @@ def test_prompt_tokens_are_masked_token_by_token_vlm(tiny_vlm: Path, data: Path)
 
 
 def _overfit(base: Path, data: Path, out: Path, *, merge: bool = False) -> Any:
+    # 300 steps at 1e-2: 200 at 2e-2 left two of the three answers confused on one CPU family
+    # (Intel Xeon; fine on AMD EPYC), since the float order of its kernels differs; 300 at
+    # 1e-2 overfit every one of 10 model and data-order seeds tried on the Intel machine.
     return finetune_sft(
         data,
         str(base),
@@ -126,7 +129,7 @@ def _overfit(base: Path, data: Path, out: Path, *, merge: bool = False) -> Any:
         val_fraction=0.0,
         lora=LoRASettings(r=8, alpha=16, dropout=0.0, target_modules=ALL_PROJECTIONS),
         train=TrainSettings(
-            max_steps=200, batch_size=1, learning_rate=2e-2, save_steps=1000, logging_steps=10
+            max_steps=300, batch_size=1, learning_rate=1e-2, save_steps=1000, logging_steps=10
         ),
         merge=merge,
     )
@@ -146,7 +149,7 @@ def test_sft_overfits_tiny_vlm_loss_falls_and_greedy_output_is_the_target(
     losses = [p.loss for p in result.card.losses if p.loss is not None]
     assert losses[0] > 10 * losses[-1]
     card = read_card(tmp_path / "run")
-    assert card.model_kind == "vlm" and card.steps == 200 and card.prompt == "chartqax@1"
+    assert card.model_kind == "vlm" and card.steps == 300 and card.prompt == "chartqax@1"
     assert card.lora.r == 8 and card.data_fingerprint.startswith("sha256:")
     assert (tmp_path / "run" / "adapter" / "adapter_config.json").is_file()
     examples, _ = sft_examples(load_samples(data).samples, data, target_format="Answer: {answer}.")
