@@ -1,4 +1,5 @@
-"""Test-wide settings: one thread per math library, offline hubs, a private response cache."""
+"""Test-wide settings: one thread per math library, offline hubs, a private response cache and
+OCR runtime plan."""
 
 from __future__ import annotations
 
@@ -18,6 +19,21 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_ocr_plan(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The OCR runtime plan is measured once per test session into a file of its own (worker
+    processes inherit the variable), never the user's."""
+    from chartproof.ocr.runtime import PLAN_ENV
+
+    before = os.environ.get(PLAN_ENV)
+    os.environ[PLAN_ENV] = str(tmp_path_factory.mktemp("ocr-plan") / "ocr-plan.json")
+    yield
+    if before is None:
+        os.environ.pop(PLAN_ENV, None)
+    else:
+        os.environ[PLAN_ENV] = before
 
 
 @pytest.fixture(autouse=True)

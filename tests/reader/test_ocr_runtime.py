@@ -1,14 +1,23 @@
-"""The OCR runtime choice: OpenVINO when installed, onnxruntime otherwise or on request; the
-choice is part of the reader's cache identity; both runtimes read the same text."""
+"""The OCR runtime plan: each network on the backend measured fastest on this machine (stored,
+measured once, by one process), or the one the environment pins; the plan is part of the
+reader's cache identity; every backend reads the same table."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from chartproof import ocr
+from chartproof.ocr import runtime
 from chartproof.reader import backend as reader_backend
 
 from .conftest import SPECS
@@ -17,98 +26,245 @@ HAS_OPENVINO = importlib.util.find_spec("openvino") is not None
 HAS_RAPIDOCR = importlib.util.find_spec("rapidocr") is not None
 
 
+@pytest.fixture
+def fresh_plan(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """No pinned runtime, a plan file of this test's own, no plan cached in the process."""
+    monkeypatch.delenv(ocr.OCR_ENGINE_ENV, raising=False)
+    path = tmp_path / "plans" / "ocr-plan.json"
+    monkeypatch.setenv(runtime.PLAN_ENV, str(path))
+    runtime.ocr_plan.cache_clear()
+    yield path
+    runtime.ocr_plan.cache_clear()
+
+
 @pytest.mark.parametrize(
     ("env", "expected"),
     [
         ("onnxruntime", "onnxruntime"),
         ("ONNXRuntime ", "onnxruntime"),
         pytest.param(
-            "openvino",
-            "openvino",
+            "openvino-f32",
+            "openvino-f32",
             marks=pytest.mark.skipif(not HAS_OPENVINO, reason="openvino not installed"),
         ),
     ],
 )
-def test_the_environment_picks_the_runtime(
-    monkeypatch: pytest.MonkeyPatch, env: str, expected: str
+def test_the_environment_pins_both_networks(
+    monkeypatch: pytest.MonkeyPatch, fresh_plan: Path, env: str, expected: str
 ) -> None:
     monkeypatch.setenv(ocr.OCR_ENGINE_ENV, env)
-    assert ocr.inference_runtime() == expected
-    assert f"/ {expected} " in ocr.engine_identity()
+    plan = ocr.ocr_plan()
+    assert (plan.det, plan.rec) == (expected, expected)
+    assert plan.how == f"${ocr.OCR_ENGINE_ENV}={env.strip().lower()}"
+    assert f"/ {runtime.describe(expected)}" in ocr.engine_identity()
+    assert not fresh_plan.exists()  # nothing measured
 
 
-def test_default_is_openvino_when_installed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(ocr.OCR_ENGINE_ENV, raising=False)
-    bf16 = ocr._openvino_precision() == "bf16"
-    assert ocr.inference_runtime() == ("openvino" if bf16 else "onnxruntime")
+@pytest.mark.skipif(not HAS_OPENVINO, reason="openvino not installed")
+def test_openvino_means_its_default_precision_here() -> None:
+    assert runtime.resolve("openvino") == f"openvino-{runtime.openvino_precision()}"
+    if runtime.openvino_precision() != "bf16":
+        with pytest.raises(ValueError, match="no bfloat16"):
+            runtime.resolve("openvino-bf16")
 
 
-def test_openvino_without_bfloat16_is_not_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
-    """OpenVINO in float32 is slower than onnxruntime: chosen only where it infers in bf16."""
-    monkeypatch.delenv(ocr.OCR_ENGINE_ENV, raising=False)
-    monkeypatch.setattr(ocr, "_openvino_precision", lambda: "f32")
-    assert ocr.inference_runtime() == "onnxruntime"
-    monkeypatch.setattr(ocr, "_openvino_precision", lambda: "bf16")
-    assert ocr.inference_runtime() == "openvino"
-    assert ocr.engine_identity().endswith(" bf16")
-
-
-def test_default_falls_back_to_onnxruntime(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(ocr.OCR_ENGINE_ENV, raising=False)
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        ocr.importlib.util, "find_spec", lambda name: None if name == "openvino" else real(name)
-    )
-    ocr._openvino_precision.cache_clear()
-    try:
-        assert ocr._openvino_precision() is None
-        assert ocr.inference_runtime() == "onnxruntime"
-    finally:
-        ocr._openvino_precision.cache_clear()
-
-
-def test_unknown_or_missing_runtime_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unknown_or_missing_runtime_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, fresh_plan: Path
+) -> None:
     monkeypatch.setenv(ocr.OCR_ENGINE_ENV, "tensorrt")
-    with pytest.raises(ValueError, match=r"CHARTPROOF_OCR_ENGINE='tensorrt'.*openvino"):
-        ocr.inference_runtime()
-    monkeypatch.setenv(ocr.OCR_ENGINE_ENV, "openvino")
+    with pytest.raises(ValueError, match=r"CHARTPROOF_OCR_ENGINE='tensorrt'.*openvino-f32"):
+        ocr.ocr_plan()
     real = importlib.util.find_spec
     monkeypatch.setattr(
-        ocr.importlib.util, "find_spec", lambda name: None if name == "openvino" else real(name)
+        runtime.importlib.util, "find_spec", lambda name: None if name == "openvino" else real(name)
     )
+    monkeypatch.setenv(ocr.OCR_ENGINE_ENV, "openvino")
     with pytest.raises(ImportError, match="pip install openvino"):
-        ocr.inference_runtime()
-    with pytest.raises(ValueError, match="unknown OCR runtime"):
+        ocr.ocr_plan()
+    with pytest.raises(ValueError, match="unknown OCR runtime 'tflite'"):
         ocr.OcrEngine("tflite")
 
 
-def test_the_runtime_is_part_of_the_reader_revision(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plan_identity_names_each_network_when_they_differ() -> None:
+    same = runtime.OcrPlan("onnxruntime", "onnxruntime")
+    assert same.identity() == runtime.describe("onnxruntime")
+    mixed = runtime.OcrPlan("openvino-bf16", "onnxruntime")
+    assert mixed.identity() == (
+        f"det {runtime.describe('openvino-bf16')} / rec {runtime.describe('onnxruntime')}"
+    )
+    assert runtime.describe("openvino-bf16").startswith("openvino ")
+    assert runtime.describe("openvino-bf16").endswith(" bf16")
+
+
+class _Clock:
+    """A fake `time.perf_counter` that only fake sessions move."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+# seconds of one call of each fake session, per backend and network; each backend's first
+# measured call after the warm-up is slower (load on the machine), which the minimum ignores
+COSTS = {
+    "a": {"det": 0.30, "rec": 0.10},
+    "b": {"det": 0.20, "rec": 0.15},
+    "c": {"det": 0.20, "rec": 0.40},
+}
+
+
+def _fake_sessions(clock: _Clock, calls: list[str]) -> Callable[[str], dict[str, Any]]:
+    def make(backend: str) -> dict[str, Any]:
+        def run(net: str) -> Callable[[np.ndarray], None]:
+            def call(x: np.ndarray) -> None:
+                calls.append(f"{backend}.{net}")
+                slow = 2.0 if calls.count(f"{backend}.{net}") == 2 else 1.0
+                clock.now += COSTS[backend][net] * slow
+
+            return call
+
+        return {net: run(net) for net in ("det", "rec")}
+
+    return make
+
+
+def test_the_fastest_backend_per_network_is_kept_and_ties_go_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock, calls = _Clock(), []
+    monkeypatch.setattr(runtime.time, "perf_counter", clock)
+    plan = runtime.measure_plan(["a", "b", "c"], _fake_sessions(clock, calls))
+    # det: b and c tie at 0.20 (b listed first); rec: a at 0.10
+    assert (plan.det, plan.rec) == ("b", "a")
+    assert plan.seconds["det"] == {"a": 0.3, "b": 0.2, "c": 0.2}
+    assert plan.seconds["rec"] == {"a": 0.1, "b": 0.15, "c": 0.4}
+    assert plan.how.startswith("measured on this machine on ")
+    # one warm-up call each, then the measured rounds taken in turns across backends
+    assert calls[:6] == ["a.det", "a.rec", "b.det", "b.rec", "c.det", "c.rec"]
+    assert calls[6:12] == calls[:6]
+    assert len(calls) == 6 * (1 + runtime._ROUNDS)
+
+
+def test_the_plan_is_measured_once_then_read_back(
+    monkeypatch: pytest.MonkeyPatch, fresh_plan: Path
+) -> None:
+    measured: list[list[str]] = []
+
+    def fake_measure(candidates: list[str]) -> runtime.OcrPlan:
+        measured.append(candidates)
+        return runtime.OcrPlan("b", "a", how="measured here", seconds={"det": {"b": 0.2}})
+
+    monkeypatch.setattr(runtime, "available_backends", lambda: ["a", "b"])
+    monkeypatch.setattr(runtime, "measure_plan", fake_measure)
+    first = ocr.ocr_plan()
+    assert (first.det, first.rec, len(measured)) == ("b", "a", 1)
+    stored = json.loads(fresh_plan.read_text(encoding="utf-8"))
+    assert [v["det"] for v in stored.values()] == ["b"]
+    runtime.ocr_plan.cache_clear()
+    again = ocr.ocr_plan()  # a new process: read from the file, not measured
+    assert again == first and len(measured) == 1
+    # another CPU or runtime version: measured again and stored beside the first
+    runtime.ocr_plan.cache_clear()
+    monkeypatch.setattr(runtime, "_machine_key", lambda c: "another machine")
+    ocr.ocr_plan()
+    assert len(measured) == 2
+    assert len(json.loads(fresh_plan.read_text(encoding="utf-8"))) == 2
+
+
+def test_an_unreadable_plan_file_is_measured_again(
+    monkeypatch: pytest.MonkeyPatch, fresh_plan: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    fresh_plan.parent.mkdir(parents=True)
+    fresh_plan.write_text("{not json", encoding="utf-8")
+    monkeypatch.setattr(runtime, "available_backends", lambda: ["a", "b"])
+    monkeypatch.setattr(runtime, "measure_plan", lambda c: runtime.OcrPlan("a", "a", how="m"))
+    assert ocr.ocr_plan().det == "a"
+    assert "unreadable OCR plan file" in caplog.text
+    assert json.loads(fresh_plan.read_text(encoding="utf-8"))  # replaced by a good one
+
+
+def test_a_plan_that_cannot_be_stored_is_still_measured(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    monkeypatch.delenv(ocr.OCR_ENGINE_ENV, raising=False)
+    monkeypatch.setenv(runtime.PLAN_ENV, str(blocker / "sub" / "ocr-plan.json"))
+    monkeypatch.setattr(runtime, "available_backends", lambda: ["a", "b"])
+    monkeypatch.setattr(runtime, "measure_plan", lambda c: runtime.OcrPlan("b", "b", how="m"))
+    runtime.ocr_plan.cache_clear()
+    try:
+        assert ocr.ocr_plan().det == "b"
+    finally:
+        runtime.ocr_plan.cache_clear()
+    assert "cannot store the OCR plan" in caplog.text
+
+
+def test_processes_starting_together_measure_once(
+    monkeypatch: pytest.MonkeyPatch, fresh_plan: Path, tmp_path: Path
+) -> None:
+    """The file lock: the first process measures, the others wait and read its plan."""
+    tally = tmp_path / "tally"
+
+    def slow_measure(candidates: list[str]) -> runtime.OcrPlan:
+        with tally.open("a", encoding="utf-8") as f:
+            f.write(f"{os.getpid()}\n")
+        time.sleep(0.3)
+        return runtime.OcrPlan("b", "a", how=f"measured by {os.getpid()}")
+
+    monkeypatch.setattr(runtime, "available_backends", lambda: ["a", "b"])
+    monkeypatch.setattr(runtime, "measure_plan", slow_measure)
+    context = multiprocessing.get_context("fork")
+    with context.Pool(3) as pool:
+        hows = pool.map(_plan_how, range(3))
+    assert len(tally.read_text(encoding="utf-8").split()) == 1
+    assert len(set(hows)) == 1
+
+
+def _plan_how(_: int) -> str:
+    runtime.ocr_plan.cache_clear()
+    return runtime.ocr_plan().how
+
+
+def test_the_plan_is_part_of_the_reader_revision(monkeypatch: pytest.MonkeyPatch) -> None:
     revisions = set()
-    for runtime in ("onnxruntime", "openvino"):
-        monkeypatch.setenv(ocr.OCR_ENGINE_ENV, runtime)
-        monkeypatch.setattr(ocr, "inference_runtime", lambda r=runtime: r)
+    for backend in ("onnxruntime", "openvino-f32", "openvino-bf16"):
+        monkeypatch.setattr(ocr, "ocr_plan", lambda b=backend: runtime.OcrPlan(b, b))
         reader_backend._code_hash.cache_clear()
         revisions.add(reader_backend.reader_revision())
     reader_backend._code_hash.cache_clear()
-    assert len(revisions) == 2
+    assert len(revisions) == 3
+
+
+@pytest.mark.skipif(not (HAS_OPENVINO and HAS_RAPIDOCR), reason="needs rapidocr and openvino")
+def test_openvino_float32_is_compiled_in_float32() -> None:
+    """rapidocr compiles in OpenVINO's default precision; openvino-f32 is compiled again."""
+    engine = ocr.OcrEngine("openvino-f32")
+    engine._load()
+    assert engine.plan is not None and engine.plan.rec == "openvino-f32"
+    for net in (engine._engine.text_det, engine._engine.text_rec._rec):
+        hint = net.session.session.get_compiled_model().get_property("INFERENCE_PRECISION_HINT")
+        assert "32" in str(hint)
 
 
 @pytest.mark.skipif(not (HAS_OPENVINO and HAS_RAPIDOCR), reason="needs rapidocr and openvino")
 @pytest.mark.parametrize("name", ["vbar", "line", "stacked"])
-def test_both_runtimes_recover_the_same_table(chart_dir: Path, name: str) -> None:
+def test_every_runtime_recovers_the_same_table(chart_dir: Path, name: str) -> None:
     """bfloat16 may add or drop a borderline box (a tick read as "1"); the chart's labels and
-    the recovered table stay the same."""
+    the recovered table stay the same on every backend this machine runs."""
     from chartproof.reader.perception import read_chart
     from chartproof.reader.perception.image import load_image
 
     image = load_image(chart_dir / f"{name}.png")
     tables = {}
-    for runtime in ("onnxruntime", "openvino"):
-        engine = ocr.OcrEngine(runtime)
-        tables[runtime] = read_chart(image, engine.read(image)).table.to_csv()
-        assert engine.runtime == runtime
-    assert tables["onnxruntime"] == tables["openvino"]
-    assert SPECS[name].table.names[1] in tables["openvino"] or len(SPECS[name].table.names) == 2
+    for backend in runtime.available_backends():
+        engine = ocr.OcrEngine(backend)
+        tables[backend] = read_chart(image, engine.read(image)).table.to_csv()
+        assert engine.plan is not None and engine.plan.det == engine.plan.rec == backend
+    assert len(set(tables.values())) == 1, tables
+    assert SPECS[name].table.names[1] in tables["onnxruntime"] or len(SPECS[name].table.names) == 2
 
 
 @pytest.mark.skipif(not HAS_OPENVINO, reason="openvino not installed")
@@ -121,7 +277,7 @@ def test_openvino_loads_without_its_telemetry_thread() -> None:
     code = (
         "import sys, threading\n"
         "from chartproof import ocr\n"
-        "ocr._openvino_precision()\n"
+        "ocr.runtime.openvino_precision()\n"
         "print('openvino' in sys.modules, 'openvino.tools.ovc' in sys.modules,"
         " threading.active_count())\n"
     )  # not in sys.modules: no None entry left behind, so the user's own import still works
@@ -135,7 +291,6 @@ def test_unsure_crops_are_read_again_at_the_default_width(
 ) -> None:
     """Every crop is first read with short padding; only those read below RECOGNITION_SURE
     are read again at rapidocr's 320 px, and that second reading is the one kept."""
-    import numpy as np
 
     engine = ocr.OcrEngine("onnxruntime")
     engine._load()
@@ -168,8 +323,6 @@ def test_unsure_crops_are_read_again_at_the_default_width(
 def test_tokens_without_a_letter_or_digit_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     """A recognised mark ("_", "—") is no label; "5%" and "Teal" are kept."""
     from types import SimpleNamespace
-
-    import numpy as np
 
     def quad(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
         return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=float)

@@ -224,7 +224,7 @@ def reader_revision() -> str:
 @functools.cache
 def _code_hash() -> str:
     """Short hash of the reader's Python sources (its package: the solver and perception),
-    the shared OCR module it reads text with, and the OCR runtime and versions
+    the shared OCR package it reads text with, and the OCR runtime and versions
     (`chartproof.ocr.engine_identity`), which can change a character now and then."""
     import chartproof.ocr
 
@@ -233,8 +233,10 @@ def _code_hash() -> str:
     for f in sorted(root.rglob("*.py")):
         digest.update(f.relative_to(root).as_posix().encode())
         digest.update(f.read_bytes())
-    digest.update(b"chartproof/ocr.py")
-    digest.update(Path(chartproof.ocr.__file__).read_bytes())
+    ocr_root = Path(chartproof.ocr.__file__).resolve().parent
+    for f in sorted(ocr_root.rglob("*.py")):
+        digest.update(b"chartproof/ocr/" + f.relative_to(ocr_root).as_posix().encode())
+        digest.update(f.read_bytes())
     digest.update(chartproof.ocr.engine_identity().encode())
     return digest.hexdigest()[:12]
 

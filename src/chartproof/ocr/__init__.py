@@ -17,27 +17,23 @@ The engine is tuned for chart text (small fonts, single digits, rotated axis tit
   apart on one line).
 
 rapidocr and OpenCV are the ``reader`` extra; they are imported on first use and a missing
-one raises ImportError with the install command. The networks run on OpenVINO where it infers
-in bfloat16 (CPUs with bf16 instructions; the ``reader`` extra installs OpenVINO): about 1.7
-times faster than onnxruntime's float32 on one core, on the same ONNX models. Elsewhere they run
-on onnxruntime; ``$CHARTPROOF_OCR_ENGINE`` (openvino or onnxruntime) picks one. bfloat16 moves
-the detector's text probabilities by up to about 0.02, so a box at the threshold can come or go
-and a character can change now and then: `engine_identity` (runtime, versions, precision) is
-part of every reader cache key, and onnxruntime gives float32 readings. rapidocr changes
-its own settings on every call, so calls are serialised by a lock: the engine is safe to share
-between threads.
+one raises ImportError with the install command. Each network (detector, recogniser) runs on
+onnxruntime or OpenVINO, in float32 or (OpenVINO, on CPUs with bfloat16 instructions)
+bfloat16, whichever was measured fastest on this machine (`chartproof.ocr.runtime`: measured
+once, stored in the cache folder; ``$CHARTPROOF_OCR_ENGINE`` pins one). bfloat16 moves the
+detector's text probabilities by up to about 0.02, so a box at the threshold can come or go
+and a character can change now and then: `engine_identity` (runtimes, versions, precisions)
+is part of every reader cache key. rapidocr changes its own settings on every call, so calls
+are serialised by a lock: the engine is safe to share between threads.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import importlib.metadata
-import importlib.util
 import itertools
 import logging
 import math
-import os
 import re
 import threading
 from collections.abc import Sequence
@@ -48,6 +44,14 @@ from numpy.typing import NDArray
 from pydantic import Field
 
 from chartproof.numeric import parse_number
+from chartproof.ocr.runtime import (
+    OCR_ENGINE_ENV,
+    OcrPlan,
+    import_openvino,
+    ocr_plan,
+    openvino_precision,
+    resolve,
+)
 from chartproof.types import Record
 
 __all__ = [
@@ -56,10 +60,12 @@ __all__ = [
     "MIN_SCORE",
     "OCR_ENGINE_ENV",
     "OcrEngine",
+    "OcrPlan",
     "OcrToken",
+    "build_rapidocr",
     "engine_identity",
     "get_engine",
-    "inference_runtime",
+    "ocr_plan",
     "parse_label_number",
     "split_token",
     "tokens_from_lines",
@@ -91,11 +97,6 @@ the crop is recognised again at rapidocr's default padding (320 px). About 5 % o
 crops and 12 % of FigureQA crops fall below it. With it, bench_reader's ChartQA and FigureQA
 figures equal those at 320 (cells 2769 against 2768 of 3506, the same questions) and so do
 the synthetic suites'; without it, four cells and a question were lost on generated charts."""
-
-OCR_ENGINE_ENV = "CHARTPROOF_OCR_ENGINE"
-"""Environment variable choosing the OCR networks' runtime: ``openvino`` or ``onnxruntime``."""
-
-_RUNTIMES = ("openvino", "onnxruntime")
 
 _TRAINING_SIDE = 736
 _MAX_UPSCALE = 2.0
@@ -332,51 +333,11 @@ def _split_line(tok: OcrToken) -> list[OcrToken]:
 # ------------------------------------------------------------------ the engine
 
 
-def inference_runtime() -> str:
-    """The runtime the OCR networks run on: ``$CHARTPROOF_OCR_ENGINE`` when set, else
-    "openvino" when it is installed and infers in bfloat16 on this CPU, else "onnxruntime".
-
-    Raises ValueError for an unknown name and ImportError (with the install command) when the
-    named runtime is not installed.
-    """
-    chosen = os.environ.get(OCR_ENGINE_ENV, "").strip().lower()
-    if chosen and chosen not in _RUNTIMES:
-        raise ValueError(f"${OCR_ENGINE_ENV}={chosen!r}: choose one of {', '.join(_RUNTIMES)}")
-    if chosen:
-        if importlib.util.find_spec(chosen) is None:
-            raise ImportError(
-                f"${OCR_ENGINE_ENV}={chosen} but {chosen} is not installed: pip install {chosen}"
-            )
-        return chosen
-    return "openvino" if _openvino_precision() == "bf16" else "onnxruntime"
-
-
 def engine_identity() -> str:
-    """What the OCR's output depends on besides chartproof's code: rapidocr's version and the
-    runtime's name, version and (OpenVINO) precision, e.g.
-    "rapidocr 3.10.0 / openvino 2026.4.1 bf16"."""
-    runtime = inference_runtime()
-    found = f"rapidocr {_version('rapidocr')} / {runtime} {_version(runtime)}"
-    return f"{found} {_openvino_precision()}" if runtime == "openvino" else found
-
-
-@functools.cache
-def _openvino_precision() -> str | None:
-    """The precision OpenVINO infers in on this CPU by default ("bf16" on CPUs with bfloat16
-    instructions, else "f32"), or None when OpenVINO is not installed or cannot start.
-
-    Only bf16 is worth choosing OpenVINO for: it runs the detector about twice as fast as
-    onnxruntime's float32; OpenVINO in float32 is a little slower than onnxruntime.
-    """
-    if importlib.util.find_spec("openvino") is None:
-        return None
-    try:
-        openvino = _import_openvino()
-        hint = openvino.Core().get_property("CPU", "INFERENCE_PRECISION_HINT")
-    except Exception as e:  # a broken install must not take the reader down
-        log.warning("OpenVINO is installed but cannot start (%s); OCR uses onnxruntime", e)
-        return None
-    return "bf16" if "bfloat16" in str(hint).lower() or "bf16" in str(hint).lower() else "f32"
+    """What the OCR's output depends on besides chartproof's code: rapidocr's version and each
+    network's runtime, version and precision (`OcrPlan.identity`), e.g.
+    "rapidocr 3.10.0 / openvino 2026.4.1 f32"."""
+    return f"rapidocr {_version('rapidocr')} / {ocr_plan().identity()}"
 
 
 def _version(dist: str) -> str:
@@ -386,45 +347,67 @@ def _version(dist: str) -> str:
         return "not installed"
 
 
-def _import_openvino() -> Any:
-    """Import OpenVINO without its model-conversion tools, which send a usage event to Google
-    Analytics on import unless the user opted out (openvino_telemetry's default) and leave a
-    thread behind, after which chartproof's worker pools must spawn fresh interpreters
-    instead of forking. chartproof converts no models; the tools import normally later."""
-    import sys
+def build_rapidocr(det: str, rec: str) -> Any:
+    """A rapidocr engine tuned for chart text (see the module doc) whose detector runs on the
+    backend `det` and recogniser on `rec` (`chartproof.ocr.runtime.BACKENDS`), one thread
+    each (the executor runs one process per core), both networks loaded. OpenVINO's CPU
+    pinning is off: with it, two worker processes pin their threads to the same core and run
+    at half speed.
 
-    if "openvino" in sys.modules:
-        return sys.modules["openvino"]
-    blocked = "openvino.tools.ovc"
-    had = blocked in sys.modules
-    sys.modules.setdefault(blocked, None)  # type: ignore[arg-type]  # makes its import fail
+    Raises ImportError with the install command when rapidocr is missing.
+    """
     try:
-        import openvino
-    finally:
-        if not had:
-            sys.modules.pop(blocked, None)
-    return openvino
-
-
-def _runtime_params(runtime: str) -> dict[str, Any]:
-    """rapidocr settings that put detection and recognition on `runtime`, one thread each
-    (the executor runs one process per core). OpenVINO's CPU pinning is off: with it, two
-    worker processes pin their threads to the same core and run at half speed."""
-    if runtime == "onnxruntime":
-        return {
+        from rapidocr import EngineType, RapidOCR
+    except ImportError as e:
+        raise ImportError(INSTALL_HINT) from e
+    kinds = {"det": det, "rec": rec}
+    if any(b.startswith("openvino") for b in kinds.values()):
+        import_openvino()  # before rapidocr imports it
+    engine: Any = RapidOCR(
+        params={
+            "Global.log_level": "error",
+            "Global.use_cls": False,
+            # confidence is filtered here (`min_score`), not inside rapidocr
+            "Global.text_score": 0.0,
+            "Det.limit_type": "max",
+            "Det.limit_side_len": 2000,
+            "Det.box_thresh": DETECT_BOX_THRESHOLD,
+            **{
+                f"{net.capitalize()}.engine_type": EngineType.OPENVINO
+                if backend.startswith("openvino")
+                else EngineType.ONNXRUNTIME
+                for net, backend in kinds.items()
+            },
             "EngineConfig.onnxruntime.intra_op_num_threads": 1,
             "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+            "EngineConfig.openvino.inference_num_threads": 1,
+            "EngineConfig.openvino.num_streams": 1,
+            "EngineConfig.openvino.enable_cpu_pinning": False,
         }
-    _import_openvino()  # before rapidocr imports it
-    from rapidocr import EngineType
+    )
+    loaded = {"det": engine._load_det_model(), "rec": engine._load_rec_model()}
+    for net, backend in kinds.items():
+        precision = backend.partition("-")[2]
+        if precision and precision != openvino_precision():
+            _recompile(loaded[net].session, precision)
+    return engine
 
-    return {
-        "Det.engine_type": EngineType.OPENVINO,
-        "Rec.engine_type": EngineType.OPENVINO,
-        "EngineConfig.openvino.inference_num_threads": 1,
-        "EngineConfig.openvino.num_streams": 1,
-        "EngineConfig.openvino.enable_cpu_pinning": False,
-    }
+
+def _recompile(session: Any, precision: str) -> None:
+    """Compile rapidocr's OpenVINO session again in `precision` (rapidocr compiles in
+    OpenVINO's default precision and has no setting for it)."""
+    core = import_openvino().Core()
+    compiled = core.compile_model(
+        session.model,
+        "CPU",
+        {
+            "INFERENCE_NUM_THREADS": 1,
+            "NUM_STREAMS": 1,
+            "ENABLE_CPU_PINNING": False,
+            "INFERENCE_PRECISION_HINT": precision,
+        },
+    )
+    session.session = compiled.create_infer_request()
 
 
 def upscale_factor(height: int, width: int) -> float:
@@ -468,15 +451,14 @@ class _TwoWidthRecognizer:
 
 
 class OcrEngine:
-    """rapidocr with single-threaded sessions on one runtime (OpenVINO or onnxruntime), loaded
-    on first use (see the module doc)."""
+    """rapidocr with single-threaded networks on the runtimes of an `OcrPlan`, loaded on
+    first use (see the module doc)."""
 
     def __init__(self, runtime: str | None = None) -> None:
-        if runtime is not None and runtime not in _RUNTIMES:
-            raise ValueError(f"unknown OCR runtime {runtime!r}: choose one of {_RUNTIMES}")
-        self.runtime = runtime or ""
-        """The runtime the networks run on ("openvino" or "onnxruntime"): the one given, else
-        `inference_runtime`'s choice when the models load."""
+        self._asked = resolve(runtime) if runtime is not None else None
+        self.plan: OcrPlan | None = None
+        """The runtimes the networks run on: every network on the `runtime` given, else this
+        machine's plan (`chartproof.ocr.runtime.ocr_plan`), set when the models load."""
         self._engine: Any = None
         self._load_lock = threading.Lock()
         self._call_lock = threading.Lock()
@@ -485,26 +467,15 @@ class OcrEngine:
         if self._engine is None:
             with self._load_lock:
                 if self._engine is None:
-                    try:
-                        from rapidocr import RapidOCR
-                    except ImportError as e:
-                        raise ImportError(INSTALL_HINT) from e
-                    runtime = self.runtime or inference_runtime()
-                    engine: Any = RapidOCR(
-                        params={
-                            "Global.log_level": "error",
-                            "Global.use_cls": False,
-                            # confidence is filtered here (`min_score`), not inside rapidocr
-                            "Global.text_score": 0.0,
-                            "Det.limit_type": "max",
-                            "Det.limit_side_len": 2000,
-                            "Det.box_thresh": DETECT_BOX_THRESHOLD,
-                            **_runtime_params(runtime),
-                        }
+                    plan = (
+                        OcrPlan(self._asked, self._asked, how="asked for")
+                        if self._asked is not None
+                        else ocr_plan()
                     )
-                    # the recogniser loads now, wrapped to try short padding first
-                    engine.text_rec = _TwoWidthRecognizer(engine._load_rec_model())
-                    self.runtime = runtime
+                    engine = build_rapidocr(plan.det, plan.rec)
+                    # short padding first for the recogniser's crops
+                    engine.text_rec = _TwoWidthRecognizer(engine.text_rec)
+                    self.plan = plan
                     self._engine = engine
         return self._engine
 
