@@ -44,6 +44,7 @@ import numpy as np
 from chartproof.charts import render
 from chartproof.charts.suites import generate_specs
 from chartproof.metrics.accuracy import relaxed_accuracy
+from chartproof.ocr import engine_identity, ocr_plan
 from chartproof.questions import chart_view, make_questions
 from chartproof.reader import solve, view_of, view_of_table
 from chartproof.reader._text import plain_math
@@ -195,15 +196,17 @@ def _rows(folder: Path, limit: int | None, *, with_table: bool) -> list[dict[str
     return rows[:limit]
 
 
-def _read_file(path: Path) -> tuple[Any, float]:
-    """(reading or error text, seconds for loading, OCR and derendering)."""
-    t0 = time.perf_counter()
+def _read_file(path: Path) -> tuple[Any, float, float]:
+    """(reading or error text, wall seconds and CPU seconds of this process for loading, OCR
+    and derendering). CPU time shows what the code cost when the machine's speed drifts: a
+    shared VM's steal time counts in wall time only."""
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
         image = load_image(path)
         reading: Any = read_chart(image, get_engine().read(image))
     except (ValueError, ReadingError) as e:
         reading = str(e)
-    return reading, time.perf_counter() - t0
+    return reading, time.perf_counter() - t0, time.process_time() - c0
 
 
 def is_yes_no(question: str, answer: str) -> bool:
@@ -218,12 +221,15 @@ def real(folder: Path, limit: int | None, *, with_table: bool) -> dict[str, Any]
     rows = _rows(folder, limit, with_table=with_table)
     readings: dict[str, Any] = {}
     seconds: dict[str, float] = {}
+    cpu: dict[str, float] = {}
     acc: dict[str, list[float]] = defaultdict(list)
     cells: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     examples: list[str] = []
     for r in rows:
         if r["image"] not in readings:
-            readings[r["image"]], seconds[r["image"]] = _read_file(folder / r["image"])
+            readings[r["image"]], seconds[r["image"]], cpu[r["image"]] = _read_file(
+                folder / r["image"]
+            )
             reading = readings[r["image"]]
             kind = "none" if isinstance(reading, str) else reading.chart_type
             gold_table = _gold_table(r.get("table"))
@@ -285,6 +291,9 @@ def real(folder: Path, limit: int | None, *, with_table: bool) -> dict[str, Any]
         "max_read_s": times[-1] if times else None,
         "slowest": max(seconds, key=lambda k: seconds[k]) if seconds else None,
         "over_2s": sum(t > 2.0 for t in times),
+        "median_cpu_s": statistics.median(cpu.values()) if cpu else None,
+        "max_cpu_s": max(cpu.values()) if cpu else None,
+        "cpu_over_2s": sum(t > 2.0 for t in cpu.values()),
         "examples": examples,
     }
 
@@ -381,6 +390,19 @@ def check_targets(real_runs: dict[str, dict[str, Any]]) -> list[str]:
 # ---------------------------------------------------------------------- main
 
 
+def _cpu_name() -> str:
+    """The processor's model name (from /proc/cpuinfo where there is one)."""
+    import platform
+
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--suites", default="chartr,chartqax,realcqa")
@@ -396,6 +418,7 @@ def main(argv: list[str] | None = None) -> int:
     out: dict[str, Any] = {}
 
     get_engine().read(np.full((64, 64, 3), 255, dtype=np.uint8))  # load the models first
+    print(f"OCR: {engine_identity()} ({ocr_plan().how}); CPU: {_cpu_name()}")
     if args.charts > 0:
         _print_synthetic(out, args)
 
@@ -464,7 +487,9 @@ def _print_real(name: str, run: dict[str, Any], with_table: bool) -> None:
         print(
             f"seconds per chart: median {run['median_read_s']:.2f}, slowest "
             f"{run['max_read_s']:.2f} ({run['slowest']}), {run['over_2s']} over "
-            f"{MAX_CHART_S:g} s, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}"
+            f"{MAX_CHART_S:g} s; CPU seconds: median {run['median_cpu_s']:.2f}, most "
+            f"{run['max_cpu_s']:.2f}, {run['cpu_over_2s']} over {MAX_CHART_S:g} s; "
+            f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}"
         )
     print("examples of failures:")
     for e in run["examples"]:

@@ -285,39 +285,49 @@ def test_openvino_loads_without_its_telemetry_thread() -> None:
     assert done.stdout.split() == ["True", "False", "1"]
 
 
-@pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
-def test_unsure_crops_are_read_again_at_the_default_width(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Every crop is first read with short padding; only those read below RECOGNITION_SURE
-    are read again at rapidocr's 320 px, and that second reading is the one kept."""
+# (score at the narrow step, score at the middle step) of three crops: sure at once; unsure
+# twice, so read at rapidocr's width; unsure at first, sure at the middle step
+SCORES = [(0.99, None), (0.5, 0.5), (0.9, 0.8)]
 
+
+@pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
+def test_unsure_crops_go_on_to_wider_padding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every crop is first read with the narrowest padding; those read below a step's
+    confidence go on to the next step, and the last ones to rapidocr's 320 px; each crop keeps
+    the reading of the last step it reached."""
+    narrow, middle = ocr.RECOGNITION_STEPS
+    assert narrow[0] < middle[0] < 320 and SCORES[2][0] < narrow[1] <= SCORES[0][0]
+    assert SCORES[1][1] < middle[1] <= SCORES[2][1]
     engine = ocr.OcrEngine("onnxruntime")
     engine._load()
     rec = engine._engine.text_rec
-    assert isinstance(rec, ocr._TwoWidthRecognizer)
+    assert isinstance(rec, ocr._PaddingSteps)
     inner = rec._rec
     seen: list[tuple[int, int]] = []
     real = type(inner).__call__
+    step_of = {narrow[0]: 0, middle[0]: 1}
 
     def spy(self: object, args: object) -> object:
         out = real(self, args)
         n = 1 if isinstance(args.img, np.ndarray) else len(args.img)  # type: ignore[attr-defined]
-        seen.append((inner.rec_image_shape[2], n))
-        if inner.rec_image_shape[2] == ocr.RECOGNITION_MIN_WIDTH:  # first try: "unsure" on #1
-            out.scores = [0.5 if i == 1 else 0.99 for i in range(n)]
-            out.txts = tuple("first" for _ in range(n))
+        width = inner.rec_image_shape[2]
+        seen.append((width, n))
+        if width in step_of:  # crops arrive in order, the sure ones left out
+            step = step_of[width]
+            crops = [i for i, sc in enumerate(SCORES) if step == 0 or sc[0] < narrow[1]]
+            out.scores = [SCORES[i][step] for i in crops]
+            out.txts = tuple(f"read at {width}" for _ in crops)
         return out
 
     monkeypatch.setattr(type(inner), "__call__", spy)
     from rapidocr.ch_ppocr_rec.typings import TextRecInput
 
-    crops = [np.full((30, 60, 3), 255, np.uint8) for _ in range(3)]
+    crops = [np.full((30, 60, 3), 255, np.uint8) for _ in SCORES]
     got = rec(TextRecInput(img=crops, return_word_box=False))
-    assert seen == [(ocr.RECOGNITION_MIN_WIDTH, 3), (320, 1)]
-    assert got.txts[0] == got.txts[2] == "first" and got.txts[1] != "first"
+    assert seen == [(narrow[0], 3), (middle[0], 2), (320, 1)]
+    assert got.txts[0] == f"read at {narrow[0]}" and got.txts[2] == f"read at {middle[0]}"
+    assert got.txts[1] not in (got.txts[0], got.txts[2])  # rapidocr's own reading at 320
     assert inner.rec_image_shape == [3, 48, 320]  # restored
-    assert 224 < ocr.RECOGNITION_MIN_WIDTH < 320
 
 
 def test_tokens_without_a_letter_or_digit_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:

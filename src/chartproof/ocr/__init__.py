@@ -8,8 +8,8 @@ The engine is tuned for chart text (small fonts, single digits, rotated axis tit
 - blurred images are unsharp-masked before detection;
 - the detector keeps boxes down to a mean text probability of 0.3 (rapidocr's default 0.5
   drops lone digits such as a value label "7" at some scales);
-- short text crops are recognised padded to 256 px rather than rapidocr's 320, and read
-  again at 320 when that first reading is unsure (`RECOGNITION_MIN_WIDTH`);
+- short text crops are recognised padded to 96 px rather than rapidocr's 320, and read
+  again with wider padding when that reading is unsure (`RECOGNITION_STEPS`);
 - recognitions below `min_score` (0.5 by default) are dropped, and so are tokens without a
   letter or digit;
 - vertical text is recognised again on crops turned both ways;
@@ -81,22 +81,19 @@ MIN_SCORE = 0.5
 DETECT_BOX_THRESHOLD = 0.3
 """Least mean text probability of a detected box (rapidocr's `Det.box_thresh`)."""
 
-RECOGNITION_MIN_WIDTH = 256
-"""Width (at the recogniser's 48 px height) every text crop is padded to at least on the
-first try; wider crops keep their own width. rapidocr pads to 320: a chart's labels are
-mostly short ("26.4", "2019"), and recognition time grows with the padded width. Measured on
-the 30 largest ChartQA charts (1,610 crops): 256 recognises 1.22 times faster than 320 and
-reads 97.3 % of crops identically. Narrower padding also makes the recogniser unsure, and
-then wrong, on marks and some titles (a legend swatch read as "1" at 0.56, a vertical axis
-title lost): crops read below `RECOGNITION_SURE` are read again at rapidocr's 320 and that
-reading is kept. At 224 and below, confident inventions start ("40%" as "40%6" at 160)."""
+RECOGNITION_STEPS: tuple[tuple[int, float], ...] = ((96, 0.95), (256, 0.7))
+"""How text crops are recognised: each step pads the crops still unread to at least its width
+(at the recogniser's 48 px height; wider crops keep their own width, and a batch takes its
+widest crop's) and keeps the readings at or above its confidence; the crops left after the
+last step are read at rapidocr's own 320 px, and that reading is kept.
 
-RECOGNITION_SURE = 0.7
-"""Confidence at or above which a crop's reading at `RECOGNITION_MIN_WIDTH` stands; below it
-the crop is recognised again at rapidocr's default padding (320 px). About 5 % of ChartQA
-crops and 12 % of FigureQA crops fall below it. With it, bench_reader's ChartQA and FigureQA
-figures equal those at 320 (cells 2769 against 2768 of 3506, the same questions) and so do
-the synthetic suites'; without it, four cells and a question were lost on generated charts."""
+rapidocr pads every crop to 320, but a chart's labels are mostly short ("26.4", "2019") and
+recognition time grows with the padded width. Narrow padding alone makes the recogniser
+unsure, and then wrong, on marks and some labels (a legend swatch read as "1", a vertical
+axis title lost, "40%" as "40%6", a tick mark read into the label beside it: "Cancer-"), so
+each narrow reading stands only when the recogniser is sure of it. About one crop in six of
+real charts goes on to 256 px and one in twenty to 320. See `docs/scale.md` for the
+measurements behind the widths."""
 
 _TRAINING_SIDE = 736
 _MAX_UPSCALE = 2.0
@@ -416,10 +413,10 @@ def upscale_factor(height: int, width: int) -> float:
     return min(_MAX_UPSCALE, max(1.0, _TRAINING_SIDE / max(1, min(height, width))))
 
 
-class _TwoWidthRecognizer:
-    """rapidocr's text recogniser, tried first with short crops padded to
-    `RECOGNITION_MIN_WIDTH` and, for the crops it reads below `RECOGNITION_SURE`, again at
-    rapidocr's own 320 px, whose reading is kept. Called like rapidocr's recogniser (a
+class _PaddingSteps:
+    """rapidocr's text recogniser run through `RECOGNITION_STEPS`: the crops read below a
+    step's confidence are read again at the next step's padding, and after the last at
+    rapidocr's own width, whose reading is kept. Called like rapidocr's recogniser (a
     `TextRecInput`, a `TextRecOutput` back)."""
 
     def __init__(self, rec: Any) -> None:
@@ -437,14 +434,17 @@ class _TwoWidthRecognizer:
 
     def __call__(self, args: Any) -> Any:
         images = [args.img] if isinstance(args.img, np.ndarray) else list(args.img)
-        first = self._at(RECOGNITION_MIN_WIDTH, images, args.return_word_box)
-        unsure = [i for i, s in enumerate(first.scores) if float(s) < RECOGNITION_SURE]
-        if not unsure:
-            return first
-        again = self._at(self._shape[2], [images[i] for i in unsure], args.return_word_box)
+        steps = [*RECOGNITION_STEPS, (self._shape[2], 0.0)]
+        first = self._at(steps[0][0], images, args.return_word_box)
         txts, scores, words = list(first.txts), list(first.scores), list(first.word_results)
-        for k, i in enumerate(unsure):
-            txts[i], scores[i], words[i] = again.txts[k], again.scores[k], again.word_results[k]
+        todo = [i for i, s in enumerate(scores) if float(s) < steps[0][1]]
+        for width, sure in steps[1:]:
+            if not todo:
+                break
+            again = self._at(width, [images[i] for i in todo], args.return_word_box)
+            for k, i in enumerate(todo):
+                txts[i], scores[i], words[i] = again.txts[k], again.scores[k], again.word_results[k]
+            todo = [i for i in todo if float(scores[i]) < sure]
         return dataclasses.replace(
             first, txts=tuple(txts), scores=scores, word_results=tuple(words)
         )
@@ -474,7 +474,7 @@ class OcrEngine:
                     )
                     engine = build_rapidocr(plan.det, plan.rec)
                     # short padding first for the recogniser's crops
-                    engine.text_rec = _TwoWidthRecognizer(engine.text_rec)
+                    engine.text_rec = _PaddingSteps(engine.text_rec)
                     self.plan = plan
                     self._engine = engine
         return self._engine
