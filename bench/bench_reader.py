@@ -71,17 +71,21 @@ def _like(a: object, b: object) -> float:
     return 1.0 if na == nb else SequenceMatcher(None, na, nb).ratio()
 
 
-def table_recovery(pred: DataTable | None, gold: DataTable) -> tuple[int, int]:
+def table_recovery(
+    pred: DataTable | None, gold: DataTable, *, positional: bool = False
+) -> tuple[int, int]:
     """(cells right, numeric gold cells): rows matched by label, columns by name (or by
-    position when names differ but the counts agree), values within ChartQA's 5 %."""
+    position when names differ but the counts agree, or when `positional`: a box plot's
+    five-number columns, which generators and the reader name differently: "Lower
+    quartile", "$Q_1$", "Q1"), values within ChartQA's 5 %."""
     gold_cols = [c.name for c in gold.columns[1:] if c.kind == "number"]
     total = sum(1 for r in gold.rows for c in gold_cols if isinstance(r[gold.index(c)], float))
     if pred is None or total == 0:
         return 0, total
     pred_cols = [c.name for c in pred.columns[1:] if c.kind == "number"]
     colmap: dict[str, str] = {}
-    if len(gold_cols) == len(pred_cols) == 1:
-        colmap = {gold_cols[0]: pred_cols[0]}
+    if len(gold_cols) == len(pred_cols) and (positional or len(gold_cols) == 1):
+        colmap = dict(zip(gold_cols, pred_cols, strict=True))
     else:
         for g in gold_cols:
             best = max(pred_cols, key=lambda p: _like(p, g), default=None)
@@ -141,7 +145,7 @@ def synthetic(suites: Iterable[str], n: int, per_chart: int) -> dict[str, Any]:
             ocr_times.append(ocr_s)
             table = None if isinstance(reading, str) else reading.table
             if spec.chart_type != "scatter":
-                r, t = table_recovery(table, spec.table)
+                r, t = table_recovery(table, spec.table, positional=spec.chart_type == "box")
                 for key in (spec.chart_type, f"{suite}/{spec.chart_type}"):
                     cells[key][0] += r
                     cells[key][1] += t

@@ -1,5 +1,6 @@
-"""Box plots read from a render: five-number summaries within a pixel's worth of the table,
-outliers past the whiskers noted, and the box question programs answered from the image."""
+"""Box plots read from a render, vertical and horizontal: five-number summaries within a
+pixel's worth of the table, categories named, and the box question programs answered from the
+image."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ FIVE = {
 }
 
 
-def _spec() -> ChartSpec:
+def _spec(orientation: str = "vertical") -> ChartSpec:
     cols = (
         Column(name="Group", kind="category"),
         *(Column(name=n) for n in ("min", "Q1", "median", "Q3", "max")),
@@ -30,22 +31,26 @@ def _spec() -> ChartSpec:
         chart_type="box",
         table=table,
         encoding=Encoding(x="Group", y=("min", "Q1", "median", "Q3", "max")),
-        style=Style(width=5.0, height=3.6, y_title="Response"),
+        style=Style(width=5.0, height=3.6, y_title="Response", orientation=orientation),  # type: ignore[arg-type]
     )
 
 
-@pytest.fixture(scope="module")
-def reading(engine: object) -> object:
+@pytest.fixture(scope="module", params=["vertical", "horizontal"])
+def reading(engine: object, request: pytest.FixtureRequest) -> object:
     from PIL import Image
 
     from chartproof.reader.perception import read_chart
 
-    image = np.asarray(Image.open(io.BytesIO(render(_spec()).png)).convert("RGB"))
+    png = render(_spec(request.param)).png
+    image = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
     return read_chart(image, engine.read(image))  # type: ignore[attr-defined]
 
 
 def test_five_numbers_are_read(reading: object) -> None:
     assert reading.chart_type == "box"  # type: ignore[attr-defined]
+    assert reading.value_axis.direction == (  # type: ignore[attr-defined]
+        "y" if reading.orientation == "vertical" else "x"  # type: ignore[attr-defined]
+    )
     table = reading.table  # type: ignore[attr-defined]
     labels = table.labels(table.names[0])
     assert list(labels) == list(FIVE)

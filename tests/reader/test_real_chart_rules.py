@@ -2,7 +2,8 @@
 category labels (anchored by the end nearest the axis, read in two diagonal pieces),
 month-year labels filled in, dense marked lines on the grid their markers hold, lines and
 banners that are not area bands, a bottom segment hidden under its label, legend rows the
-OCR ran across a swatch, and a line fit that does not overflow on a misread label."""
+OCR ran across a swatch, a tick mark the OCR read into a label beside the axis, and a line fit
+that does not overflow on a misread label."""
 
 from __future__ import annotations
 
@@ -92,6 +93,39 @@ def test_level_labels_do_not_take_a_neighbours_piece() -> None:
     ]
     texts, _ = assign_category_labels(toks, Frame("vertical"), slots, -203.0, 22.0)
     assert texts == ["A", "B"]
+
+
+def _spaced(text: str, x0: float, step: float = 7.0) -> tuple[float, ...]:
+    return tuple(x0 + step * i for i in range(len(text)))
+
+
+# (label text, centre of its last character's distance left of the axis line) -> text kept;
+# labels 14 px high, the axis line at x = 200
+TICK_CASES = [
+    ("Dose B -", 2.0, "Dose B"),  # a tick read as its own word
+    ("Dose A 1", 3.0, "Dose A"),  # ... or as a "1"
+    ("Cancer-", 3.0, "Cancer"),  # ... glued to the label
+    ("Q1", 3.0, "Q"),  # (a label touching the axis line is never drawn)
+    ("2011", 13.0, "2011"),  # a label's own last "1" ends a tick and a pad short
+    ("BBB-", 12.0, "BBB-"),  # a rating's own "-"
+    ("Asia", 2.0, "Asia"),  # no tick glyph
+    ("Clerical", 3.0, "Clerical"),  # a word's own "l", even over the tick
+    ("-", 2.0, "-"),  # nothing left
+]
+
+
+@pytest.mark.parametrize(("text", "gap", "kept"), TICK_CASES)
+def test_a_tick_mark_read_into_a_label_beside_the_axis_is_dropped(
+    text: str, gap: float, kept: str
+) -> None:
+    x_last = 200.0 - gap
+    chars = _spaced(text, x_last - 7.0 * (len(text) - 1))
+    tok = _tok(text, (chars[0] - 4, 93.0, x_last + 4, 107.0), char_x=chars)
+    texts, used = assign_category_labels([tok], Frame("horizontal"), [100.0], 200.0, 40.0)
+    assert texts == [kept] and used == [[tok]]
+    # without character positions nothing is cut
+    bare = _tok(text, tok.box)
+    assert assign_category_labels([bare], Frame("horizontal"), [100.0], 200.0, 40.0)[0] == [text]
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,8 @@
 """Box plots to a five-number table: each box is a filled rectangle of one colour cut across
 by its median line, with whiskers running from its ends to the minimum and maximum; dots past
-the whisker caps are outliers. Values are read on the fitted value axis (vertical boxes)."""
+the whisker caps are outliers. Values are read on the fitted value axis: the y axis of
+vertical boxes, the x axis of horizontal ones (found on the image turned 90°, so one code
+path finds both)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from chartproof.reader.perception.geometry import Frame
+from chartproof.reader.perception.geometry import Frame, Orientation
 from chartproof.reader.perception.labels import assign_category_labels
-from chartproof.reader.perception.records import Box, CellEvidence, ChartReading
+from chartproof.reader.perception.records import AxisFit, Box, CellEvidence, ChartReading
 from chartproof.reader.perception.scene import CellValue, Scene, make_table, scene_reading
 
 __all__ = ["BOX_STATS", "FoundBox", "find_boxes", "read_boxes"]
@@ -21,29 +23,44 @@ BOX_STATS = ("min", "Q1", "median", "Q3", "max")
 
 @dataclass(frozen=True)
 class FoundBox:
-    """One box of a vertical box plot, in image pixels (y grows downwards)."""
+    """One box of a box plot, in image pixels. Across is the category direction (x of
+    vertical boxes, y of horizontal ones), along the value direction (y of vertical boxes,
+    x of horizontal ones); positions along it are the image's, so low and high are pixel
+    order, not value order."""
 
-    x0: int
-    """Left edge of the box."""
-    x1: int
-    """Right edge."""
-    top: float
-    """Upper quartile's row."""
+    orientation: Orientation
+    """"vertical" (boxes stand up, values along y) or "horizontal" (values along x)."""
+    u0: int
+    """Start of the box across (left edge of a vertical box, top of a horizontal one)."""
+    u1: int
+    """End of the box across."""
+    edges: tuple[float, float]
+    """The box's two ends along the value direction (the quartiles), low pixel first."""
     median: float
-    """Median line's row."""
-    bottom: float
-    """Lower quartile's row."""
-    whisker_top: float
-    """Row of the upper whisker's end (the maximum)."""
-    whisker_bottom: float
-    """Row of the lower whisker's end (the minimum)."""
+    """Position of the median line along the value direction."""
+    whiskers: tuple[float, float]
+    """The whiskers' ends along the value direction (the minimum and maximum), low pixel
+    first."""
     outliers: tuple[float, ...]
-    """Rows of points drawn past the whiskers."""
+    """Positions along the value direction of points drawn past the whiskers."""
 
     @property
-    def cx(self) -> float:
-        """Horizontal centre."""
-        return (self.x0 + self.x1) / 2
+    def uc(self) -> float:
+        """Centre across."""
+        return (self.u0 + self.u1) / 2
+
+    @property
+    def box(self) -> Box:
+        """The image box from whisker to whisker."""
+        lo, hi = self.whiskers
+        if self.orientation == "vertical":
+            return (float(self.u0), lo, float(self.u1), hi)
+        return (lo, float(self.u0), hi, float(self.u1))
+
+    def positions(self) -> tuple[float, float, float, float, float]:
+        """Whisker, box end, median, box end, whisker along the value direction, in pixel
+        order."""
+        return (self.whiskers[0], self.edges[0], self.median, self.edges[1], self.whiskers[1])
 
 
 def _rects(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
@@ -98,16 +115,22 @@ def _whisker(
     return end, [c for c, _ in found]
 
 
-def find_boxes(scene: Scene, bg: tuple[int, int, int]) -> list[FoundBox]:
-    """The boxes of a vertical box plot, left to right; empty when the marks are not boxes
-    (every box must be split by its median line and carry at least one whisker)."""
-    image = scene.image
-    ink = _contrast(image, bg)
+def find_boxes(
+    scene: Scene, bg: tuple[int, int, int], orientation: Orientation = "vertical"
+) -> list[FoundBox]:
+    """The boxes of a box plot of one orientation, in order across (left to right, or top to
+    bottom); empty when the marks are not boxes (every box must be split by its median line
+    and carry at least one whisker). Horizontal boxes are found as vertical ones on the image
+    turned 90° (transposed)."""
+    turn = orientation == "horizontal"
+    ink = _contrast(scene.image, bg)
+    ink = ink.T if turn else ink
     found: list[FoundBox] = []
     for lay in scene.layers:
         if lay.chroma < 25 and (lay.luma < 90 or lay.luma > 170):
             continue
-        rects = _rects(lay.mask & ~scene.text)
+        mask = lay.mask & ~scene.text
+        rects = _rects(mask.T if turn else mask)
         rects.sort(key=lambda r: (r[0], r[1]))
         used: set[int] = set()
         for i, a in enumerate(rects):
@@ -130,64 +153,82 @@ def find_boxes(scene: Scene, bg: tuple[int, int, int]) -> list[FoundBox]:
                     continue  # no whisker: a split bar, not a box
                 found.append(
                     FoundBox(
-                        x0=x0,
-                        x1=x1,
-                        top=float(upper[1]),
+                        orientation=orientation,
+                        u0=x0,
+                        u1=x1,
+                        edges=(float(upper[1]), float(lower[3])),
                         median=(upper[3] + lower[1]) / 2,
-                        bottom=float(lower[3]),
-                        whisker_top=top_end,
-                        whisker_bottom=bot_end,
+                        whiskers=(top_end, bot_end),
                         outliers=tuple(top_out + bot_out),
                     )
                 )
                 used.update((i, j))
                 break
-    found.sort(key=lambda f: f.cx)
+    found.sort(key=lambda f: f.uc)
     return found
 
 
 def read_boxes(
     scene: Scene, bg: tuple[int, int, int], titles: tuple[str | None, str | None, str | None]
 ) -> ChartReading | None:
-    """The five-number table of a vertical box plot, or None without two boxes or a value
-    axis."""
-    axis = scene.y_axis
-    if axis is None or len(axis.ticks) < 2:
-        return None
-    boxes = find_boxes(scene, bg)
-    if len(boxes) < 2:
-        return None
-    widths = [b.x1 - b.x0 for b in boxes]
-    if max(widths) > 1.5 * min(widths):
-        return None
-    centres = [b.cx for b in boxes]
-    pitch = float(np.median(np.diff(centres))) if len(centres) > 1 else 2.0 * widths[0]
+    """The five-number table of a box plot, vertical boxes on the y axis or horizontal ones
+    on the x axis, or None without two boxes of one width and a numeric value axis."""
+    ways: tuple[tuple[Orientation, AxisFit | None], ...] = (
+        ("vertical", scene.y_axis),
+        ("horizontal", scene.x_axis),
+    )
+    for orientation, axis in ways:
+        if axis is None or len(axis.ticks) < 2:
+            continue
+        boxes = find_boxes(scene, bg, orientation)
+        widths = [b.u1 - b.u0 for b in boxes]
+        if len(boxes) >= 2 and max(widths) <= 1.5 * min(widths):
+            return _reading(scene, boxes, axis, titles)
+    return None
+
+
+def _reading(
+    scene: Scene,
+    boxes: list[FoundBox],
+    axis: AxisFit,
+    titles: tuple[str | None, str | None, str | None],
+) -> ChartReading:
+    orientation = boxes[0].orientation
+    frame = Frame(orientation)
+    centres = [b.uc for b in boxes]
+    pitch = float(np.median(np.diff(centres)))
     axis_ids = {id(t) for t in axis.ticks} | {id(t) for t in axis.rejected}
     free = [t for t in scene.tokens if id(t) not in axis_ids]
-    low = max(max(b.whisker_bottom for b in boxes), max(t.cy for t in axis.ticks))
-    texts, _ = assign_category_labels(free, Frame("vertical"), centres, -low, pitch)
+    # Category labels lie beyond the plot's content on the category side: under the lowest
+    # whisker and value tick of vertical boxes, left of the leftmost of horizontal ones.
+    if orientation == "vertical":
+        axis_v = -max(max(b.whiskers[1] for b in boxes), max(t.cy for t in axis.ticks))
+    else:
+        axis_v = min(min(b.whiskers[0] for b in boxes), min(t.cx for t in axis.ticks))
+    texts, _ = assign_category_labels(free, frame, centres, axis_v, pitch)
     rows: list[list[CellValue]] = []
     outliers: list[str] = []
     for b, label in zip(boxes, texts, strict=True):
         cells = []
-        for y in (b.whisker_bottom, b.bottom, b.median, b.top, b.whisker_top):
-            value = axis.read(y)
+        # In value order whatever the orientation or direction of the axis.
+        for value in sorted(axis.read(p) for p in b.positions()):
             ev = CellEvidence(
                 row=0,
                 column="",
                 source="geometry",
-                mark_box=_box(b),
+                mark_box=b.box,
                 geometry_value=value,
                 confidence=0.7,
             )
             cells.append(CellValue(value, 0.7, ev))
         rows.append(cells)
         if b.outliers:
-            shown = ", ".join(f"{axis.read(y):g}" for y in b.outliers)
+            shown = ", ".join(f"{axis.read(p):g}" for p in b.outliers)
             outliers.append(f"{label or f'box {len(outliers) + 1}'}: {shown}")
     if outliers:
         scene.notes.append("outliers past the whiskers: " + "; ".join(outliers))
-    table, conf, evidence = make_table(titles[1] or "Category", texts, list(BOX_STATS), rows)
+    category_title = titles[1] if orientation == "vertical" else titles[2]
+    table, conf, evidence = make_table(category_title or "Category", texts, list(BOX_STATS), rows)
     return scene_reading(
         scene,
         titles,
@@ -195,10 +236,7 @@ def read_boxes(
         table,
         conf,
         evidence,
-        mark_boxes={"box": tuple(_box(b) for b in boxes)},
+        mark_boxes={"box": tuple(b.box for b in boxes)},
         value_axis=axis,
+        orientation=orientation,
     )
-
-
-def _box(b: FoundBox) -> Box:
-    return (float(b.x0), b.whisker_top, float(b.x1), b.whisker_bottom)

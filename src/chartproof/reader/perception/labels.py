@@ -46,7 +46,7 @@ def assign_category_labels(
     if not cands or not slots:
         return [None] * len(slots), [[] for _ in slots]
     if frame.orientation == "horizontal":
-        return _beside(cands, slots, pitch)
+        return _beside(cands, slots, pitch, axis_v)
     return _below(cands, slots, pitch, axis_v, frame)
 
 
@@ -217,7 +217,7 @@ def _diagonal_piece(
 
 
 def _beside(
-    cands: list[tuple[OcrToken, Span]], slots: Sequence[float], pitch: float
+    cands: list[tuple[OcrToken, Span]], slots: Sequence[float], pitch: float, axis_x: float
 ) -> tuple[list[str | None], list[list[OcrToken]]]:
     texts: list[str | None] = []
     used_tokens: list[list[OcrToken]] = []
@@ -238,9 +238,30 @@ def _beside(
         inside.sort(key=lambda c: (round(c[1].uc / max(3.0, 0.5 * c[0].height)), c[1].v0))
         for t, _ in inside:
             taken.add(id(t))
-        texts.append(" ".join(t.text for t, _ in inside))
+        texts.append(" ".join(_without_tick_mark(t, axis_x) for t, _ in inside))
         used_tokens.append([t for t, _ in inside])
     return texts, used_tokens
+
+
+_TICK_GLYPHS = frozenset("-–—_|1!")
+"""What the OCR reads a horizontal tick mark's stroke as, when it joins it to a label. Not "l"
+or "I": many words end in them, and a label's last "l" can be read over the tick beside it
+("Clerical")."""
+
+
+def _without_tick_mark(tok: OcrToken, axis_x: float) -> str:
+    """The text of a label left of a vertical category axis without the tick mark the OCR
+    read into its end ("Dose B -", "Dose A 1", "Cancer-"): a last character that a tick's
+    stroke reads as, centred within half a text height of the axis line. A label's own last
+    character ends a tick's length and a pad short of the axis, about a text height away.
+    Needs the token's character positions; without them the text stays whole."""
+    text = tok.text.rstrip()
+    if len(tok.char_x) != len(tok.text) or len(text) < 2 or text[-1] not in _TICK_GLYPHS:
+        return tok.text
+    if tok.char_x[len(text) - 1] < axis_x - 0.5 * tok.height:
+        return tok.text
+    kept = text[:-1].rstrip()
+    return kept if any(ch.isalnum() for ch in kept) else tok.text
 
 
 _MONTH_YEAR = re.compile(r"^([A-Za-z]{3})[a-z]*\.? ?('?)(\d{2}|\d{4})$")
