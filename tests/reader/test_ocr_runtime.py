@@ -330,6 +330,42 @@ def test_unsure_crops_go_on_to_wider_padding(monkeypatch: pytest.MonkeyPatch) ->
     assert inner.rec_image_shape == [3, 48, 320]  # restored
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "calls", "kept"),
+    [
+        (("Revenue", 0.99), ("euneveR", 0.2), 1, "Revenue"),  # sure: not turned the other way
+        (("R3venue", 0.6), ("Revenue", 0.9), 2, "Revenue"),  # unsure: the surer one kept
+        (("ab", 0.3), ("cd", 0.4), 2, "det reading"),  # neither beats the first pass
+    ],
+)
+@pytest.mark.parametrize("det_score", [0.5, 0.99])
+def test_vertical_text_is_read_again_only_when_unsure(
+    monkeypatch: pytest.MonkeyPatch,
+    first: tuple[str, float],
+    second: tuple[str, float],
+    calls: int,
+    kept: str,
+    det_score: float,
+) -> None:
+    pytest.importorskip("cv2")
+    engine = ocr.OcrEngine("onnxruntime")
+    answers = [first, second]
+    asked: list[int] = []
+
+    def fake(crop: np.ndarray) -> tuple[str, float]:
+        asked.append(1)
+        return answers[len(asked) - 1]
+
+    monkeypatch.setattr(engine, "recognize", fake)
+    tok = ocr.OcrToken(text="det reading", box=(10, 10, 30, 120), score=det_score, vertical=True)
+    image = np.full((200, 100, 3), 255, np.uint8)
+    if det_score >= ocr.RECOGNITION_STEPS[0][1]:  # read surely by the first pass: kept as is
+        assert engine._reread_vertical(image, tok) is tok and not asked
+        return
+    assert engine._reread_vertical(image, tok).text == kept
+    assert len(asked) == calls
+
+
 def test_tokens_without_a_letter_or_digit_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     """A recognised mark ("_", "—") is no label; "5%" and "Teal" are kept."""
     from types import SimpleNamespace

@@ -441,6 +441,9 @@ class _PaddingSteps:
         for width, sure in steps[1:]:
             if not todo:
                 break
+            # Read again even when the crop is wider than the step: in a batch it was padded
+            # to its widest neighbour, and alone it reads at its own width (skipping such
+            # crops lost a line chart's math labels, "Ta = 400 °C", on the realcqa suite).
             again = self._at(width, [images[i] for i in todo], args.return_word_box)
             for k, i in enumerate(todo):
                 txts[i], scores[i], words[i] = again.txts[k], again.scores[k], again.word_results[k]
@@ -581,7 +584,12 @@ class OcrEngine:
         return (text, min(1.0, max(0.0, float(res.scores[0])))) if text else None
 
     def _reread_vertical(self, image: NDArray[np.uint8], tok: OcrToken) -> OcrToken:
-        """Recognise vertical text again on crops turned both ways; keep the surer reading."""
+        """Recognise vertical text again on crops turned both ways; keep the surer reading.
+        Not at all when the first reading is sure (rapidocr turned the crop the right way),
+        then clockwise first (text running bottom to top, as axis titles and turned labels
+        mostly do), and the other way only when that reading is unsure too."""
+        if tok.score >= RECOGNITION_STEPS[0][1]:
+            return tok
         cv2 = _cv2()
         h, w = image.shape[:2]
         x0, y0 = max(0, int(tok.box[0]) - 3), max(0, int(tok.box[1]) - 3)
@@ -594,6 +602,8 @@ class OcrEngine:
             found = self.recognize(cv2.rotate(crop, rot))
             if found is not None and found[1] > best.score:
                 best = tok.model_copy(update={"text": found[0], "score": found[1]})
+            if best.score >= RECOGNITION_STEPS[0][1]:
+                break
         return best
 
 
