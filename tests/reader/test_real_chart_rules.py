@@ -294,6 +294,55 @@ def test_a_wide_gap_without_a_mark_is_not_cut() -> None:
     assert split_at_marks([tok], [_layer(img, (30, 30, 30))]) == [tok]
 
 
+def _pew_legend_row() -> tuple[np.ndarray, OcrToken]:
+    """Pew's legend row as the OCR reads it: one token over three entries, each after a
+    6-pixel square swatch that stands closer to its neighbours than a wide gap."""
+    img = np.full((60, 420, 3), 255, dtype=np.uint8)
+    img[24:30, 6:12] = NAVY
+    img[24:30, 93:99] = BLUE
+    img[24:30, 197:203] = GREY
+    xs = [19.0 + 5 * i for i in range(14)] + [105.0 + 5 * i for i in range(18)]
+    xs += [210.0 + 5 * i for i in range(12)]
+    text = "Very important" + "Somewhat important" + "Not too much"
+    return img, _tok(text, (3.6, 20.0, 272.0, 34.7), char_x=tuple(xs))
+
+
+def test_a_legend_row_run_over_small_square_swatches_is_cut_at_each() -> None:
+    img, tok = _pew_legend_row()
+    layers = [_layer(img, NAVY), _layer(img, BLUE), _layer(img, GREY)]
+    pieces = split_at_marks([tok], layers)
+    assert [p.text for p in pieces] == ["Very important", "Somewhat important", "Not too much"]
+    # each box stops a pixel short of the swatch beside it
+    assert pieces[0].box[2] <= 92 and pieces[1].box[0] >= 100 and pieces[1].box[2] <= 196
+    from chartproof.reader.perception.palette import text_mask
+
+    legend = find_legend(pieces, layers, text_mask(img.shape[:2], pieces))
+    assert [(e.label, e.color) for e in legend] == [
+        ("Very important", _layer(img, NAVY).hex),
+        ("Somewhat important", _layer(img, BLUE).hex),
+        ("Not too much", _layer(img, GREY).hex),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("mark", "why"),
+    [
+        ((slice(26, 28), slice(60, 140)), "a line crossing the text runs on under the glyphs"),
+        ((slice(26, 28), slice(93, 99)), "two pixels high: a stroke, not a swatch"),
+        ((slice(8, 30), slice(93, 99)), "reaches a line height above: a bar behind the text"),
+        ((slice(24, 31, 3), slice(92, 100)), "striped, not solid"),
+    ],
+)
+def test_a_mark_in_a_narrow_gap_that_is_no_swatch_cuts_nothing(
+    mark: tuple[slice, slice], why: str
+) -> None:
+    img = np.full((60, 420, 3), 255, dtype=np.uint8)
+    img[mark] = BLUE
+    xs = [19.0 + 5 * i for i in range(14)] + [105.0 + 5 * i for i in range(18)]
+    tok = _tok("Very importantSomewhat important", (11.0, 20.0, 200.0, 34.7), char_x=tuple(xs))
+    assert split_at_marks([tok], [_layer(img, BLUE)]) == [tok], why
+
+
 # ---------------------------------------------------------------------- line fit
 
 

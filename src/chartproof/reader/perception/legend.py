@@ -93,11 +93,12 @@ ones are blurred glyph edges, frames and gridlines."""
 
 def _letters_only(tok: OcrToken) -> OcrToken:
     """The token with its box starting at its first character (by the OCR's character
-    centres), when the box reaches more than a third of a line height further left."""
+    centres) when the box reaches further left: over a swatch the OCR took for the start of
+    the line, or over part of a small one (the OCR pads its boxes by half a line height)."""
     if not tok.char_x or tok.vertical:
         return tok
     start = tok.char_x[0] - 0.4 * tok.height
-    if start <= tok.box[0] + 0.35 * tok.height:
+    if start <= tok.box[0] + 1:
         return tok
     b = tok.box
     return tok.model_copy(update={"box": (start, b[1], b[2], b[3])})

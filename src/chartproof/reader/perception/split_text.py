@@ -1,6 +1,8 @@
 """Text lines the OCR ran across a drawn mark: a legend row "Fossil fuels ▬ Renewables" read
 as one token with no space, so the second entry's swatch hides inside the first's label.
-Such a token is cut where its characters stand far apart around a patch of a drawn colour."""
+Such a token is cut where its characters stand far apart around a patch of a drawn colour,
+or a little apart around a small solid square of one (Pew's "■ Very important ■ Somewhat
+important", whose swatches are narrower than a word space is wide)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,10 @@ token may be cut (the OCR's own rule for cutting at a space)."""
 
 _MIN_PIXELS = 6
 """Least pixels of one drawn colour in the gap for it to count as a mark."""
+
+_SWATCH_GAP = 1.0
+"""Least distance between neighbouring character centres, in token heights, at which a
+token is cut around a swatch standing alone in the gap (see `_holds_swatch`)."""
 
 
 def split_at_marks(tokens: Sequence[OcrToken], layers: Sequence[ColorLayer]) -> list[OcrToken]:
@@ -45,14 +51,71 @@ def _split(tok: OcrToken, marks: Sequence[np.ndarray]) -> list[OcrToken]:
     h, w = marks[0].shape
     y0, y1 = max(0, int(tok.box[1])), min(h, int(np.ceil(tok.box[3])))
     pitch = float(np.median(np.diff(tok.char_x)))
-    cuts = []
+    cuts: list[float] = []
+    drawn: list[tuple[float, float]] = []  # columns of the marks cut at
     for a, b in itertools.pairwise(tok.char_x):
-        if b - a <= max(_WIDE_GAP * tok.height, 3 * pitch):
+        if b - a <= max(_SWATCH_GAP * tok.height, 3 * pitch):
             continue
         # The gap between the two glyphs: half a character in from each centre.
         x0, x1 = max(0, int(a + 0.6 * pitch)), min(w, int(b - 0.6 * pitch))
         if x1 - x0 < 3:
             continue
-        if any(int(m[y0:y1, x0:x1].sum()) >= _MIN_PIXELS for m in marks):
-            cuts.append((a + b) / 2)
-    return split_token(tok, cuts) if cuts else [tok]
+        wide = b - a > _WIDE_GAP * tok.height
+        for m in marks:
+            gap = m[y0:y1, x0:x1]
+            if int(gap.sum()) < _MIN_PIXELS:
+                continue
+            if wide or _holds_swatch(m, gap, (a, b, y0, y1), tok.height, pitch):
+                cols = np.flatnonzero(gap.any(axis=0))
+                cuts.append((a + b) / 2)
+                drawn.append((float(x0 + cols[0]), float(x0 + cols[-1] + 1)))
+                break
+    if not cuts:
+        return [tok]
+    return [_clear_of(piece, drawn) for piece in split_token(tok, cuts)]
+
+
+def _clear_of(piece: OcrToken, drawn: Sequence[tuple[float, float]]) -> OcrToken:
+    """The piece with its box ending a pixel before a mark it was cut at begins (and
+    starting a pixel after one ends), so that the box, padded by a pixel in text masks,
+    does not hide the swatch from the legend's search."""
+    if not piece.char_x:
+        return piece
+    x0, y0, x1, y1 = piece.box
+    first, last = piece.char_x[0], piece.char_x[-1]
+    for lo, hi in drawn:
+        if lo > last:
+            x1 = min(x1, lo - 1)
+        elif hi < first:
+            x0 = max(x0, hi + 1)
+    if (x0, x1) == (piece.box[0], piece.box[2]):
+        return piece
+    return piece.model_copy(update={"box": (x0, y0, x1, y1)})
+
+
+def _holds_swatch(
+    mask: np.ndarray,
+    gap: np.ndarray,
+    span: tuple[float, float, int, int],
+    height: float,
+    pitch: float,
+) -> bool:
+    """Whether the drawn pixels in a narrow gap are a legend swatch: a solid patch at least
+    a third of a line high that stays between the two glyphs (a line or a bar crossing the
+    text runs on under them) and within the line's height."""
+    rows = np.flatnonzero(gap.any(axis=1))
+    cols = np.flatnonzero(gap.any(axis=0))
+    bh, bw = int(rows[-1] - rows[0] + 1), int(cols[-1] - cols[0] + 1)
+    if min(bh, bw) < height / 3 or int(gap.sum()) < 0.6 * bh * bw:
+        return False
+    a, b, y0, y1 = span
+    _, w = mask.shape
+    # Under the glyphs on either side (from their centres out by half a character, and
+    # one line height above and below) the colour must not go on.
+    pad = round(height)
+    top, bottom = max(0, y0 - pad), min(mask.shape[0], y1 + pad)
+    left = mask[top:bottom, max(0, int(a - 0.5 * pitch)) : max(0, int(a + 0.5 * pitch))]
+    right = mask[top:bottom, min(w, int(b - 0.5 * pitch)) : min(w, int(b + 0.5 * pitch) + 1)]
+    above = mask[top:y0, max(0, int(a)) : min(w, int(b) + 1)]
+    below = mask[y1:bottom, max(0, int(a)) : min(w, int(b) + 1)]
+    return all(int(part.sum()) < _MIN_PIXELS for part in (left, right, above, below))
