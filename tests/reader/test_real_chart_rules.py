@@ -294,11 +294,12 @@ def test_a_wide_gap_without_a_mark_is_not_cut() -> None:
     assert split_at_marks([tok], [_layer(img, (30, 30, 30))]) == [tok]
 
 
-def _pew_legend_row() -> tuple[np.ndarray, OcrToken]:
+def _pew_legend_row(first: int = 6) -> tuple[np.ndarray, OcrToken]:
     """Pew's legend row as the OCR reads it: one token over three entries, each after a
-    6-pixel square swatch that stands closer to its neighbours than a wide gap."""
+    6-pixel square swatch that stands closer to its neighbours than a wide gap; the first
+    swatch starts at x = `first`, its label's first character centre at 19."""
     img = np.full((60, 420, 3), 255, dtype=np.uint8)
-    img[24:30, 6:12] = NAVY
+    img[24:30, first : first + 6] = NAVY
     img[24:30, 93:99] = BLUE
     img[24:30, 197:203] = GREY
     xs = [19.0 + 5 * i for i in range(14)] + [105.0 + 5 * i for i in range(18)]
@@ -307,8 +308,11 @@ def _pew_legend_row() -> tuple[np.ndarray, OcrToken]:
     return img, _tok(text, (3.6, 20.0, 272.0, 34.7), char_x=tuple(xs))
 
 
-def test_a_legend_row_run_over_small_square_swatches_is_cut_at_each() -> None:
-    img, tok = _pew_legend_row()
+# 8: the swatch ends two pixels from the label's letters, four of its six columns
+# show beside the label's box (9177.png's "Unfavorable")
+@pytest.mark.parametrize("first", [6, 8])
+def test_a_legend_row_run_over_small_square_swatches_is_cut_at_each(first: int) -> None:
+    img, tok = _pew_legend_row(first)
     layers = [_layer(img, NAVY), _layer(img, BLUE), _layer(img, GREY)]
     pieces = split_at_marks([tok], layers)
     assert [p.text for p in pieces] == ["Very important", "Somewhat important", "Not too much"]

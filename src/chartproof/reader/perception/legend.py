@@ -129,8 +129,9 @@ def _swatch_box(mask: np.ndarray, strip: tuple[int, int, int, int], th: float) -
     bx0, by0 = wx0 + bx, wy0 + by
     bx1, by1 = bx0 + bw, by0 + bh
     # A swatch is a patch, a dot or a short line: wide enough to see, not a tick mark,
-    # and solid, not the stray antialiased edge of a neighbouring glyph.
-    if bw < max(5, int(0.3 * th)):
+    # and solid, not the stray antialiased edge of a neighbouring glyph. (Four pixels: a
+    # small square set close to its label shows only that much beside the label's box.)
+    if bw < max(4, int(0.3 * th)):
         return None
     # A thin swatch is a short line, as long as a couple of letters at least; a thin
     # scrap is a piece of an icon (the "i" of an information link).
