@@ -77,7 +77,10 @@ def table_recovery(
     """(cells right, numeric gold cells): rows matched by label, columns by name (or by
     position when names differ but the counts agree, or when `positional`: a box plot's
     five-number columns, which generators and the reader name differently: "Lower
-    quartile", "$Q_1$", "Q1"), values within ChartQA's 5 %."""
+    quartile", "$Q_1$", "Q1"), one predicted column per gold one, values within ChartQA's
+    5 %. Columns left unnamed when others matched by name are paired by position too, when
+    the named ones hold the same positions in both tables: naming one series right never
+    scores less than naming none."""
     gold_cols = [c.name for c in gold.columns[1:] if c.kind == "number"]
     total = sum(1 for r in gold.rows for c in gold_cols if isinstance(r[gold.index(c)], float))
     if pred is None or total == 0:
@@ -87,12 +90,25 @@ def table_recovery(
     if len(gold_cols) == len(pred_cols) and (positional or len(gold_cols) == 1):
         colmap = dict(zip(gold_cols, pred_cols, strict=True))
     else:
-        for g in gold_cols:
-            best = max(pred_cols, key=lambda p: _like(p, g), default=None)
-            if best is not None and _like(best, g) >= 0.8:
-                colmap[g] = best
-        if not colmap and len(gold_cols) == len(pred_cols):
-            colmap = dict(zip(gold_cols, pred_cols, strict=True))
+        # One gold column per predicted one, the most alike pairs first ("Confidence"
+        # names "Confid ence", not "No confidence" as well).
+        pairs = sorted(
+            (
+                (_like(p, g), gi, pi)
+                for gi, g in enumerate(gold_cols)
+                for pi, p in enumerate(pred_cols)
+            ),
+            key=lambda t: (-t[0], t[1], t[2]),
+        )
+        for like, gi, pi in pairs:
+            g, p = gold_cols[gi], pred_cols[pi]
+            if like >= 0.8 and g not in colmap and p not in colmap.values():
+                colmap[g] = p
+        same_places = all(gold_cols.index(g) == pred_cols.index(p) for g, p in colmap.items())
+        if len(gold_cols) == len(pred_cols) and same_places:
+            for g, p in zip(gold_cols, pred_cols, strict=True):
+                if g not in colmap and p not in colmap.values():
+                    colmap[g] = p
     plabels = pred.labels(pred.names[0])
     right = 0
     for row in gold.rows:

@@ -1,0 +1,69 @@
+"""bench_reader's table recovery, the figure issue 15's cell target is measured with: rows
+by label, columns by name or by position, values within 5 %."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_reader.py"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_reader", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GOLD = "Entity,Confid ence,No confidence,Don 't know\nTrump,27,70,0\nPutin,30,62,4\nXi,34,56,15\n"
+
+CASES = [
+    # (predicted table, cells right of the 9 numeric gold cells, why)
+    (GOLD, 9, "the gold table itself"),
+    (
+        "Category,Series 1,Series 2,Series 3\nTrump,27,70,0\nPutin,30,62,4\nXi,34,56,15\n",
+        9,
+        "no name matches: every column by position",
+    ),
+    (
+        "Category,Confidence,Series 2,Series 3\nTrump,27,70,0\nPutin,30,62,4\nXi,34,56,15\n",
+        9,
+        "one name matches in its place: the others by position",
+    ),
+    (
+        "Category,Series 2,Confidence,Series 3\nTrump,70,27,0\nPutin,62,30,4\nXi,56,34,15\n",
+        3,
+        "the named column out of place: only it is scored",
+    ),
+    (
+        "Category,Confidence,Series 2\nTrump,27,70\nPutin,30,62\nXi,34,56\n",
+        3,
+        "a series missing: only the named column is scored",
+    ),
+    (
+        "Category,Series 1,Series 2,Series 3\nTrump,27,70,0\nPutin,30,99,4\nXi,34,56,15\n",
+        8,
+        "a value off by more than 5 %",
+    ),
+    (
+        "Category,Series 1,Series 2,Series 3\nTrump,27,70,0\nPutin,30,62,4\nChina,34,56,15\n",
+        6,
+        "an unmatched row label scores none of its cells",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pred", "right", "why"), CASES)
+def test_cells_recovered(bench: ModuleType, pred: str, right: int, why: str) -> None:
+    got = bench.table_recovery(bench._gold_table(pred), bench._gold_table(GOLD))
+    assert got == (right, 9), why
+
+
+def test_no_reading_recovers_nothing(bench: ModuleType) -> None:
+    assert bench.table_recovery(None, bench._gold_table(GOLD)) == (0, 9)
