@@ -2,8 +2,9 @@
 category labels (anchored by the end nearest the axis, read in two diagonal pieces),
 month-year labels filled in, dense marked lines on the grid their markers hold, lines and
 banners that are not area bands, a bottom segment hidden under its label, legend rows the
-OCR ran across a swatch, a tick mark the OCR read into a label beside the axis, and a line fit
-that does not overflow on a misread label."""
+OCR ran across a swatch (wide or small and close), faint grey swatches of bars, a tick mark
+the OCR read into a label beside the axis, and a line fit that does not overflow on a
+misread label."""
 
 from __future__ import annotations
 
@@ -326,6 +327,34 @@ def test_a_legend_row_run_over_small_square_swatches_is_cut_at_each(first: int) 
         ("Somewhat important", _layer(img, BLUE).hex),
         ("Not too much", _layer(img, GREY).hex),
     ]
+
+
+FAINT = (220, 216, 199)  # Pew's "Don't know" beige: chroma 21, luma about 215
+
+
+@pytest.mark.parametrize(("bar_in_faint", "named"), [(True, True), (False, False)])
+def test_a_faint_grey_swatch_names_a_series_only_when_bars_are_drawn_in_it(
+    bar_in_faint: bool, named: bool
+) -> None:
+    img = np.full((200, 300, 3), 255, dtype=np.uint8)
+    img[24:32, 10:18] = NAVY
+    img[24:32, 110:118] = FAINT
+    img[80:100, 20:200] = NAVY
+    bars = [(20.0, 80.0, 200.0, 100.0)]
+    if bar_in_faint:
+        img[80:100, 200:260] = FAINT
+        bars.append((200.0, 80.0, 260.0, 100.0))
+    toks = [
+        _tok("Yes", (22.0, 20.0, 50.0, 36.0), char_x=(26.0, 36.0, 46.0)),
+        _tok(
+            "Don't know", (122.0, 20.0, 200.0, 36.0), char_x=tuple(126.0 + 8 * i for i in range(10))
+        ),
+    ]
+    from chartproof.reader.perception.palette import text_mask
+
+    layers = [_layer(img, NAVY), _layer(img, FAINT)]
+    legend = find_legend(toks, layers, text_mask(img.shape[:2], toks), bars)
+    assert ("Don't know" in [e.label for e in legend]) is named
 
 
 @pytest.mark.parametrize(

@@ -30,6 +30,11 @@ def find_legend(
     # own swatch (the OCR took the dot for the start of the line) is cut to its letters.
     text = text_mask(text.shape, [_letters_only(t) for t in tokens])
     masks = [lay.mask & ~text for lay in layers]
+    # A faint grey names a series only where bars are drawn in it (Pew's "Don't know").
+    faint = [
+        lay.chroma < 25 and lay.luma > _SWATCH_GREY and not _fills_a_bar(lay.mask, bars)
+        for lay in layers
+    ]
     flat = [t.height for t in tokens if not t.vertical and abs(t.angle) <= 5]
     line_h = float(np.median(flat or [12.0]))
     for tok in tokens:
@@ -47,7 +52,7 @@ def find_legend(
             continue
         best: tuple[tuple[bool, int], int, ColorLayer, Box] | None = None
         for li, lay in enumerate(layers):
-            if lay.chroma < 25 and lay.luma > _SWATCH_GREY:
+            if faint[li]:
                 continue  # faint grey: blurred glyph edges, frames, gridlines
             n = int(masks[li][y0:y1, x0:x1].sum())
             # Coloured swatches first: a grey one is more often a frame or a gridline.
@@ -88,7 +93,16 @@ def find_legend(
 
 _SWATCH_GREY = 200
 """Lightest grey a swatch may have: mid greys name series (Statista's grey bars), lighter
-ones are blurred glyph edges, frames and gridlines."""
+ones are blurred glyph edges, frames and gridlines, unless bars are drawn in them."""
+
+
+def _fills_a_bar(mask: np.ndarray, bars: Sequence[Box]) -> bool:
+    """Whether the layer covers most of one of the chart's bars."""
+    for x0, y0, x1, y1 in bars:
+        patch = mask[int(y0) : int(np.ceil(y1)), int(x0) : int(np.ceil(x1))]
+        if patch.size and float(patch.mean()) >= 0.8:
+            return True
+    return False
 
 
 def _letters_only(tok: OcrToken) -> OcrToken:
