@@ -78,9 +78,9 @@ def table_recovery(
     position when names differ but the counts agree, or when `positional`: a box plot's
     five-number columns, which generators and the reader name differently: "Lower
     quartile", "$Q_1$", "Q1"), one predicted column per gold one, values within ChartQA's
-    5 %. Columns left unnamed when others matched by name are paired by position too, when
-    the named ones hold the same positions in both tables: naming one series right never
-    scores less than naming none."""
+    5 %. The columns left over are paired in order when as many are left on each side (all
+    of them when no name matches): naming one series right never scores less than naming
+    none."""
     gold_cols = [c.name for c in gold.columns[1:] if c.kind == "number"]
     total = sum(1 for r in gold.rows for c in gold_cols if isinstance(r[gold.index(c)], float))
     if pred is None or total == 0:
@@ -104,11 +104,10 @@ def table_recovery(
             g, p = gold_cols[gi], pred_cols[pi]
             if like >= 0.8 and g not in colmap and p not in colmap.values():
                 colmap[g] = p
-        same_places = all(gold_cols.index(g) == pred_cols.index(p) for g, p in colmap.items())
-        if len(gold_cols) == len(pred_cols) and same_places:
-            for g, p in zip(gold_cols, pred_cols, strict=True):
-                if g not in colmap and p not in colmap.values():
-                    colmap[g] = p
+        gold_left = [g for g in gold_cols if g not in colmap]
+        pred_left = [p for p in pred_cols if p not in colmap.values()]
+        if len(gold_left) == len(pred_left):
+            colmap.update(zip(gold_left, pred_left, strict=True))
     plabels = pred.labels(pred.names[0])
     right = 0
     for row in gold.rows:

@@ -38,8 +38,18 @@ CASES = [
     ),
     (
         "Category,Series 2,Confidence,Series 3\nTrump,70,27,0\nPutin,62,30,4\nXi,56,34,15\n",
+        9,
+        "the named column elsewhere: the others in order",
+    ),
+    (
+        "Category,Series 2,Confidence,Series 3\nTrump,0,27,70\nPutin,4,30,62\nXi,15,34,56\n",
         3,
-        "the named column out of place: only it is scored",
+        "the others in order, though read in the other order: only the named one right",
+    ),
+    (
+        "Category,Male\nTrump,27\nPutin,30\nXi,34\n",
+        0,
+        "one series read and named unlike any: nothing paired (two gold columns are left)",
     ),
     (
         "Category,Confidence,Series 2\nTrump,27,70\nPutin,30,62\nXi,34,56\n",
