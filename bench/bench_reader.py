@@ -45,6 +45,7 @@ from chartproof.charts import render
 from chartproof.charts.suites import generate_specs
 from chartproof.metrics.accuracy import relaxed_accuracy
 from chartproof.ocr import engine_identity, ocr_plan
+from chartproof.ocr.runtime import cpu_model
 from chartproof.questions import chart_view, make_questions
 from chartproof.reader import solve, view_of, view_of_table
 from chartproof.reader._text import plain_math
@@ -409,19 +410,6 @@ def check_targets(real_runs: dict[str, dict[str, Any]]) -> list[str]:
 # ---------------------------------------------------------------------- main
 
 
-def _cpu_name() -> str:
-    """The processor's model name (from /proc/cpuinfo where there is one)."""
-    import platform
-
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--suites", default="chartr,chartqax,realcqa")
@@ -437,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
     out: dict[str, Any] = {}
 
     get_engine().read(np.full((64, 64, 3), 255, dtype=np.uint8))  # load the models first
-    print(f"OCR: {engine_identity()} ({ocr_plan().how}); CPU: {_cpu_name()}")
+    print(f"OCR: {engine_identity()} ({ocr_plan().how}); CPU: {cpu_model()}")
     if args.charts > 0:
         _print_synthetic(out, args)
 

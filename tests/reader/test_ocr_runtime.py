@@ -389,3 +389,23 @@ def test_tokens_without_a_letter_or_digit_are_dropped(monkeypatch: pytest.Monkey
     monkeypatch.setattr(engine, "_call", lambda *a, **k: found)
     image = np.full((800, 800, 3), 255, dtype=np.uint8)
     assert sorted(t.text for t in engine.read(image)) == ["5%", "Teal"]
+
+
+@pytest.mark.parametrize(
+    ("processor", "machine", "model", "expected"),
+    [
+        ("x86_64", "x86_64", "Intel(R) Xeon(R) Processor", "Intel(R) Xeon(R) Processor"),
+        ("", "aarch64", "", "aarch64"),  # no model name anywhere: the architecture
+        ("Apple M2", "arm64", "", "Apple M2"),  # Python's own name says more
+        ("", "x86_64", "AMD EPYC 7B13", "AMD EPYC 7B13"),
+    ],
+)
+def test_cpu_model(
+    monkeypatch: pytest.MonkeyPatch, processor: str, machine: str, model: str, expected: str
+) -> None:
+    from chartproof.ocr import runtime
+
+    monkeypatch.setattr(runtime.platform, "processor", lambda: processor)
+    monkeypatch.setattr(runtime.platform, "machine", lambda: machine)
+    monkeypatch.setattr(runtime, "_cpuinfo", lambda: (model, "fpu sse"))
+    assert runtime.cpu_model() == expected

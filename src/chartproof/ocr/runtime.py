@@ -47,6 +47,7 @@ __all__ = [
     "PLAN_FILE",
     "OcrPlan",
     "available_backends",
+    "cpu_model",
     "describe",
     "import_openvino",
     "measure_plan",
@@ -165,19 +166,34 @@ def plan_path() -> Path:
     return Path(found).expanduser() if found else cache_home() / PLAN_FILE
 
 
-def _machine_key(candidates: list[str]) -> str:
-    """What a measurement holds for: the CPU (model and flags), the runtimes' versions and the
-    candidates measured."""
-    cpu = platform.processor() or platform.machine()
-    flags = ""
+def _cpuinfo() -> tuple[str, str]:
+    """(model name, feature flags) of the first processor in /proc/cpuinfo; empty where
+    there is none."""
+    model = flags = ""
     with contextlib.suppress(OSError):
         for line in (
             Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines()
         ):
-            if line.startswith("model name") and cpu in ("", platform.machine(), "x86_64"):
-                cpu = line.split(":", 1)[1].strip()
+            if line.startswith("model name") and not model:
+                model = line.split(":", 1)[1].strip()
             elif line.startswith(("flags", "Features")) and not flags:
                 flags = line.split(":", 1)[1].strip()
+    return model, flags
+
+
+def cpu_model() -> str:
+    """The processor's model name ("Intel(R) Xeon(R) Processor"): Python's own where it
+    says more than the architecture, else /proc/cpuinfo's, else the architecture."""
+    cpu = platform.processor()
+    if cpu in ("", platform.machine(), "x86_64"):
+        cpu = _cpuinfo()[0] or cpu
+    return cpu or platform.machine()
+
+
+def _machine_key(candidates: list[str]) -> str:
+    """What a measurement holds for: the CPU (model and flags), the runtimes' versions and the
+    candidates measured."""
+    cpu, flags = cpu_model(), _cpuinfo()[1]
     versions = " ".join(f"{d} {_version(d)}" for d in ("rapidocr", "onnxruntime", "openvino"))
     digest = hashlib.sha256(flags.encode()).hexdigest()[:12]
     return f"{cpu} | flags {digest} | {versions} | {','.join(candidates)}"
