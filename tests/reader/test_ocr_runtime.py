@@ -409,3 +409,150 @@ def test_cpu_model(
     monkeypatch.setattr(runtime.platform, "machine", lambda: machine)
     monkeypatch.setattr(runtime, "_cpuinfo", lambda: (model, "fpu sse"))
     assert runtime.cpu_model() == expected
+
+
+# (crop widths at the recogniser's height, the step's least width, the calls, as crop indices
+# sorted by width); worked by hand with a call costing 64 px of width
+BATCH_CASES = [
+    ([], 96, []),
+    ([50] * 7, 96, [[0, 1, 2, 3, 4, 5], [6]]),  # like widths: six a call, as rapidocr does
+    # a 2,026 px subtitle and a 1,204 px note no longer pad the labels: 4,650 px, not 12,220
+    ([2026, 1204, 356, 340, 330, 96], 96, [[5], [4, 3, 2], [1], [0]]),
+    ([10, 20, 300], 256, [[0, 1], [2]]),  # 64 + 512 + 64 + 300 < 64 + 3 * 300
+    ([120, 100, 110], 96, [[1, 2, 0]]),  # 64 + 360 < 3 * 64 + 330
+]
+
+
+@pytest.mark.parametrize(("widths", "floor", "runs"), BATCH_CASES)
+def test_recognition_batches(widths: list[int], floor: int, runs: list[list[int]]) -> None:
+    assert ocr.recognition_batches(widths, floor) == runs
+
+
+def test_recognition_batches_never_cost_more_than_rapidocrs_grouping() -> None:
+    rng = np.random.default_rng(0)
+
+    def cost(widths: list[int], runs: list[list[int]], floor: int) -> int:
+        return sum(ocr._CALL_COST_PX + len(r) * max(floor, *(widths[i] for i in r)) for r in runs)
+
+    for _ in range(200):
+        n = int(rng.integers(1, 40))
+        widths = [int(w) for w in rng.lognormal(5, 1, n)]
+        runs = ocr.recognition_batches(widths, 96)
+        assert sorted(i for r in runs for i in r) == list(range(n))
+        assert all(1 <= len(r) <= ocr._BATCH for r in runs)
+        order = sorted(range(n), key=lambda i: widths[i])
+        theirs = [order[k : k + ocr._BATCH] for k in range(0, n, ocr._BATCH)]
+        assert cost(widths, runs, 96) <= cost(widths, theirs, 96)
+
+
+class FakeRecogniser:
+    """Stands in for rapidocr's recogniser: records each call's padding width and crop ids
+    (a crop's id is its pixel value) and reads every crop as "crop ID" with `score`."""
+
+    def __init__(self, score: float = 0.99) -> None:
+        self.rec_image_shape = [3, 48, 320]
+        self.calls: list[tuple[int, list[int]]] = []
+        self.score = score
+
+    def __call__(self, args: Any) -> Any:
+        from rapidocr.ch_ppocr_rec.typings import TextRecOutput
+
+        crops = list(args.img)
+        ids = [int(c[0, 0, 0]) for c in crops]
+        self.calls.append((self.rec_image_shape[2], ids))
+        return TextRecOutput(
+            imgs=crops,
+            txts=tuple(f"crop {i}" for i in ids),
+            scores=[self.score] * len(ids),
+            word_results=tuple((f"crop {i}", self.score, None) for i in ids),
+        )
+
+
+@pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
+def test_each_batch_is_padded_to_its_own_widest_crop_and_readings_keep_their_order() -> None:
+    """A wide crop is read in a call of its own; the narrow ones share one padded to the step's
+    width, and every reading comes back in the order the crops were given."""
+    from rapidocr.ch_ppocr_rec.typings import TextRecInput
+
+    fake = FakeRecogniser()
+    steps = ocr._PaddingSteps(fake)
+    crops = [np.full((30, 60, 3), 1, np.uint8), np.full((30, 1500, 3), 2, np.uint8)]
+    crops += [np.full((30, 50, 3), 3, np.uint8)]
+    got = steps(TextRecInput(img=crops, return_word_box=True))
+    narrow = ocr.RECOGNITION_STEPS[0][0]
+    assert fake.calls == [(narrow, [3, 1]), (narrow, [2])]  # each call sorted by width
+    assert got.txts == ("crop 1", "crop 2", "crop 3")
+    assert [w[0] for w in got.word_results] == ["crop 1", "crop 2", "crop 3"]
+    assert fake.rec_image_shape == [3, 48, 320]
+
+
+@pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
+def test_an_unsure_crop_read_at_its_own_width_is_not_read_at_that_width_again() -> None:
+    """Every crop reads unsure. The narrow one goes through every step; the 1,010 px one was
+    read at its own width and is not read again; the 1,000 px one shared its first call with
+    it, padded to 1,010 px, so it is read once more, alone, at its own width."""
+    from rapidocr.ch_ppocr_rec.typings import TextRecInput
+
+    fake = FakeRecogniser(score=0.5)
+    steps = ocr._PaddingSteps(fake)
+    crops = [np.full((48, w, 3), i, np.uint8) for i, w in ((1, 60), (2, 1000), (3, 1010))]
+    got = steps(TextRecInput(img=crops, return_word_box=False))
+    (narrow, _), (middle, _) = ocr.RECOGNITION_STEPS
+    assert fake.calls == [
+        (narrow, [1]),
+        (narrow, [2, 3]),
+        (middle, [1]),
+        (middle, [2]),
+        (320, [1]),
+    ]
+    assert got.txts == ("crop 1", "crop 2", "crop 3")
+
+
+@pytest.mark.parametrize(
+    ("shape", "side"),
+    [
+        ((557, 800), 2000),  # short side at most 960: rapidocr's own limit
+        ((800, 1286), 2000),  # a tall layout of ordinary text
+        ((960, 1000), 2000),
+        ((1212, 1242), 754),  # 1242 * 736 / 1212
+        ((1179, 1252), 782),
+        ((1140, 1400), 904),  # a 3420x2784 export once shrunk to the reader's 1400 px
+        ((961, 5000), 2000),  # never past rapidocr's 2000
+    ],
+)
+def test_detection_side(shape: tuple[int, int], side: int) -> None:
+    assert ocr.detection_side(*shape) == side
+    assert ocr.detection_side(*shape[::-1]) == side
+
+
+def _slanted(x: float, y: float, length: float, degrees: float, thick: float = 18) -> np.ndarray:
+    """A text quad whose baseline climbs `degrees` counter-clockwise from (x, y)."""
+    import math
+
+    a = math.radians(degrees)
+    ux, uy = math.cos(a), -math.sin(a)  # image y points down
+    nx, ny = -uy, ux  # towards the bottom of the text
+    p0 = (x, y)
+    p1 = (x + length * ux, y + length * uy)
+    return np.array(
+        [p0, p1, (p1[0] + thick * nx, p1[1] + thick * ny), (x + thick * nx, y + thick * ny)]
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "degrees", "kept"),
+    [
+        ("1", -32, False),  # a segment of a plotted line read as a digit
+        ("l", 40, False),
+        ("1", 0, True),  # an upright value label
+        ("7", 10, True),  # slightly skewed: still read as a label
+        ("Jan 17", 45, True),  # a turned tick label
+        ("Jan 17", -32, True),
+    ],
+)
+def test_a_single_character_on_a_slanted_baseline_is_a_stroke(
+    text: str, degrees: float, kept: bool
+) -> None:
+    quad = _slanted(100, 100, 110, degrees)
+    tokens = ocr.tokens_from_lines([(text, 0.9, quad)], None)
+    assert [t.text for t in tokens] == ([text] if kept else [])

@@ -4,12 +4,15 @@ shared by the chart reader and label removal, giving word-level text tokens in i
 The engine is tuned for chart text (small fonts, single digits, rotated axis titles):
 
 - images whose short side is under 736 px (the detector's training scale) are upscaled, up
-  to twice, so 10 pt labels at 100 dpi are found;
+  to twice, so 10 pt labels at 100 dpi are found; those over 960 px are detected at that
+  scale and recognised at their own (`detection_side`);
 - blurred images are unsharp-masked before detection;
 - the detector keeps boxes down to a mean text probability of 0.3 (rapidocr's default 0.5
   drops lone digits such as a value label "7" at some scales);
 - short text crops are recognised padded to 96 px rather than rapidocr's 320, and read
-  again with wider padding when that reading is unsure (`RECOGNITION_STEPS`);
+  again with wider padding when that reading is unsure (`RECOGNITION_STEPS`); crops are
+  batched by width, so a long subtitle does not pad the short labels beside it
+  (`recognition_batches`);
 - recognitions below `min_score` (0.5 by default) are dropped, and so are tokens without a
   letter or digit;
 - vertical text is recognised again on crops turned both ways;
@@ -58,15 +61,18 @@ __all__ = [
     "DETECT_BOX_THRESHOLD",
     "INSTALL_HINT",
     "MIN_SCORE",
+    "NOT_TEXT",
     "OCR_ENGINE_ENV",
     "OcrEngine",
     "OcrPlan",
     "OcrToken",
     "build_rapidocr",
+    "detection_side",
     "engine_identity",
     "get_engine",
     "ocr_plan",
     "parse_label_number",
+    "recognition_batches",
     "split_token",
     "tokens_from_lines",
     "upscale_factor",
@@ -83,9 +89,11 @@ DETECT_BOX_THRESHOLD = 0.3
 
 RECOGNITION_STEPS: tuple[tuple[int, float], ...] = ((96, 0.95), (256, 0.7))
 """How text crops are recognised: each step pads the crops still unread to at least its width
-(at the recogniser's 48 px height; wider crops keep their own width, and a batch takes its
-widest crop's) and keeps the readings at or above its confidence; the crops left after the
-last step are read at rapidocr's own 320 px, and that reading is kept.
+(at the recogniser's 48 px height; wider crops keep their own width, and a call takes its
+widest crop's: `recognition_batches`) and keeps the readings at or above its confidence; the
+crops left after the last step are read at rapidocr's own 320 px, and that reading is kept.
+Crops read below `NOT_TEXT` at the first step, and crops already read at their own width
+when that is at least the next step's, are not read again.
 
 rapidocr pads every crop to 320, but a chart's labels are mostly short ("26.4", "2019") and
 recognition time grows with the padded width. Narrow padding alone makes the recogniser
@@ -95,8 +103,21 @@ each narrow reading stands only when the recogniser is sure of it. About one cro
 real charts goes on to 256 px and one in twenty to 320. See `docs/scale.md` for the
 measurements behind the widths."""
 
+NOT_TEXT = 0.3
+"""Crops the first recognition step reads below this are not read again at wider padding.
+Over 9,593 crops of 247 real ChartQA charts, 28 such crops went on to read at 0.5 or more
+(none longer than two characters but junk: Statista's icons read as "春" or "4", line
+segments read as "1", Pew's circle markers as "C"; one a value label "4" read as "7"), and
+re-reading them took a seventh of all re-reading."""
+
 _TRAINING_SIDE = 736
 _MAX_UPSCALE = 2.0
+_STROKE_ANGLE = 15.0
+"""A line read as one character along a baseline this steep (degrees) is a stroke of a plotted
+line, not text: the detector boxes slanted segments of line charts, and the recogniser reads
+a thin segment as "1" (a realcqa log-scale chart lost its whole table to one such token)."""
+_DETECT_MAX_SIDE = 2000
+_PRINT_SCALE_SIDE = 960
 
 Box = tuple[float, float, float, float]
 
@@ -246,6 +267,8 @@ def tokens_from_lines(
         angle = 0.0 if vertical else _quad_angle(quad)
         if abs(angle) > 5:
             centres = None
+        if abs(angle) >= _STROKE_ANGLE and len(text) == 1:
+            continue  # a plotted line's slanted stroke read as "1" or "l", not a label
         tok = OcrToken(
             text=text,
             box=(x0, y0, x1, y1),
@@ -367,7 +390,7 @@ def build_rapidocr(det: str, rec: str) -> Any:
             # confidence is filtered here (`min_score`), not inside rapidocr
             "Global.text_score": 0.0,
             "Det.limit_type": "max",
-            "Det.limit_side_len": 2000,
+            "Det.limit_side_len": _DETECT_MAX_SIDE,
             "Det.box_thresh": DETECT_BOX_THRESHOLD,
             **{
                 f"{net.capitalize()}.engine_type": EngineType.OPENVINO
@@ -407,10 +430,67 @@ def _recompile(session: Any, precision: str) -> None:
     session.session = compiled.create_infer_request()
 
 
+def detection_side(height: int, width: int) -> int:
+    """The long side the detector sees an image of this size at (its `limit_side_len`, as
+    rapidocr's "max" limit): an image whose short side is over 960 px is drawn at print
+    scale, and is detected with its short side brought down to the detector's training scale
+    (736 px); any other at its own size, up to rapidocr's 2,000 px. Text is recognised on
+    crops of the image itself, so only detection runs smaller.
+
+    On the three shared ChartQA charts over 960 px (918 to 1,212 px short sides, Pew's large
+    exports), detection at 736 px gave the same tokens but two junk "O"s and one line's
+    trailing dot, and ran 2 to 2.7 times faster. Below 960 px a short side over 736 is
+    mostly a tall or wide layout of ordinary text (Statista's 800 x 1,176 px): shrinking
+    that by even 8 % merged a legend marker into its label ("● 2019") and cost a chart 32
+    of 50 cells."""
+    short, long = min(height, width), max(height, width)
+    if short <= _PRINT_SCALE_SIDE:
+        return _DETECT_MAX_SIDE
+    return min(_DETECT_MAX_SIDE, round(long * _TRAINING_SIDE / short))
+
+
 def upscale_factor(height: int, width: int) -> float:
     """How much an image is enlarged before detection: its short side is brought to the
     detector's training scale (736 px), at most doubled, never shrunk."""
     return min(_MAX_UPSCALE, max(1.0, _TRAINING_SIDE / max(1, min(height, width))))
+
+
+_BATCH = 6
+"""Most crops recognised in one call (rapidocr's `rec_batch_num`)."""
+
+_CALL_COST_PX = 64
+"""The fixed cost of one recogniser call in padded pixels of width (one crop, 48 px high):
+about 4 ms against about 0.066 ms a pixel, measured with OpenVINO and onnxruntime on one core."""
+
+
+def recognition_batches(widths: Sequence[int], floor: int) -> list[list[int]]:
+    """Indices of crops grouped into recogniser calls, at most `_BATCH` a call.
+
+    Each call pads its crops to its widest (and to at least `floor`), so a batch costs its
+    size times its widest crop, plus `_CALL_COST_PX`. rapidocr groups crops six by six in
+    order of width, so one 2,000 px subtitle padded five 300 px labels to its width and cost
+    a chart a second. Here crops sorted by width are cut into the runs of least total cost
+    (dynamic programming over the sorted order), so crops of like width still share a call
+    and the total is never above that of rapidocr's grouping. A crop's reading depends on
+    the width it is padded to, not on its neighbours, so only crops padded less than before
+    can read differently.
+    """
+    order = sorted(range(len(widths)), key=lambda i: widths[i])
+    padded = [max(floor, widths[i]) for i in order]
+    n = len(order)
+    best = [0.0] + [math.inf] * n  # best[j]: least cost of the first j sorted crops
+    cut = [0] * (n + 1)
+    for j in range(1, n + 1):
+        for size in range(1, min(_BATCH, j) + 1):
+            cost = best[j - size] + _CALL_COST_PX + size * padded[j - 1]
+            if cost < best[j]:
+                best[j], cut[j] = cost, j - size
+    runs: list[list[int]] = []
+    j = n
+    while j > 0:
+        runs.append([order[k] for k in range(cut[j], j)])
+        j = cut[j]
+    return runs[::-1]
 
 
 class _PaddingSteps:
@@ -423,30 +503,62 @@ class _PaddingSteps:
         self._rec = rec
         self._shape = list(rec.rec_image_shape)  # rapidocr's own: [3, 48, 320]
 
-    def _at(self, width: int, images: list[Any], word_box: bool) -> Any:
+    def _at(self, width: int, images: list[Any], word_box: bool) -> tuple[Any, list[int]]:
+        """The readings of `images` padded to at least `width`, in `recognition_batches`, and
+        the width each crop was padded to."""
         from rapidocr.ch_ppocr_rec.typings import TextRecInput
 
+        own = self.widths(images)
+        txts: list[Any] = [""] * len(images)
+        scores: list[Any] = [0.0] * len(images)
+        words: list[Any] = [None] * len(images)
+        padded = [0] * len(images)
+        out = None
         self._rec.rec_image_shape = [*self._shape[:2], width]
         try:
-            return self._rec(TextRecInput(img=images, return_word_box=word_box))
+            for run in recognition_batches(own, width):
+                out = self._rec(
+                    TextRecInput(img=[images[i] for i in run], return_word_box=word_box)
+                )
+                widest = max(width, *(own[i] for i in run))
+                for k, i in enumerate(run):
+                    txts[i], scores[i] = out.txts[k], out.scores[k]
+                    words[i], padded[i] = out.word_results[k], widest
         finally:
             self._rec.rec_image_shape = list(self._shape)
+        if out is None:  # no crops
+            return self._rec(TextRecInput(img=images, return_word_box=word_box)), padded
+        out = dataclasses.replace(
+            out, imgs=images, txts=tuple(txts), scores=scores, word_results=tuple(words)
+        )
+        return out, padded
+
+    def widths(self, images: Sequence[Any]) -> list[int]:
+        """Each crop's width once scaled to the recogniser's height (rapidocr rounds up)."""
+        height = self._shape[1]
+        return [math.ceil(height * im.shape[1] / max(1, im.shape[0])) for im in images]
 
     def __call__(self, args: Any) -> Any:
         images = [args.img] if isinstance(args.img, np.ndarray) else list(args.img)
         steps = [*RECOGNITION_STEPS, (self._shape[2], 0.0)]
-        first = self._at(steps[0][0], images, args.return_word_box)
+        own = self.widths(images)
+        first, padded = self._at(steps[0][0], images, args.return_word_box)
         txts, scores, words = list(first.txts), list(first.scores), list(first.word_results)
-        todo = [i for i, s in enumerate(scores) if float(s) < steps[0][1]]
+        # Below NOT_TEXT at the first step a crop is an icon, a marker or a stroke: wider
+        # padding does not make it text.
+        todo = [i for i, s in enumerate(scores) if NOT_TEXT <= float(s) < steps[0][1]]
         for width, sure in steps[1:]:
+            # A crop at least as wide as the step, and read at its own width, would be read
+            # at that width again: its reading stands. One padded to a wider neighbour is
+            # read again (skipping those lost a line chart's math labels, "Ta = 400 °C", on
+            # the realcqa suite).
+            todo = [i for i in todo if own[i] < width or padded[i] > own[i]]
             if not todo:
                 break
-            # Read again even when the crop is wider than the step: in a batch it was padded
-            # to its widest neighbour, and alone it reads at its own width (skipping such
-            # crops lost a line chart's math labels, "Ta = 400 °C", on the realcqa suite).
-            again = self._at(width, [images[i] for i in todo], args.return_word_box)
+            again, wide = self._at(width, [images[i] for i in todo], args.return_word_box)
             for k, i in enumerate(todo):
                 txts[i], scores[i], words[i] = again.txts[k], again.scores[k], again.word_results[k]
+                padded[i] = wide[k]
             todo = [i for i in todo if float(scores[i]) < sure]
         return dataclasses.replace(
             first, txts=tuple(txts), scores=scores, word_results=tuple(words)
@@ -485,7 +597,11 @@ class OcrEngine:
     def _call(self, bgr: NDArray[np.uint8], **kwargs: bool) -> Any:
         engine = self._load()
         with self._call_lock:
-            return engine(bgr, **kwargs)
+            engine.text_det.limit_side_len = detection_side(*bgr.shape[:2])
+            try:
+                return engine(bgr, **kwargs)
+            finally:
+                engine.text_det.limit_side_len = _DETECT_MAX_SIDE
 
     def read(
         self,
