@@ -556,3 +556,12 @@ def test_a_single_character_on_a_slanted_baseline_is_a_stroke(
     quad = _slanted(100, 100, 110, degrees)
     tokens = ocr.tokens_from_lines([(text, 0.9, quad)], None)
     assert [t.text for t in tokens] == ([text] if kept else [])
+
+
+@pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
+def test_no_crops_mean_no_recogniser_calls() -> None:
+    from rapidocr.ch_ppocr_rec.typings import TextRecInput
+
+    fake = FakeRecogniser()
+    got = ocr._PaddingSteps(fake)(TextRecInput(img=[], return_word_box=True))
+    assert fake.calls == [] and got.txts == () and list(got.scores) == []
