@@ -184,6 +184,23 @@ def test_places_run_on_to_a_last_point_whose_stroke_a_label_hides() -> None:
     assert got[-1] == pytest.approx(256.0, abs=1.0)
 
 
+def test_labels_kept_unevenly_still_give_every_place() -> None:
+    import cv2
+
+    # 22 places 25.1 px apart (0, 3, 5, 7, 10, ... 48 h, printed evenly); the numeric axis
+    # fit kept 13 labels whose values fall in line, skipping one or two places between
+    # them, so their median gap (38 px) is no label step and their narrowest one (24 px)
+    # drifts by a whole place over the axis unless each gap is counted on its own.
+    places = [72.0 + 25.1 * j for j in range(22)]
+    kept = [0, 2, 3, 6, 7, 10, 11, 13, 14, 16, 17, 20, 21]
+    mask = np.zeros((200, 640), dtype=np.uint8)
+    pts = np.array([[round(x), 60 + (j % 3) * 8] for j, x in enumerate(places)], np.int32)
+    cv2.polylines(mask, [pts], False, 1, 2)
+    got = _label_positions([mask.astype(bool)], [round(places[j]) for j in kept])
+    assert got is not None and len(got) == 22
+    assert got == pytest.approx(places, abs=1.5)
+
+
 def test_markers_on_every_labelled_place_only_keep_the_label_grid() -> None:
     grids = [(k, [100.0 + j * 26.0 / k for j in range(6 * k + 1)], 0.0) for k in (1, 2)]
     markers = [100.0 + 26 * j for j in range(7)]

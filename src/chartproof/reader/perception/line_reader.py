@@ -81,7 +81,8 @@ def _lattice(xs: Sequence[float], pitch: float) -> tuple[float, float, list[int]
     with each position's grid index; None when they do not fit one."""
     if len(xs) < 2 or pitch <= 0:
         return None
-    idx = [round((x - xs[0]) / pitch) for x in xs]
+    # Each gap counts its own steps: an approximate pitch would drift over a long axis.
+    idx = [0, *itertools.accumulate(round(g / pitch) for g in np.diff(xs))]
     if len(set(idx)) < 2:
         return None
     from chartproof.reader.perception.axes import line_fit
@@ -229,7 +230,12 @@ def _label_positions(
     places nearly all hold one."""
     if len(label_xs) < 2:
         return None
-    fit = _lattice(label_xs, float(np.median(np.diff(label_xs))))
+    # The labels kept may skip places unevenly (a numeric axis fit keeps the ticks whose
+    # values fall in line: 0, 5, 7, 14, 16 of 0, 3, 5, 7, 10, 12, 14, 16), so their median
+    # gap may span more than one label step; the narrowest gap is then tried.
+    gaps = np.diff(label_xs)
+    pitches = (float(np.median(gaps)), float(np.min(gaps)))
+    fit = next((f for p in pitches if p > 0 and (f := _lattice(label_xs, p)) is not None), None)
     if fit is None:
         return None
     origin, label_step, _ = fit

@@ -16,6 +16,7 @@ from chartproof.reader.perception.bar_reader import read_bars
 from chartproof.reader.perception.bars import BarLayout, find_bars
 from chartproof.reader.perception.box_reader import read_boxes
 from chartproof.reader.perception.gridlines import snap_gridlines
+from chartproof.reader.perception.image import at_text_height
 from chartproof.reader.perception.legend import find_legend, legend_region
 from chartproof.reader.perception.line_reader import line_masks, read_lines
 from chartproof.reader.perception.lines import inside_frame, stroke_score
@@ -47,15 +48,22 @@ __all__ = ["read_chart"]
 def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     """Recover the data table of a chart image (RGB uint8) given its OCR tokens.
 
+    A chart whose text runs taller than `image.TEXT_HEIGHT_MAX` is read scaled down to the
+    text height derendering is tuned for; the reading's pixel coordinates (tokens, mark
+    boxes, `size`) are then those of the scaled image.
+
     Raises ReadingError when no bars, lines, wedges or points can be found.
     """
     if image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 16:
         raise ReadingError(f"image of shape {image.shape} is too small to hold a chart")
+    # Charts exported at a high resolution are read at the scale of their text.
+    image, tokens = at_text_height(image, tokens)
     h, w = image.shape[:2]
     image, noisy = denoise(image)
     bg = background_color(image)
     layers = tuple(color_layers(image, text_mask((h, w), tokens), bg, noisy=noisy))
-    toks = tuple(raised_powers([t for t in tokens if not _is_marker(t, layers)], image, bg))
+    text = [t for t in tokens if not (_is_marker(t, layers) or _is_dash(t, layers))]
+    toks = tuple(raised_powers(text, image, bg))
     toks = tuple(split_at_marks(toks, layers))
     tmask = text_mask((h, w), toks)
     # Gridlines and frames are straight lines of one grey: never a series or a swatch.
@@ -149,6 +157,33 @@ def _is_marker(tok: OcrToken, layers: Sequence[ColorLayer]) -> bool:
         if _is_ink(lay):
             continue
         if lay.mask[cy0:cy1, cx0:cx1].mean() >= 0.7:
+            return True
+    return False
+
+
+_DASH_TEXT = frozenset({"1", "l", "i", "|", "-", "_", "—", "–", "~"})
+
+
+def _is_dash(tok: OcrToken, layers: Sequence[ColorLayer]) -> bool:
+    """The OCR may read a short horizontal stroke (a legend's line swatch, a line's flat
+    stretch) as "1" or "-": a one-character token whose box holds a drawn colour running
+    across most of its width and at least twice as wide as tall is that stroke, not text (a
+    "1" printed in a series colour is taller than wide)."""
+    if tok.text.strip().lower() not in _DASH_TEXT:
+        return False
+    h, w = layers[0].mask.shape if layers else (0, 0)
+    x0, y0 = max(0, int(tok.box[0])), max(0, int(tok.box[1]))
+    x1, y1 = min(w, int(np.ceil(tok.box[2]))), min(h, int(np.ceil(tok.box[3])))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return False
+    for lay in layers:
+        if _is_ink(lay):
+            continue
+        ys, xs = np.nonzero(lay.mask[y0:y1, x0:x1])
+        if len(xs) < 3:
+            continue
+        wide, tall = int(xs.max() - xs.min()) + 1, int(ys.max() - ys.min()) + 1
+        if wide >= 0.6 * (x1 - x0) and wide >= 2 * tall:
             return True
     return False
 

@@ -151,4 +151,5 @@ class ChartReading(Record):
     notes: tuple[str, ...] = ()
     """What perception could not do (missing axis, unlabelled marks, ...)."""
     size: tuple[int, int] = (0, 0)
-    """Image size (width, height) in pixels."""
+    """Size (width, height) in pixels of the image as read, the frame of every pixel
+    coordinate in the reading (scaled down from the input when its text ran large)."""
