@@ -181,3 +181,51 @@ def test_swatch_strokes_read_as_text(text: str, draw: str, dash: bool, why: str)
 
     tok = OcrToken(text=text, box=(10.0, 10.0, 40.0, 30.0), score=0.6)
     assert _is_dash(tok, [_green_layer(draw)]) is dash, why
+
+
+# ---------------------------------------------------------------------- edge tints
+
+
+def _layer(rgb: tuple[int, int, int], mask: np.ndarray) -> ColorLayer:
+    return ColorLayer(rgb=rgb, mask=mask, count=int(mask.sum()))
+
+
+def _diagonal(shape: tuple[int, int], offset: int, width: int) -> np.ndarray:
+    """A stroke rising left to right, `width` px thick, `offset` px below the main one."""
+    ys, xs = np.indices(shape)
+    centre = shape[0] - 20 - xs * (shape[0] - 40) / shape[1] + offset
+    return np.abs(ys - centre) < width / 2
+
+
+def _halo_case(case: str) -> tuple[list[ColorLayer], int]:
+    shape = (200, 300)
+    blue = _diagonal(shape, 0, 3)
+    grid = np.zeros(shape, dtype=bool)
+    grid[:, ::50] = True
+    grey = grid.copy()
+    if case == "tints":  # the edge either side of the blue stroke, in the gridlines' grey
+        grey |= _diagonal(shape, 0, 7) & ~blue
+    elif case == "series":  # a grey line of its own, crossing the blue one once
+        ys, xs = np.indices(shape)
+        grey |= np.abs(ys - (30 + xs * 140 / 300)) < 1.5
+    elif case == "far tints":  # tints, but 10 px from any stroke (a grey series beside it)
+        grey |= _diagonal(shape, 10, 2)
+    layers = [_layer((31, 119, 180), blue), _layer((220, 220, 220), grey)]
+    return layers, 1
+
+
+HALO_CASES = [
+    # (what the light grey holds besides its gridlines, a halo, why)
+    ("tints", True, "the soft edge of a stroke scaled down from a print export"),
+    ("series", False, "a grey series touches the blue one only where they cross"),
+    ("far tints", False, "pixels 10 px from every darker stroke are drawn on their own"),
+    ("gridlines only", False, "gridlines and nothing else: no pixels off the rules to judge"),
+]
+
+
+@pytest.mark.parametrize(("case", "halo", "why"), HALO_CASES)
+def test_edge_tints_are_not_a_series(case: str, halo: bool, why: str) -> None:
+    from chartproof.reader.perception.reader import _halo
+
+    layers, i = _halo_case(case)
+    assert _halo(layers, i) is halo, why

@@ -138,7 +138,11 @@ def at_text_height(
 
     h, w = image.shape[:2]
     size = (max(1, round(w * scale)), max(1, round(h * scale)))
-    small = np.ascontiguousarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA))
+    # Bilinear, not area averaging: averaging blends every edge of a print export with the
+    # background into tints that form colour layers of their own (black text and axes edged
+    # in the grey of a series; 60 charts per synthetic suite at 250 dpi: 2,542 of 2,733 cells
+    # with INTER_AREA, 2,619 bilinear, 2,617 nearest).
+    small = np.ascontiguousarray(cv2.resize(image, size, interpolation=cv2.INTER_LINEAR))
     fx, fy = size[0] / w, size[1] / h
     return small, tuple(
         t.model_copy(

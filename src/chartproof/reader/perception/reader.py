@@ -281,7 +281,9 @@ def _line_layers(scene: Scene, layout: BarLayout | None, dark: Sequence[int] = (
     bars = layout.bars if layout is not None and len(layout.bars) >= 2 else ()
     bar_layers = {b.layer for b in bars}
     ids = [
-        i for i, lay in enumerate(scene.layers) if not _is_ink(lay) or i in dark or _light_grey(lay)
+        i
+        for i, lay in enumerate(scene.layers)
+        if not _is_ink(lay) or i in dark or (_light_grey(lay) and not _halo(scene.layers, i))
     ]
     masks = line_masks(scene, ids)
     return [
@@ -343,14 +345,39 @@ def _straight(mask: np.ndarray) -> bool:
     thick = cv2.erode(mask.astype(np.uint8), np.ones((5, 5), np.uint8))
     if cv2.countNonZero(thick) > 0.1 * total:
         return False
+    return bool(np.count_nonzero(_on_rules(mask)) > 0.7 * total)
+
+
+def _on_rules(mask: np.ndarray) -> np.ndarray:
+    """The pixels of `mask` on rows or columns that run across half its extent or more."""
     rows = mask.sum(axis=1)
     cols = mask.sum(axis=0)
     width = max(1, int(np.count_nonzero(cols)))
     height = max(1, int(np.count_nonzero(rows)))
     full_rows = rows >= 0.5 * width
     full_cols = cols >= 0.5 * height
-    on_lines = mask & (full_rows[:, None] | full_cols[None, :])
-    return bool(np.count_nonzero(on_lines) > 0.7 * total)
+    out: np.ndarray = mask & (full_rows[:, None] | full_cols[None, :])
+    return out
+
+
+def _halo(layers: Sequence[ColorLayer], i: int) -> bool:
+    """A light grey made of the soft edges of the drawn strokes, not a series: a chart scaled
+    down from a print export blends every edge with the background, and those tints gather
+    in the grey nearest to them (the gridlines' grey, or one of its own). Off its straight
+    rules nearly all its pixels lie within 2 px of a darker colour (series, text, axes); a
+    grey series only touches the others where it crosses them."""
+    import cv2
+
+    rest = layers[i].mask & ~_on_rules(layers[i].mask)
+    n = int(np.count_nonzero(rest))
+    if n < 30:
+        return False
+    drawn = np.zeros(rest.shape, dtype=np.uint8)
+    for lay in layers:
+        if lay.luma < layers[i].luma - 20:  # the strokes, text and axes a tint can edge
+            drawn[lay.mask] = 1
+    near = cv2.dilate(drawn, np.ones((5, 5), np.uint8)).astype(bool)
+    return int(np.count_nonzero(rest & near)) >= 0.6 * n
 
 
 def _bars_win(layout: BarLayout, scene: Scene, lines: list[int]) -> bool:
