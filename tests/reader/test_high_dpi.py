@@ -22,9 +22,7 @@ from chartproof.types import ChartSpec, Column, DataTable, Encoding, Style
 
 
 def _tok(height: float, **kw: object) -> OcrToken:
-    fields: dict[str, object] = {"text": "label", "box": (10.0, 50.0, 60.0, 50.0 + height)}
-    fields.update(score=0.99)
-    fields.update(kw)
+    fields = {"text": "label", "box": (10.0, 50.0, 60.0, 50.0 + height), "score": 0.99, **kw}
     return OcrToken(**fields)  # type: ignore[arg-type]
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from chartproof.reader.perception.geometry import Frame, Orientation, Span
-from chartproof.reader.perception.palette import ColorLayer
+from chartproof.reader.perception.palette import ColorLayer, clip_box
 from chartproof.reader.perception.records import Box
 
 __all__ = ["Bar", "BarLayout", "find_bars", "group_slots"]
@@ -182,8 +182,7 @@ def _under_labels(mask: np.ndarray, printed: Sequence[Box]) -> np.ndarray:
     out = mask.copy()
     h, w = mask.shape
     for box in printed:
-        x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
-        x1, y1 = min(w, int(np.ceil(box[2]))), min(h, int(np.ceil(box[3])))
+        x0, y0, x1, y1 = clip_box(box, w, h)
         if x1 - x0 < 2 or y1 - y0 < 2:
             continue
         if y0 >= 2 and y1 + 1 < h:

@@ -10,7 +10,7 @@ import numpy as np
 
 from chartproof.reader.perception.records import Box, OcrToken
 
-__all__ = ["ColorLayer", "background_color", "color_layers", "hex_color", "text_mask"]
+__all__ = ["ColorLayer", "background_color", "clip_box", "color_layers", "hex_color", "text_mask"]
 
 _MATCH = 30.0
 """RGB distance within which a pixel belongs to a colour layer (antialiased edges excluded)."""
@@ -65,12 +65,13 @@ def text_mask(shape: tuple[int, int], tokens: Sequence[OcrToken], pad: int = 1) 
     h, w = shape
     m = np.zeros((h, w), dtype=bool)
     for t in tokens:
-        x0, y0, x1, y1 = _clip(t.box, w, h, pad)
+        x0, y0, x1, y1 = clip_box(t.box, w, h, pad)
         m[y0:y1, x0:x1] = True
     return m
 
 
-def _clip(box: Box, w: int, h: int, pad: int) -> tuple[int, int, int, int]:
+def clip_box(box: Box, w: int, h: int, pad: int = 0) -> tuple[int, int, int, int]:
+    """The whole pixels (x0, y0, x1, y1) a box covers, grown by `pad`, inside a w × h image."""
     x0 = max(0, int(box[0]) - pad)
     y0 = max(0, int(box[1]) - pad)
     x1 = min(w, int(np.ceil(box[2])) + pad)

@@ -24,6 +24,7 @@ from chartproof.reader.perception.on_marks import off_marks
 from chartproof.reader.perception.palette import (
     ColorLayer,
     background_color,
+    clip_box,
     color_layers,
     text_mask,
 )
@@ -171,9 +172,10 @@ def _is_dash(tok: OcrToken, layers: Sequence[ColorLayer]) -> bool:
     "1" printed in a series colour is taller than wide)."""
     if tok.text.strip().lower() not in _DASH_TEXT:
         return False
-    h, w = layers[0].mask.shape if layers else (0, 0)
-    x0, y0 = max(0, int(tok.box[0])), max(0, int(tok.box[1]))
-    x1, y1 = min(w, int(np.ceil(tok.box[2]))), min(h, int(np.ceil(tok.box[3])))
+    if not layers:
+        return False
+    h, w = layers[0].mask.shape
+    x0, y0, x1, y1 = clip_box(tok.box, w, h)
     if x1 - x0 < 2 or y1 - y0 < 2:
         return False
     for lay in layers:
