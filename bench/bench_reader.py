@@ -137,7 +137,7 @@ def _read_png(png: bytes) -> tuple[Any, float, float]:
         path.write_bytes(png)
         image = load_image(path)
     t0 = time.perf_counter()
-    tokens = get_engine().read(image)
+    tokens = get_engine().read(image, footnotes=False)
     t1 = time.perf_counter()
     try:
         reading: Any = read_chart(image, tokens)
@@ -235,7 +235,7 @@ def _read_file(path: Path) -> tuple[Any, float, float]:
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         image = load_image(path)
-        reading: Any = read_chart(image, get_engine().read(image))
+        reading: Any = read_chart(image, get_engine().read(image, footnotes=False))
     except (ValueError, ReadingError) as e:
         reading = str(e)
     return reading, time.perf_counter() - t0, time.process_time() - c0

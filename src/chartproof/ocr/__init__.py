@@ -59,16 +59,19 @@ from chartproof.types import Record
 
 __all__ = [
     "DETECT_BOX_THRESHOLD",
+    "FOOTNOTE",
     "INSTALL_HINT",
     "MIN_SCORE",
     "NOT_TEXT",
     "OCR_ENGINE_ENV",
+    "UNREAD_FOOTNOTE",
     "OcrEngine",
     "OcrPlan",
     "OcrToken",
     "build_rapidocr",
     "detection_side",
     "engine_identity",
+    "footnote_candidates",
     "get_engine",
     "ocr_plan",
     "parse_label_number",
@@ -457,6 +460,52 @@ def upscale_factor(height: int, width: int) -> float:
     return min(_MAX_UPSCALE, max(1.0, _TRAINING_SIDE / max(1, min(height, width))))
 
 
+FOOTNOTE = re.compile(r"^\W*(notes?|sources?)\s*:", re.IGNORECASE)
+"""The start of a chart's footnote: "Note:", "Notes:", "Source:", "Sources:"."""
+
+UNREAD_FOOTNOTE = "(footnote)"
+"""The text of a footnote's line left unread (`OcrEngine.read` with `footnotes=False`): its box
+is still text, so its pixels are not taken for marks (a line of small print left out of the
+text mask became a dark grey series and cost a Pew line chart its table)."""
+
+
+def footnote_candidates(boxes: Sequence[Box]) -> list[int]:
+    """Indices of the lines of the paragraph at the bottom of an image, top line first, when
+    it has at least two. Lines are boxes (x0, y0, x1, y1) of horizontal text (at least twice
+    as wide as tall), grouped in rows (a box whose middle lies in a row's first box's height
+    joins that row). From the lowest row's leftmost line up, each row's line that starts
+    nearest the paragraph's left edge joins it while it ends within one line height above
+    the line below, starts within one and a half line heights of its left edge and is of a
+    like height (within 1.4 times); other boxes on its row (a label beside a note) are not
+    part of it.
+
+    Where such a paragraph holds a footnote ("Note: ...", "Source: ..." read on one of its
+    lines), the lines after that one need not be recognised (`OcrEngine.read`'s
+    `footnotes`): Pew Research charts print up to a dozen lines of notes under the plot, which
+    took 60 % of one chart's recognition time."""
+    lines = sorted(
+        ((b[1] + b[3]) / 2, i) for i, b in enumerate(boxes) if b[2] - b[0] > 2 * (b[3] - b[1])
+    )
+    rows: list[list[int]] = []
+    for middle, i in lines:
+        if rows and boxes[rows[-1][0]][1] <= middle <= boxes[rows[-1][0]][3]:
+            rows[-1].append(i)
+        else:
+            rows.append([i])
+    if not rows:
+        return []
+    block = [min(rows[-1], key=lambda i: boxes[i][0])]
+    edge = boxes[block[0]][0]
+    for row in reversed(rows[:-1]):
+        i = min(row, key=lambda k: abs(boxes[k][0] - edge))
+        (x0, y0, _, y1), below = boxes[i], boxes[block[-1]]
+        low, high = sorted((y1 - y0, below[3] - below[1]))
+        if below[1] - y1 > high or high > 1.4 * low or abs(x0 - edge) > 1.5 * high:
+            break
+        block.append(i)
+    return block[::-1] if len(block) >= 2 else []
+
+
 _BATCH = 6
 """Most crops recognised in one call (rapidocr's `rec_batch_num`)."""
 
@@ -499,11 +548,18 @@ class _PaddingSteps:
     """rapidocr's text recogniser run through `RECOGNITION_STEPS`: the crops read below a
     step's confidence are read again at the next step's padding, and after the last at
     rapidocr's own width, whose reading is kept. Called like rapidocr's recogniser (a
-    `TextRecInput`, a `TextRecOutput` back)."""
+    `TextRecInput`, a `TextRecOutput` back).
+
+    When the crops' detected `boxes` are given (`OcrEngine.read` with `footnotes=False`),
+    the paragraph at the bottom of the image (`footnote_candidates`) is read line by line
+    from the top, and the lines after the first that opens a footnote are not read: they
+    come back as `UNREAD_FOOTNOTE`, sure."""
 
     def __init__(self, rec: Any) -> None:
         self._rec = rec
         self._shape = list(rec.rec_image_shape)  # rapidocr's own: [3, 48, 320]
+        self.boxes: list[Box] | None = None
+        """The detected box of each crop of the next call, when footnotes may be skipped."""
 
     def _at(
         self, width: int, images: list[Any], own: list[int], word_box: bool
@@ -540,10 +596,41 @@ class _PaddingSteps:
         return [math.ceil(height * im.shape[1] / max(1, im.shape[0])) for im in images]
 
     def __call__(self, args: Any) -> Any:
+        from rapidocr.ch_ppocr_rec.typings import WordInfo
+
         images = [args.img] if isinstance(args.img, np.ndarray) else list(args.img)
+        boxes, self.boxes = self.boxes, None
+        notes = footnote_candidates(boxes) if boxes and len(boxes) == len(images) else []
+        txts: list[Any] = [""] * len(images)
+        scores: list[Any] = [0.0] * len(images)
+        words: list[Any] = [WordInfo() for _ in images]
+        first: Any = None
+
+        def read(indices: list[int]) -> None:
+            nonlocal first
+            out = self._steps([images[i] for i in indices], args.return_word_box)
+            first = out if first is None else first
+            for k, i in enumerate(indices):
+                txts[i], scores[i], words[i] = out.txts[k], out.scores[k], out.word_results[k]
+
+        read([i for i in range(len(images)) if i not in notes])
+        # The bottom paragraph line by line, top down, until a footnote starts: the lines
+        # after it are left unread, but still text (the reader masks text out of the marks).
+        for k, i in enumerate(notes):
+            read([i])
+            if FOOTNOTE.match(str(txts[i])) and float(scores[i]) >= MIN_SCORE:
+                for j in notes[k + 1 :]:
+                    txts[j], scores[j], words[j] = UNREAD_FOOTNOTE, 1.0, _spread(UNREAD_FOOTNOTE)
+                break
+        return dataclasses.replace(
+            first, imgs=images, txts=tuple(txts), scores=scores, word_results=tuple(words)
+        )
+
+    def _steps(self, images: list[Any], word_box: bool) -> Any:
+        """The readings of `images` through the padding steps (see the class doc)."""
         steps = [*RECOGNITION_STEPS, (self._shape[2], 0.0)]
         own = self.widths(images)
-        first, padded = self._at(steps[0][0], images, own, args.return_word_box)
+        first, padded = self._at(steps[0][0], images, own, word_box)
         txts, scores, words = list(first.txts), list(first.scores), list(first.word_results)
         # Below NOT_TEXT at the first step a crop is an icon, a marker or a stroke: wider
         # padding does not make it text.
@@ -557,7 +644,7 @@ class _PaddingSteps:
             if not todo:
                 break
             again, wide = self._at(
-                width, [images[i] for i in todo], [own[i] for i in todo], args.return_word_box
+                width, [images[i] for i in todo], [own[i] for i in todo], word_box
             )
             for k, i in enumerate(todo):
                 txts[i], scores[i], words[i] = again.txts[k], again.scores[k], again.word_results[k]
@@ -566,6 +653,45 @@ class _PaddingSteps:
         return dataclasses.replace(
             first, txts=tuple(txts), scores=scores, word_results=tuple(words)
         )
+
+
+def _spread(text: str) -> Any:
+    """rapidocr's character positions for `text` spread evenly over its crop: every line needs
+    some, or rapidocr pairs the lines after it with the wrong ones."""
+    from rapidocr.ch_ppocr_rec.typings import WordInfo, WordType
+
+    n = len(text)
+    return WordInfo(
+        words=[list(text)],
+        word_cols=[[2 * k + 1 for k in range(n)]],
+        word_types=[WordType.EN_NUM],
+        line_txt_len=2 * n,
+        confs=[1.0] * n,
+    )
+
+
+class _KeepBoxes:
+    """rapidocr's `detect_and_crop` that, while `keep` is set, hands the detected boxes
+    (axis-aligned, in the cropped image's pixels) to the recogniser's `_PaddingSteps`."""
+
+    def __init__(self, detect: Any, steps: _PaddingSteps) -> None:
+        self._detect = detect
+        self._steps = steps
+        self.keep = False
+
+    def __call__(self, img: Any, op_record: Any) -> Any:
+        crops, det = self._detect(img, op_record)
+        if self.keep and det.boxes is not None:
+            self._steps.boxes = [
+                (
+                    float(q[:, 0].min()),
+                    float(q[:, 1].min()),
+                    float(q[:, 0].max()),
+                    float(q[:, 1].max()),
+                )
+                for q in np.asarray(det.boxes)
+            ]
+        return crops, det
 
 
 class OcrEngine:
@@ -592,19 +718,23 @@ class OcrEngine:
                     )
                     engine = build_rapidocr(plan.det, plan.rec)
                     # short padding first for the recogniser's crops
-                    engine.text_rec = _PaddingSteps(engine.text_rec)
+                    engine.text_rec = steps = _PaddingSteps(engine.text_rec)
+                    engine.detect_and_crop = _KeepBoxes(engine.detect_and_crop, steps)
                     self.plan = plan
                     self._engine = engine
         return self._engine
 
-    def _call(self, bgr: NDArray[np.uint8], **kwargs: bool) -> Any:
+    def _call(self, bgr: NDArray[np.uint8], *, footnotes: bool = True, **kwargs: bool) -> Any:
         engine = self._load()
         with self._call_lock:
             engine.text_det.limit_side_len = detection_side(*bgr.shape[:2])
+            engine.detect_and_crop.keep = not footnotes
             try:
                 return engine(bgr, **kwargs)
             finally:
                 engine.text_det.limit_side_len = _DETECT_MAX_SIDE
+                engine.detect_and_crop.keep = False
+                engine.text_rec.boxes = None
 
     def read(
         self,
@@ -612,8 +742,14 @@ class OcrEngine:
         *,
         min_score: float = MIN_SCORE,
         through_marks: bool = False,
+        footnotes: bool = True,
     ) -> tuple[OcrToken, ...]:
         """Every text token of an RGB uint8 image (H×W×3), boxes in the image's pixels.
+
+        `footnotes=False` leaves a footnote's lines after its first unread: in a paragraph at
+        the bottom of the image, the lines after one that opens with "Note:" or "Source:"
+        (`footnote_candidates`; no chart data, and up to half of a Pew chart's recognition
+        time) are tokens of the text `UNREAD_FOOTNOTE`. The chart reader reads so.
 
         `through_marks` adds a second look for text crossed by coloured strokes (a value
         label a line runs through): detection again on the image with its coloured pixels
@@ -637,6 +773,7 @@ class OcrEngine:
             use_rec=True,
             return_word_box=True,
             return_single_char_box=True,
+            footnotes=footnotes,
         )
         if result.txts is None or result.boxes is None:
             return ()

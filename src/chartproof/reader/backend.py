@@ -249,7 +249,7 @@ def _read(path: str) -> ChartReading | str:
 
     try:
         image = load_image(path)
-        return read_chart(image, get_engine().read(image))
+        return read_chart(image, get_engine().read(image, footnotes=False))
     except (ImageError, ReadingError) as e:
         return str(e)
 

@@ -1,0 +1,167 @@
+"""Footnotes under a chart ("Note: ...", "Source: ...") are read only as far as their first
+line when the chart reader asks (`OcrEngine.read(footnotes=False)`): which lines form the
+paragraph at the bottom (`footnote_candidates`), which line opens a footnote (`FOOTNOTE`),
+that the recogniser leaves the lines after it unread (a placeholder text in their boxes),
+and the same on a drawn chart."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+from typing import Any
+
+import numpy as np
+import pytest
+
+from chartproof import ocr
+
+HAS_RAPIDOCR = importlib.util.find_spec("rapidocr") is not None
+
+# A Pew-like bottom: a 3-line note and a 2-line source, 12 px lines at a 16 px pitch, all
+# starting at x = 10, under a plot whose labels end at y = 300.
+NOTE = [(10, 400 + 16 * k, 10 + w, 412 + 16 * k) for k, w in enumerate((500, 480, 200, 460, 150))]
+LABEL = (40, 290, 120, 300)  # a bar's category label: above a 100 px gap
+
+# (boxes (x0, y0, x1, y1), the paragraph's indices top line first); worked by hand
+CANDIDATE_CASES = [
+    ([], []),
+    ([LABEL], []),
+    ([LABEL, *NOTE], [1, 2, 3, 4, 5]),
+    # order does not matter: lines are taken from the lowest up
+    ([NOTE[2], NOTE[0], NOTE[1]], [1, 2, 0]),
+    # one line alone is no paragraph
+    ([LABEL, NOTE[0]], []),
+    # a line two line heights above the next is not part of the paragraph
+    ([(10, 350, 400, 362), NOTE[0], NOTE[1]], [1, 2]),
+    # a line that starts far to the right (a label, a centred caption) ends the paragraph
+    ([(200, 384, 600, 396), NOTE[0], NOTE[1]], [1, 2]),
+    # a line of much larger text (a title) ends it
+    ([(10, 368, 600, 396), NOTE[0], NOTE[1]], [1, 2]),
+    # a box beside a paragraph line on its row (a page number) is passed over
+    ([NOTE[0], (560, 400, 600, 412), NOTE[1]], [0, 2]),
+    # vertical text (taller than half its width) is never a line of it
+    ([NOTE[0], (10, 380, 22, 396), NOTE[1]], [0, 2]),
+]
+
+
+@pytest.mark.parametrize(("boxes", "expected"), CANDIDATE_CASES)
+def test_footnote_candidates(boxes: list[tuple[float, ...]], expected: list[int]) -> None:
+    assert ocr.footnote_candidates(boxes) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "opens"),
+    [
+        ("Note: Respondents who did not give an answer are not shown.", True),
+        ('Notes: "Children" includes biological children.', True),
+        ("Source: Survey conducted Aug. 27-Oct. 4, 2015.", True),
+        ("SOURCES: OECD", True),
+        ("* Note: figures rounded", True),  # a footnote marker before it
+        ("Source Statista", False),  # no colon: a label that starts with the word
+        ("Noteworthy: a title", False),
+        ("Sources of income", False),
+        ("PEW RESEARCH CENTER", False),
+        ("Managing U.S. immigration system", False),
+    ],
+)
+def test_footnote_opening(text: str, opens: bool) -> None:
+    assert bool(ocr.FOOTNOTE.match(text)) is opens
+
+
+class TextRecogniser:
+    """rapidocr's recogniser stand-in: crop `i` (its pixel value) reads as `texts[i]`; records
+    the crop ids of every call."""
+
+    def __init__(self, texts: dict[int, str]) -> None:
+        self.rec_image_shape = [3, 48, 320]
+        self.texts = texts
+        self.calls: list[list[int]] = []
+
+    def __call__(self, args: Any) -> Any:
+        from rapidocr.ch_ppocr_rec.typings import TextRecOutput
+
+        ids = [int(c[0, 0, 0]) for c in args.img]
+        self.calls.append(ids)
+        return TextRecOutput(
+            imgs=list(args.img),
+            txts=tuple(self.texts[i] for i in ids),
+            scores=[0.99] * len(ids),
+            word_results=tuple((self.texts[i], 0.99, None) for i in ids),
+        )
+
+
+@pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
+@pytest.mark.parametrize(
+    ("texts", "read_alone", "unread"),
+    [
+        # the paragraph's second line opens the note: the three after it are never read
+        ({1: "Q1", 2: "Yes", 3: "Note: asked of all", 4: "b", 5: "c", 6: "PEW"}, [2, 3], [4, 5, 6]),
+        # no line opens a footnote: every line is read, one by one
+        ({1: "Q1", 2: "Yes", 3: "No", 4: "b", 5: "c", 6: "PEW"}, [2, 3, 4, 5, 6], []),
+        # the last line opens it: nothing is left to skip
+        ({1: "Q1", 2: "a", 3: "b", 4: "c", 5: "d", 6: "Source: us"}, [2, 3, 4, 5, 6], []),
+    ],
+)
+def test_lines_after_a_footnotes_first_are_not_recognised(
+    texts: dict[int, str], read_alone: list[int], unread: list[int]
+) -> None:
+    from rapidocr.ch_ppocr_rec.typings import TextRecInput
+
+    fake = TextRecogniser(texts)
+    steps = ocr._PaddingSteps(fake)
+    crops = [np.full((12, 200, 3), i, np.uint8) for i in range(1, 7)]
+    steps.boxes = [LABEL, *NOTE]
+    got = steps(TextRecInput(img=crops, return_word_box=True))
+    assert fake.calls == [[1]] + [[i] for i in read_alone]
+    # unread lines are still text, of a placeholder, sure
+    assert [got.txts[i - 1] for i in unread] == [ocr.UNREAD_FOOTNOTE] * len(unread)
+    assert [got.scores[i - 1] for i in unread] == [1.0] * len(unread)
+    assert all(len(got.word_results[i - 1].words[0]) == len(ocr.UNREAD_FOOTNOTE) for i in unread)
+    assert all(got.txts[i - 1] == texts[i] for i in range(1, 7) if i not in unread)
+    assert steps.boxes is None  # used for one call only
+    # without boxes every crop is read, as before
+    fake.calls.clear()
+    again = steps(TextRecInput(img=crops, return_word_box=True))
+    assert again.txts == tuple(texts[i] for i in range(1, 7))
+
+
+@pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
+def test_a_drawn_charts_footnote_is_read_up_to_its_first_line() -> None:
+    """A bar chart with a three-line note and a source under it: with `footnotes=False` the
+    bars' labels and the note's first line are read, the lines after it are not: they are
+    tokens of `UNREAD_FOOTNOTE`, so their pixels stay text for the reader."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    fig, ax = plt.subplots(figsize=(6, 4.6), dpi=100)
+    ax.bar(["Apples", "Pears", "Plums"], [42, 17, 30], color="#1f5f99")
+    ax.set_title("Fruit bought last week")
+    fig.subplots_adjust(bottom=0.32)
+    lines = [
+        "Note: Respondents who did not answer are not shown.",
+        "Shares may not add to 100% because of rounding.",
+        "Source: Survey of shoppers conducted May 3-9, 2021.",
+        "FRUIT RESEARCH CENTER",
+    ]
+    for k, line in enumerate(lines):
+        fig.text(0.02, 0.16 - 0.045 * k, line, fontsize=10, ha="left")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    image = np.asarray(Image.open(buf).convert("RGB"))
+
+    engine = ocr.get_engine()
+    everything = {t.text for t in engine.read(image)}
+    reader = {t.text for t in engine.read(image, footnotes=False)}
+    assert {"Apples", "Pears", "Plums"} <= reader
+    assert any(t.startswith("Note:") for t in reader)
+    assert any("RESEARCH" in t for t in everything)
+    assert any("Source" in t for t in everything)
+    assert not any("RESEARCH" in t or "Source" in t or "rounding" in t for t in reader)
+    # the three lines after the note's first are still tokens, where they were read before
+    unread = [t for t in engine.read(image, footnotes=False) if t.text == ocr.UNREAD_FOOTNOTE]
+    assert len(unread) == 3
+    assert [t.box[1] for t in unread] == sorted(t.box[1] for t in unread)
