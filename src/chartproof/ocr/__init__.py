@@ -37,15 +37,18 @@ import importlib.metadata
 import itertools
 import logging
 import math
+import os
 import re
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from pydantic import Field
 
+from chartproof._cachedir import cache_home
 from chartproof.numeric import parse_number
 from chartproof.ocr.runtime import (
     OCR_ENGINE_ENV,
@@ -58,6 +61,7 @@ from chartproof.ocr.runtime import (
 from chartproof.types import Record
 
 __all__ = [
+    "CHARSET_ENV",
     "DETECT_BOX_THRESHOLD",
     "FOOTNOTE",
     "INSTALL_HINT",
@@ -69,10 +73,12 @@ __all__ = [
     "OcrPlan",
     "OcrToken",
     "build_rapidocr",
+    "charset",
     "detection_side",
     "engine_identity",
     "footnote_candidates",
     "get_engine",
+    "latin_recogniser",
     "ocr_plan",
     "parse_label_number",
     "recognition_batches",
@@ -360,7 +366,8 @@ def engine_identity() -> str:
     """What the OCR's output depends on besides chartproof's code: rapidocr's version and each
     network's runtime, version and precision (`OcrPlan.identity`), e.g.
     "rapidocr 3.10.0 / openvino 2026.4.1 f32"."""
-    return f"rapidocr {_version('rapidocr')} / {ocr_plan().identity()}"
+    latin = " / latin recogniser" if charset() == "latin" else ""
+    return f"rapidocr {_version('rapidocr')} / {ocr_plan().identity()}{latin}"
 
 
 def _version(dist: str) -> str:
@@ -408,12 +415,114 @@ def build_rapidocr(det: str, rec: str) -> Any:
             "EngineConfig.openvino.enable_cpu_pinning": False,
         }
     )
+    if charset() == "latin":
+        engine.cfg.Rec.model_path = str(latin_recogniser(_bundled_recogniser(engine.cfg)))
     loaded = {"det": engine._load_det_model(), "rec": engine._load_rec_model()}
     for net, backend in kinds.items():
         precision = backend.partition("-")[2]
         if precision and precision != openvino_precision():
             _recompile(loaded[net].session, precision)
     return engine
+
+
+CHARSET_ENV = "CHARTPROOF_OCR_CHARSET"
+"""Environment variable naming the characters the recogniser can read: ``latin`` (the default,
+`LATIN_END`) or ``all`` (rapidocr's whole dictionary, Chinese and Japanese included)."""
+
+LATIN_END = 0x2E80
+"""The recogniser reads only characters below this code point by default: Latin (with its
+accents), Greek and Cyrillic, digits, punctuation, currency signs, super- and subscripts,
+arrows, mathematical operators, shapes and symbols (● ★ ▲), 1,748 of its dictionary's 18,708.
+The CJK scripts that start here are cut from the network's output layer, whose 18,710-way
+product over every column of every crop took about a tenth of recognition time (a chart
+reader for English-language benchmarks; `CHARSET_ENV`=all restores them). On Statista's
+toolbar icons the full dictionary read Chinese characters ("阜", "車") that no chart label
+held."""
+
+
+def charset() -> str:
+    """The characters the recogniser reads: "latin" or "all" (`CHARSET_ENV`)."""
+    value = os.environ.get(CHARSET_ENV, "latin").strip().lower() or "latin"
+    if value not in ("latin", "all"):
+        raise ValueError(f"{CHARSET_ENV}={value!r}: expected latin or all")
+    return value
+
+
+def _bundled_recogniser(cfg: Any) -> Path:
+    """The recogniser model rapidocr loads by default (shipped inside its wheel), from its
+    configuration `cfg`."""
+    from rapidocr.inference_engine.base import FileInfo, InferSession
+
+    rec = cfg.Rec
+    if rec.get("model_path"):
+        return Path(rec.model_path)
+    info = InferSession.get_model_url(
+        FileInfo(
+            engine_type=rec.engine_type,
+            ocr_version=rec.ocr_version,
+            task_type=rec.task_type,
+            lang_type=rec.lang_type,
+            model_type=rec.model_type,
+        )
+    )
+    return Path(cfg.Global.model_root_dir) / Path(info["model_dir"]).name
+
+
+def latin_recogniser(source: Path) -> Path:
+    """A copy of the recogniser ONNX model `source` whose output layer keeps only the blank,
+    the characters below `LATIN_END` and the space (the dictionary in its metadata cut
+    alike), written once to the cache folder under a name holding the source's SHA-256; the
+    rest of the network is unchanged, so a Latin crop reads with the same features and its
+    softmax spreads over fewer classes.
+
+    Raises ImportError with the install command when the onnx package is missing."""
+    import hashlib
+
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    out = cache_home() / "ocr" / f"{source.stem}-latin-{digest}.onnx"
+    if out.is_file():
+        return out
+    try:
+        import onnx
+        from onnx import numpy_helper
+    except ImportError as e:
+        raise ImportError(INSTALL_HINT) from e
+    model = onnx.load(str(source))
+    meta = {m.key: m for m in model.metadata_props}
+    chars = meta["character"].value.splitlines()
+    # classes: 0 the CTC blank, 1..n the dictionary, n + 1 the space
+    keep = [0, *(i + 1 for i, c in enumerate(chars) if c and ord(c[0]) < LATIN_END), len(chars) + 1]
+    head = model.graph.node[-1]
+    while head.op_type != "MatMul":  # Softmax <- Identity <- Add (bias) <- MatMul (weights)
+        head = next(n for n in model.graph.node if head.input[0] in n.output)
+    classes = _output_classes(model, head, len(chars) + 2)
+    initializers = {t.name: t for t in model.graph.initializer}
+    for name in classes:
+        array = numpy_helper.to_array(initializers[name])
+        initializers[name].CopyFrom(
+            numpy_helper.from_array(np.ascontiguousarray(array[..., keep]), name)
+        )
+    meta["character"].value = "\n".join(chars[i - 1] for i in keep[1:-1])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    part = out.with_suffix(f".{os.getpid()}.part")
+    onnx.save(model, str(part))
+    os.replace(part, out)  # atomic: a parallel worker never loads half a file
+    return out
+
+
+def _output_classes(model: Any, matmul: Any, n: int) -> list[str]:
+    """The initialisers of the output layer's weights and bias (their last axis is the `n`
+    classes)."""
+    from onnx import numpy_helper
+
+    shapes = {t.name: numpy_helper.to_array(t).shape for t in model.graph.initializer}
+    names = [i for i in matmul.input if shapes.get(i, ())[-1:] == (n,)]
+    add = next((x for x in model.graph.node if matmul.output[0] in x.input), None)
+    if add is not None and add.op_type == "Add":
+        names += [i for i in add.input if shapes.get(i, ())[-1:] == (n,)]
+    if len(names) != 2:
+        raise ValueError(f"unexpected recogniser output layer: {names}")
+    return names
 
 
 def _recompile(session: Any, precision: str) -> None:
