@@ -33,6 +33,8 @@ are serialised by a lock: the engine is safe to share between threads.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import hashlib
 import importlib.metadata
 import itertools
 import logging
@@ -476,9 +478,8 @@ def latin_recogniser(source: Path) -> Path:
     softmax spreads over fewer classes.
 
     Raises ImportError with the install command when the onnx package is missing."""
-    import hashlib
-
-    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    stat = source.stat()
+    digest = _digest(source, stat.st_size, stat.st_mtime_ns)
     out = cache_home() / "ocr" / f"{source.stem}-latin-{digest}.onnx"
     if out.is_file():
         return out
@@ -492,9 +493,11 @@ def latin_recogniser(source: Path) -> Path:
     chars = meta["character"].value.splitlines()
     # classes: 0 the CTC blank, 1..n the dictionary, n + 1 the space
     keep = [0, *(i + 1 for i, c in enumerate(chars) if c and ord(c[0]) < LATIN_END), len(chars) + 1]
-    head = model.graph.node[-1]
-    while head.op_type != "MatMul":  # Softmax <- Identity <- Add (bias) <- MatMul (weights)
-        head = next(n for n in model.graph.node if head.input[0] in n.output)
+    head: Any = model.graph.node[-1]
+    while head is not None and head.op_type != "MatMul":  # Softmax <- (Add <-) MatMul
+        head = next((n for n in model.graph.node if head.input[0] in n.output), None)
+    if head is None:
+        raise ValueError(f"{source}: no output layer (MatMul) before the softmax")
     classes = _output_classes(model, head, len(chars) + 2)
     initializers = {t.name: t for t in model.graph.initializer}
     for name in classes:
@@ -510,12 +513,17 @@ def latin_recogniser(source: Path) -> Path:
     return out
 
 
+@functools.lru_cache(maxsize=8)
+def _digest(path: Path, size: int, mtime_ns: int) -> str:
+    """The first 16 hex digits of the file's SHA-256, read once per process for a given size
+    and modification time (every engine built, one per backend measured, would read 21 MB)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
 def _output_classes(model: Any, matmul: Any, n: int) -> list[str]:
     """The initialisers of the output layer's weights and bias (their last axis is the `n`
     classes)."""
-    from onnx import numpy_helper
-
-    shapes = {t.name: numpy_helper.to_array(t).shape for t in model.graph.initializer}
+    shapes = {t.name: tuple(t.dims) for t in model.graph.initializer}
     names = [i for i in matmul.input if shapes.get(i, ())[-1:] == (n,)]
     add = next((x for x in model.graph.node if matmul.output[0] in x.input), None)
     if add is not None and add.op_type == "Add":
