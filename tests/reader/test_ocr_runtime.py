@@ -298,6 +298,7 @@ def test_unsure_crops_go_on_to_wider_padding(monkeypatch: pytest.MonkeyPatch) ->
     narrow, middle = ocr.RECOGNITION_STEPS
     assert narrow[0] < middle[0] < 320 and SCORES[2][0] < narrow[1] <= SCORES[0][0]
     assert SCORES[1][1] < middle[1] <= SCORES[2][1]
+    monkeypatch.setenv(ocr.FAST_ENV, "off")  # the small recogniser alone
     engine = ocr.OcrEngine("onnxruntime")
     engine._load()
     rec = engine._engine.text_rec
