@@ -150,15 +150,19 @@ def _network(path: Path, classes: int, meta: dict[str, str] | None = None) -> No
     onnx.save(model, str(path))
 
 
+@pytest.fixture
+def network(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A network of six classes (blank, four characters, space), the cache in `tmp_path`."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    _network(tmp_path / "rec.onnx", 2 + 4)
+    return tmp_path / "rec.onnx"
+
+
 @pytest.mark.skipif(not HAS_ONNX, reason="needs onnx")
-def test_the_dictionary_goes_into_the_metadata_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_dictionary_goes_into_the_metadata_once(network: Path, tmp_path: Path) -> None:
     import onnx
 
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    model, keys = tmp_path / "rec.onnx", tmp_path / "dict.txt"
-    _network(model, 2 + 4)  # blank, four characters, space
+    model, keys = network, tmp_path / "dict.txt"
     keys.write_text("a\n7\n中\n%\n", encoding="utf-8")
     out = ocr.with_dictionary(model, keys, "rec")
     assert out.parent == tmp_path / "cache" / "chartproof" / "ocr" and out.name.startswith("rec-")
@@ -174,15 +178,11 @@ def test_the_dictionary_goes_into_the_metadata_once(
 
 
 @pytest.mark.skipif(not HAS_ONNX, reason="needs onnx")
-def test_a_dictionary_of_the_wrong_size_is_refused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    model, keys = tmp_path / "rec.onnx", tmp_path / "dict.txt"
-    _network(model, 2 + 4)
+def test_a_dictionary_of_the_wrong_size_is_refused(network: Path, tmp_path: Path) -> None:
+    keys = tmp_path / "dict.txt"
     keys.write_text("a\n7\n", encoding="utf-8")
     with pytest.raises(ValueError, match="output layer"):
-        ocr.with_dictionary(model, keys, "rec")
+        ocr.with_dictionary(network, keys, "rec")
 
 
 @pytest.mark.skipif(not HAS_ONNX, reason="needs onnx")

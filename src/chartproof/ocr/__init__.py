@@ -38,6 +38,7 @@ import copy
 import dataclasses
 import functools
 import hashlib
+import importlib
 import importlib.metadata
 import importlib.util
 import itertools
@@ -531,7 +532,7 @@ def with_dictionary(model: Path, keys: Path, name: str) -> Path:
     out = cache_home() / "ocr" / f"{name}-{digest}.onnx"
     if out.is_file():
         return out
-    onnx = _onnx()
+    onnx = _require("onnx")
     net = onnx.load(str(model))
     chars = keys.read_text(encoding="utf-8").splitlines()
     head = _output_layer(net, model)
@@ -576,7 +577,7 @@ def latin_recogniser(source: Path) -> Path:
     out = cache_home() / "ocr" / f"{source.stem}-latin-{digest}.onnx"
     if out.is_file():
         return out
-    onnx = _onnx()
+    onnx = _require("onnx")
     from onnx import numpy_helper
 
     model = onnx.load(str(source))
@@ -596,14 +597,6 @@ def latin_recogniser(source: Path) -> Path:
     return out
 
 
-def _onnx() -> Any:
-    try:
-        import onnx
-    except ImportError as e:
-        raise ImportError(INSTALL_HINT) from e
-    return onnx
-
-
 def _output_layer(model: Any, source: Path) -> Any:
     """The recogniser's output MatMul: Softmax <- (Identity <-) (Add <-) MatMul."""
     head: Any = model.graph.node[-1]
@@ -617,7 +610,7 @@ def _output_layer(model: Any, source: Path) -> Any:
 def _save(model: Any, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     part = out.with_suffix(f".{os.getpid()}.part")
-    _onnx().save(model, str(part))
+    _require("onnx").save(model, str(part))
     os.replace(part, out)  # atomic: a parallel worker never loads half a file
 
 
@@ -1114,12 +1107,16 @@ class OcrEngine:
         return best
 
 
-def _cv2() -> Any:
+def _require(module: str) -> Any:
+    """The module of the `reader` extra named, or ImportError with the install command."""
     try:
-        import cv2
+        return importlib.import_module(module)
     except ImportError as e:
         raise ImportError(INSTALL_HINT) from e
-    return cv2
+
+
+def _cv2() -> Any:
+    return _require("cv2")
 
 
 def _without_colour(image: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
