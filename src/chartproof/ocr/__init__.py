@@ -57,6 +57,7 @@ from pydantic import Field
 
 from chartproof._cachedir import cache_home
 from chartproof.numeric import parse_number
+from chartproof.ocr._rapid import speed_up
 from chartproof.ocr.runtime import (
     OCR_ENGINE_ENV,
     OcrPlan,
@@ -430,6 +431,7 @@ def build_rapidocr(det: str, rec: str) -> Any:
     if charset() == "latin":
         engine.cfg.Rec.model_path = str(latin_recogniser(_bundled_recogniser(engine.cfg)))
     loaded = {"det": engine._load_det_model(), "rec": engine._load_rec_model()}
+    speed_up(engine)
     engine.fast_rec = None
     fast = fast_recogniser()
     if fast is not None:
