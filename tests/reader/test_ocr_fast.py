@@ -45,8 +45,8 @@ class Recogniser:
         )
 
 
-def _crops(*ids: int) -> list[np.ndarray]:
-    return [np.full((48, 60, 3), i, np.uint8) for i in ids]
+def _crops(*ids: int, width: int = 100) -> list[np.ndarray]:
+    return [np.full((48, width, 3), i, np.uint8) for i in ids]
 
 
 @pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
@@ -91,6 +91,49 @@ def test_crops_the_fast_recogniser_doubts_go_through_every_padding_step() -> Non
     assert small.calls == [(narrow, [2]), (middle, [2]), (320, [2])]
     assert list(got.txts) == ["fast 1", "small 2"]
     assert list(got.scores) == [0.99, 0.6]
+
+
+class Glyphs(Recogniser):
+    """Reads crop ID as the text `texts[ID]`."""
+
+    def __init__(self, name: str, texts: dict[int, str], score: float) -> None:
+        super().__init__(name, {}, default=score)
+        self.texts = texts
+
+    def __call__(self, args: Any) -> Any:
+        out = super().__call__(args)
+        ids = [int(c[0, 0, 0]) for c in args.img]
+        out.txts = tuple(self.texts[i] for i in ids)
+        return out
+
+
+@pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
+@pytest.mark.parametrize(
+    ("width", "text", "steps"),
+    [
+        # a glyph or an icon read as one character: that reading stands
+        (ocr.GLYPH_WIDTH - 1, "L", 1),
+        (ocr.GLYPH_WIDTH - 1, " L ", 1),
+        # two characters ("D_{1" for a subscripted "D1"): every step, as any crop
+        (ocr.GLYPH_WIDTH - 1, "D_{1", 3),
+        (ocr.GLYPH_WIDTH - 1, "99", 3),
+        # wide enough for two glyphs: every step
+        (ocr.GLYPH_WIDTH, "L", 3),
+    ],
+)
+def test_a_glyph_sized_crop_read_as_one_character_is_read_once(
+    width: int, text: str, steps: int
+) -> None:
+    from rapidocr.ch_ppocr_rec.typings import TextRecInput
+
+    fast = Recogniser("fast", {2: 0.6})
+    small = Glyphs("small", {2: text}, score=0.6)
+    got = ocr._PaddingSteps(small, fast)(
+        TextRecInput(img=_crops(2, width=width), return_word_box=False)
+    )
+    assert len(small.calls) == steps
+    assert list(got.txts) == [text]
+    assert list(got.scores) == [0.6]
 
 
 @pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")

@@ -496,7 +496,7 @@ def test_an_unsure_crop_read_at_its_own_width_is_not_read_at_that_width_again() 
 
     fake = FakeRecogniser(score=0.5)
     steps = ocr._PaddingSteps(fake)
-    crops = [np.full((48, w, 3), i, np.uint8) for i, w in ((1, 60), (2, 1000), (3, 1010))]
+    crops = [np.full((48, w, 3), i, np.uint8) for i, w in ((1, 80), (2, 1000), (3, 1010))]
     got = steps(TextRecInput(img=crops, return_word_box=False))
     (narrow, _), (middle, _) = ocr.RECOGNITION_STEPS
     assert fake.calls == [

@@ -132,6 +132,15 @@ segments read as "1", small circles as "C"; one a value label "4" read as "7" ei
 and re-reading them took a seventh of the re-reading's padded width."""
 
 
+GLYPH_WIDTH = 64
+"""Crops narrower than this at the recogniser's 48 px height (4:3) hold a glyph or two or an
+icon: the first recognition step's reading of one, when it is a single character, stands,
+sure or not (`RECOGNITION_STEPS`). Statista's six toolbar icons (star, bell, gear, share,
+quote, print) are such crops, read as "L", "O", "B", "2", and went through every padding step
+on every Statista chart. Two characters go on through the steps: a realcqa tick label "D₁",
+56 px wide, read as "D_{1" at the first step and as "D1" at the next."""
+
+
 def plotted_mark(crop: NDArray[np.uint8]) -> bool:
     """Whether a text crop (BGR, as rapidocr cuts them) is a piece of a plotted line, not text:
     one thick coloured stroke on a light ground. The detector boxes segments of line charts'
@@ -927,8 +936,13 @@ class _PaddingSteps:
         first, padded = self._at(steps[0][0], images, own, word_box)
         txts, scores, words = list(first.txts), list(first.scores), list(first.word_results)
         # Below NOT_TEXT at the first step a crop is an icon, a marker or a stroke: wider
-        # padding does not make it text.
-        todo = [i for i, s in enumerate(scores) if NOT_TEXT <= float(s) < steps[0][1]]
+        # padding does not make it text. Nor a glyph-sized crop read as one character.
+        todo = [
+            i
+            for i, s in enumerate(scores)
+            if NOT_TEXT <= float(s) < steps[0][1]
+            and (own[i] >= GLYPH_WIDTH or len(str(txts[i]).strip()) > 1)
+        ]
         for width, sure in steps[1:]:
             # A crop at least as wide as the step, and read at its own width, would be read
             # at that width again: its reading stands. One padded to a wider neighbour is
