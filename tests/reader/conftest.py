@@ -132,3 +132,40 @@ def png_bytes(array: np.ndarray) -> bytes:
     buf = io.BytesIO()
     Image.fromarray(array).save(buf, format="PNG")
     return buf.getvalue()
+
+
+def classifier_network(
+    path: Path,
+    features: int,
+    classes: int,
+    meta: dict[str, str] | None = None,
+    columns: int = 2,
+) -> np.ndarray:
+    """Write a recogniser's output layer alone as an ONNX model: features (1, `columns`,
+    `features`) -> MatMul -> Add -> Identity -> Softmax over `classes`, with `meta` as model
+    properties (rapidocr's models hold their dictionary under "character"). Returns the
+    weights with the bias as their last row."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((features, classes)).astype(np.float32)
+    b = rng.standard_normal(classes).astype(np.float32)
+    graph = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["x", "w"], ["logits"]),
+            helper.make_node("Add", ["logits", "b"], ["biased"]),
+            helper.make_node("Identity", ["biased"], ["same"]),
+            helper.make_node("Softmax", ["same"], ["probs"], axis=-1),
+        ],
+        "net",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, columns, features])],
+        [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [1, columns, None])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    if meta:
+        helper.set_model_props(model, meta)
+    onnx.save(model, str(path))
+    return np.concatenate([w, b[None, :]])

@@ -13,6 +13,8 @@ import pytest
 
 from chartproof import ocr
 
+from .conftest import classifier_network
+
 HAS_ONNX = importlib.util.find_spec("onnx") is not None
 HAS_ORT = importlib.util.find_spec("onnxruntime") is not None
 
@@ -40,32 +42,10 @@ CHARS = ["a", "中", "7", "★", "車"]
 KEPT = [0, 1, 3, 4, 6]  # blank, "a", "7", "★" (U+2605, below U+2E80), space
 
 
-def _tiny_recogniser(path: Path) -> np.ndarray:
-    """features (1, 3, 4) -> MatMul (4 x 7) -> Add (7) -> Softmax, the dictionary in the
-    metadata as rapidocr's models hold it; returns the weights."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-
-    rng = np.random.default_rng(0)
-    w = rng.standard_normal((4, 7)).astype(np.float32)
-    b = rng.standard_normal(7).astype(np.float32)
-    graph = helper.make_graph(
-        [
-            helper.make_node("MatMul", ["x", "w"], ["logits"]),
-            helper.make_node("Add", ["logits", "b"], ["biased"]),
-            helper.make_node("Identity", ["biased"], ["same"]),
-            helper.make_node("Softmax", ["same"], ["probs"], axis=-1),
-        ],
-        "tiny",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4])],
-        [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [1, 3, None])],
-        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    helper.set_model_props(model, {"character": "\n".join(CHARS)})
-    onnx.save(model, str(path))
-    return np.concatenate([w, b[None, :]])
+def _recogniser(path: Path) -> np.ndarray:
+    """Features (1, 3, 4) -> 7 classes, the dictionary in the metadata as rapidocr's models
+    hold it; returns the weights."""
+    return classifier_network(path, 4, 7, {"character": "\n".join(CHARS)}, columns=3)
 
 
 @pytest.mark.skipif(not (HAS_ONNX and HAS_ORT), reason="needs onnx and onnxruntime")
@@ -77,7 +57,7 @@ def test_the_cut_keeps_the_latin_classes_and_renormalises_over_them(
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     source = tmp_path / "rec.onnx"
-    wb = _tiny_recogniser(source)
+    wb = _recogniser(source)
     cut = ocr.latin_recogniser(source)
     assert cut.parent == tmp_path / "cache" / "chartproof" / "ocr"
     meta = {p.key: p.value for p in onnx.load(str(cut)).metadata_props}

