@@ -70,3 +70,32 @@ def test_box_questions_from_the_image(reading: object) -> None:
     assert float(solve("What is the upper quartile of Control?", view).answer) == pytest.approx(
         1.9, abs=0.05
     )
+
+
+def _mask(*boxes: tuple[int, int, int, int], hollow: bool = False) -> np.ndarray:
+    mask = np.zeros((120, 200), bool)
+    for x0, y0, x1, y1 in boxes:
+        mask[y0 : y1 + 1, x0 : x1 + 1] = True
+        if hollow:
+            mask[y0 + 2 : y1 - 1, x0 + 2 : x1 - 1] = False
+    return mask
+
+
+@pytest.mark.parametrize(
+    ("mask", "rects"),
+    [
+        # Inclusive bounds in the whole mask's pixels, wherever the rectangles lie.
+        (_mask((150, 90, 189, 109)), [(150, 90, 189, 109)]),
+        (_mask((10, 5, 49, 14), (120, 60, 179, 79)), [(10, 5, 49, 14), (120, 60, 179, 79)]),
+        (_mask((0, 0, 199, 119)), [(0, 0, 199, 119)]),
+        (np.zeros((120, 200), bool), []),
+        (_mask((40, 40, 46, 60)), []),  # narrower than 8 px
+        (_mask((40, 40, 90, 41)), []),  # thinner than 3 px
+        (_mask((40, 40, 99, 79), hollow=True), []),  # an outline fills too little
+    ],
+    ids=["corner", "two", "whole", "empty", "narrow", "thin", "hollow"],
+)
+def test_filled_rectangles(mask: np.ndarray, rects: list[tuple[int, int, int, int]]) -> None:
+    from chartproof.reader.perception.box_reader import _rects
+
+    assert sorted(_rects(mask)) == rects

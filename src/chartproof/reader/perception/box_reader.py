@@ -67,10 +67,17 @@ def _rects(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
     """Filled rectangles of one colour: (x0, y0, x1, y1), inclusive bounds."""
     import cv2
 
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=4)
+    # Components inside the mask's bounding box only: the same ones, on fewer pixels.
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if rows.size == 0:
+        return []
+    oy, ox = int(rows[0]), int(cols[0])
+    sub = mask[oy : int(rows[-1]) + 1, ox : int(cols[-1]) + 1].astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(sub, connectivity=4)
     out = []
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i][:5])
+        x, y = x + ox, y + oy
         if w >= 8 and h >= 3 and area >= 0.85 * w * h:
             out.append((x, y, x + w - 1, y + h - 1))
     return out
