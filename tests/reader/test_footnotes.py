@@ -2,7 +2,8 @@
 line when the chart reader asks (`OcrEngine.read(footnotes=False)`): which lines form the
 paragraph at the bottom (`footnote_candidates`), which line opens a footnote (`FOOTNOTE`),
 that the recogniser leaves the lines after it unread (a placeholder text in their boxes),
-and the same on a drawn chart."""
+and the same on a drawn chart. The page footer under a credit line ("© Statista 2021") is
+left unread the same way (`CREDIT_LINE`, `page_footer`)."""
 
 from __future__ import annotations
 
@@ -72,9 +73,10 @@ class TextRecogniser:
     """rapidocr's recogniser stand-in: crop `i` (its pixel value) reads as `texts[i]`; records
     the crop ids of every call."""
 
-    def __init__(self, texts: dict[int, str]) -> None:
+    def __init__(self, texts: dict[int, str], score: float = 0.99) -> None:
         self.rec_image_shape = [3, 48, 320]
         self.texts = texts
+        self.score = score
         self.calls: list[list[int]] = []
 
     def __call__(self, args: Any) -> Any:
@@ -85,8 +87,8 @@ class TextRecogniser:
         return TextRecOutput(
             imgs=list(args.img),
             txts=tuple(self.texts[i] for i in ids),
-            scores=[0.99] * len(ids),
-            word_results=tuple((self.texts[i], 0.99, None) for i in ids),
+            scores=[self.score] * len(ids),
+            word_results=tuple((self.texts[i], self.score, None) for i in ids),
         )
 
 
@@ -165,3 +167,89 @@ def test_a_drawn_charts_footnote_is_read_up_to_its_first_line() -> None:
     unread = [t for t in engine.read(image, footnotes=False) if t.text == ocr.UNREAD_FOOTNOTE]
     assert len(unread) == 3
     assert [t.box[1] for t in unread] == sorted(t.box[1] for t in unread)
+
+
+@pytest.mark.parametrize(
+    ("text", "credit"),
+    [
+        ("© Statista 2021", True),
+        ("© Statista 2021 m", True),  # the fast recogniser reads the flag icon into it
+        ("⑥ Statista 2021 W", True),  # and at times the "©" as another circled sign
+        ("©Statista 2021", True),
+        ("© 2020 Acme Corp.", True),
+        ("(c) OECD 2019", True),
+        ("Copyright 2019 Pew", True),
+        ("Source: Statista", False),
+        ("Statista survey respondents", False),
+        ("Additional Information", False),
+        ("Share of respondents", False),
+        ("2021", False),
+    ],
+)
+def test_credit_line(text: str, credit: bool) -> None:
+    assert bool(ocr.CREDIT_LINE.search(text)) is credit
+
+
+# Statista's bottom at 800 x 557 px: a tick label, the credit line at the right and the
+# footer row under it, 17 px high.
+TICK = (90, 420, 130, 436)
+CREDIT = (669, 488, 776, 503)
+INFO = (23, 511, 170, 530)
+SHOW = (685, 512, 776, 530)
+
+# (texts, boxes, the footer's indices); worked by hand
+FOOTER_CASES = [
+    (
+        ["2019", "© Statista 2021", "Additional Information", "Show source"],
+        [TICK, CREDIT, INFO, SHOW],
+        [2, 3],
+    ),
+    # no credit line: no footer
+    (["2019", "Statista", "Additional Information", "Show source"], [TICK, CREDIT, INFO, SHOW], []),
+    # a credit line with nothing under it
+    (["2019", "© Statista 2021"], [TICK, CREDIT], []),
+    # a box on the credit line's row (its top above the line's middle) is not under it
+    (
+        ["2019", "© Statista 2021", "Show", "Additional Information"],
+        [TICK, CREDIT, (600, 490, 660, 505), INFO],
+        [3],
+    ),
+    # a credit line at the top of the image: the chart under it is no footer
+    (["© 2020 Acme", "2019", "Total"], [(10, 5, 120, 20), TICK, (300, 470, 360, 486)], []),
+    # of two credit lines the lowest counts
+    (
+        ["© 2020 Acme", "2019", "© Statista 2021", "Additional Information"],
+        [(10, 5, 120, 20), TICK, CREDIT, INFO],
+        [3],
+    ),
+]
+
+
+@pytest.mark.parametrize(("texts", "boxes", "expected"), FOOTER_CASES)
+def test_page_footer(texts: list[str], boxes: list[tuple[float, ...]], expected: list[int]) -> None:
+    assert ocr.page_footer(texts, boxes) == expected
+
+
+@pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
+@pytest.mark.parametrize("fast_score", [0.9, 0.99])
+def test_lines_under_a_credit_line_are_not_recognised(fast_score: float) -> None:
+    """The fast recogniser reads every crop; the footer under its credit line goes no further,
+    doubted or sure, and comes back as the placeholder; the others it doubts go on."""
+    from rapidocr.ch_ppocr_rec.typings import TextRecInput
+
+    texts = {1: "2019", 2: "© Statista 2021 m", 3: "θ Additional Information", 4: "Show source 0"}
+    fast = TextRecogniser(texts, score=fast_score)
+    small = TextRecogniser({1: "2019", 2: "© Statista 2021"})
+    steps = ocr._PaddingSteps(small, fast)
+    steps.boxes = [TICK, CREDIT, INFO, SHOW]
+    crops = [np.full((17, 150, 3), i, np.uint8) for i in range(1, 5)]
+    got = steps(TextRecInput(img=crops, return_word_box=True))
+    assert fast.calls == [[1, 2, 3, 4]]
+    assert small.calls == ([[1, 2]] if fast_score < ocr.FAST_SURE else [])
+    assert got.txts[2:] == (ocr.UNREAD_FOOTNOTE, ocr.UNREAD_FOOTNOTE)
+    assert got.scores[2:] == [1.0, 1.0]
+    reader = small if fast_score < ocr.FAST_SURE else fast
+    assert got.txts[:2] == (reader.texts[1], reader.texts[2])
+    # without boxes (the reader asked for footnotes) every line is read
+    again = ocr._PaddingSteps(TextRecogniser(texts), TextRecogniser(texts, score=0.99))
+    assert again(TextRecInput(img=crops, return_word_box=True)).txts == tuple(texts.values())

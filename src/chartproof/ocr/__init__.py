@@ -70,6 +70,7 @@ from chartproof.types import Record
 
 __all__ = [
     "CHARSET_ENV",
+    "CREDIT_LINE",
     "DETECT_BOX_THRESHOLD",
     "FAST_ENV",
     "FAST_SURE",
@@ -91,6 +92,7 @@ __all__ = [
     "get_engine",
     "latin_recogniser",
     "ocr_plan",
+    "page_footer",
     "parse_label_number",
     "plotted_mark",
     "recognition_batches",
@@ -732,9 +734,35 @@ FOOTNOTE = re.compile(r"^\W*(notes?|sources?)\s*:", re.IGNORECASE)
 """The start of a chart's footnote: "Note:", "Notes:", "Source:", "Sources:"."""
 
 UNREAD_FOOTNOTE = "(footnote)"
-"""The text of a footnote's line left unread (`OcrEngine.read` with `footnotes=False`): its box
-is still text, so its pixels are not taken for marks (a line of small print left out of the
-text mask became a dark grey series and cost a Pew line chart its table)."""
+"""The text of a footnote's line, or of a page footer's (`page_footer`), left unread
+(`OcrEngine.read` with `footnotes=False`): its box is still text, so its pixels are not taken
+for marks (a line of small print left out of the text mask became a dark grey series and cost
+a Pew line chart its table)."""
+
+CREDIT_LINE = re.compile(r"^\W{0,2}(©|\(c\)|copyright\b)|\bstatista\s*\d{4}\b", re.IGNORECASE)
+"""A chart's credit line as the fast recogniser reads it: "© Statista 2021", its "©" at times
+read as "⑥" or "②"."""
+
+
+def page_footer(texts: Sequence[str], boxes: Sequence[Box]) -> list[int]:
+    """Indices of the lines under the lowest credit line (`CREDIT_LINE`) of an image: the
+    boxes (x0, y0, x1, y1) whose tops lie below its middle. They are the web page's furniture
+    around the chart ("Additional Information", "Show source" under Statista's
+    "© Statista 2021") and need not be recognised (`OcrEngine.read`'s `footnotes`): read by
+    the fast recogniser, which doubts them for their icons, they went on to the small one on
+    every Statista chart, about a tenth of a second each time.
+
+    Only a footer row counts: when a box below the credit line starts more than two of its
+    heights below its bottom, the credit line is not the page's last line, and nothing is
+    returned."""
+    credits = [i for i, t in enumerate(texts) if CREDIT_LINE.search(str(t))]
+    if not credits:
+        return []
+    c = max(credits, key=lambda i: boxes[i][1])
+    _, top, _, bottom = boxes[c]
+    middle, reach = (top + bottom) / 2, bottom + 2 * (bottom - top)
+    under = [i for i, b in enumerate(boxes) if i != c and b[1] > middle]
+    return under if all(boxes[i][1] <= reach for i in under) else []
 
 
 def footnote_candidates(boxes: Sequence[Box]) -> list[int]:
@@ -825,7 +853,8 @@ class _PaddingSteps:
     When the crops' detected `boxes` are given (`OcrEngine.read` with `footnotes=False`),
     the paragraph at the bottom of the image (`footnote_candidates`) is read line by line
     from the top, and the lines after the first that opens a footnote are not read: they
-    come back as `UNREAD_FOOTNOTE`, sure."""
+    come back as `UNREAD_FOOTNOTE`, sure. So do the lines under a credit line
+    (`page_footer`), once the fast recogniser has read them."""
 
     def __init__(self, rec: Any, fast: Any = None) -> None:
         self._rec = rec
@@ -881,7 +910,11 @@ class _PaddingSteps:
 
         def read(indices: list[int]) -> None:
             nonlocal first
-            out = self._steps([images[i] for i in indices], args.return_word_box)
+            out = self._steps(
+                [images[i] for i in indices],
+                args.return_word_box,
+                [boxes[i] for i in indices] if boxes and len(boxes) == len(images) else None,
+            )
             first = out if first is None else first
             for k, i in enumerate(indices):
                 txts[i], scores[i], words[i] = out.txts[k], out.scores[k], out.word_results[k]
@@ -899,9 +932,10 @@ class _PaddingSteps:
             first, imgs=images, txts=tuple(txts), scores=scores, word_results=tuple(words)
         )
 
-    def _steps(self, images: list[Any], word_box: bool) -> Any:
+    def _steps(self, images: list[Any], word_box: bool, boxes: list[Box] | None = None) -> Any:
         """The readings of `images`: the fast recogniser's where it is sure, the padding
-        steps' for the rest (see the class doc)."""
+        steps' for the rest (see the class doc). With the crops' `boxes`, the lines under a
+        credit line (`page_footer`) are left unread, as `UNREAD_FOOTNOTE`."""
         if self._fast is None or not images:
             return self._padded(images, word_box)
         from rapidocr.ch_ppocr_rec.typings import WordInfo
@@ -909,16 +943,19 @@ class _PaddingSteps:
         quick, _ = self._at(
             RECOGNITION_STEPS[0][0], images, self.widths(images), word_box, rec=self._fast
         )
+        footer = set(page_footer(quick.txts, boxes)) if boxes else set()
         # Every crop it doubts, even one it reads as nothing: PP-OCRv6 tiny reads slanted
         # tick labels badly ("Q1" as "oA", at 0.3), which the small recogniser reads. But
         # not a plotted line's stroke: that is read as nothing.
-        doubts = [i for i, s in enumerate(quick.scores) if float(s) < FAST_SURE]
+        doubts = [i for i, s in enumerate(quick.scores) if float(s) < FAST_SURE or i in footer]
         if not doubts:
             return quick
         txts, scores, words = list(quick.txts), list(quick.scores), list(quick.word_results)
         rest = []
         for i in doubts:
-            if plotted_mark(images[i]):
+            if i in footer:
+                txts[i], scores[i], words[i] = UNREAD_FOOTNOTE, 1.0, _spread(UNREAD_FOOTNOTE)
+            elif plotted_mark(images[i]):
                 txts[i], scores[i], words[i] = "", 0.0, WordInfo()
             else:
                 rest.append(i)
