@@ -107,7 +107,7 @@ class _Clock:
 
 
 # seconds of one call of each fake session, per backend and network; each backend's first
-# measured call after the warm-up is slower (load on the machine), which the minimum ignores
+# measured round is slower (load on the machine), which the minimum ignores
 COSTS = {
     "a": {"det": 0.30, "rec": 0.10},
     "b": {"det": 0.20, "rec": 0.15},
@@ -115,13 +115,20 @@ COSTS = {
 }
 
 
-def _fake_sessions(clock: _Clock, calls: list[str]) -> Callable[[str], dict[str, Any]]:
+def _fake_sessions(
+    clock: _Clock, calls: list[str], shapes: list[tuple[int, ...]] | None = None
+) -> Callable[[str], dict[str, Any]]:
     def make(backend: str) -> dict[str, Any]:
         def run(net: str) -> Callable[[np.ndarray], None]:
+            per_round = len(runtime._DET_INPUTS if net == "det" else runtime._REC_CALLS)
+
             def call(x: np.ndarray) -> None:
                 calls.append(f"{backend}.{net}")
-                slow = 2.0 if calls.count(f"{backend}.{net}") == 2 else 1.0
-                clock.now += COSTS[backend][net] * slow
+                if shapes is not None and backend == "a" and net == "rec":
+                    shapes.append(x.shape)
+                first_measured = calls.count(f"{backend}.{net}") > per_round
+                first_measured &= calls.count(f"{backend}.{net}") <= 2 * per_round
+                clock.now += COSTS[backend][net] * (2.0 if first_measured else 1.0)
 
             return call
 
@@ -136,15 +143,40 @@ def test_the_fastest_backend_per_network_is_kept_and_ties_go_first(
     clock, calls = _Clock(), []
     monkeypatch.setattr(runtime.time, "perf_counter", clock)
     plan = runtime.measure_plan(["a", "b", "c"], _fake_sessions(clock, calls))
-    # det: b and c tie at 0.20 (b listed first); rec: a at 0.10
+    # det: b and c tie (b listed first); rec: a
     assert (plan.det, plan.rec) == ("b", "a")
-    assert plan.seconds["det"] == {"a": 0.3, "b": 0.2, "c": 0.2}
-    assert plan.seconds["rec"] == {"a": 0.1, "b": 0.15, "c": 0.4}
+    # seconds of a round: every detector input, every recogniser call
+    det, rec = len(runtime._DET_INPUTS), len(runtime._REC_CALLS)
+    assert plan.seconds["det"] == pytest.approx({"a": 0.3 * det, "b": 0.2 * det, "c": 0.2 * det})
+    assert plan.seconds["rec"] == pytest.approx({"a": 0.1 * rec, "b": 0.15 * rec, "c": 0.4 * rec})
     assert plan.how.startswith("measured on this machine on ")
-    # one warm-up call each, then the measured rounds taken in turns across backends
-    assert calls[:6] == ["a.det", "a.rec", "b.det", "b.rec", "c.det", "c.rec"]
-    assert calls[6:12] == calls[:6]
-    assert len(calls) == 6 * (1 + runtime._ROUNDS)
+    # a warm-up round each, then the measured rounds taken in turns across backends
+    one = [f"{b}.{n}" for b in "abc" for n, k in (("det", det), ("rec", rec)) for _ in range(k)]
+    assert calls[: len(one)] == one
+    assert calls[len(one) : 2 * len(one)] == one
+    assert len(calls) == len(one) * (1 + runtime._ROUNDS)
+
+
+def test_recogniser_rounds_are_a_charts_calls_with_new_widths_off_the_steps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock, calls, shapes = _Clock(), [], []
+    monkeypatch.setattr(runtime.time, "perf_counter", clock)
+    runtime.measure_plan(["a"], _fake_sessions(clock, calls, shapes))
+    rounds = [
+        shapes[k : k + len(runtime._REC_CALLS)]
+        for k in range(0, len(shapes), len(runtime._REC_CALLS))
+    ]
+    assert len(rounds) == 1 + runtime._ROUNDS
+    for r, got in enumerate(rounds):
+        assert [(n, c, h) for n, c, h, _ in got] == [(n, 3, 48) for n, _ in runtime._REC_CALLS]
+        assert [w for *_, w in got] == [
+            w if w in runtime._STEP_WIDTHS else w + 8 * r for _, w in runtime._REC_CALLS
+        ]
+    # the steps' widths come back every round; no other width is seen twice
+    others = [w for got in rounds for *_, w in got if w not in runtime._STEP_WIDTHS]
+    assert len(others) == len(set(others))
+    assert {w for got in rounds for *_, w in got} >= set(runtime._STEP_WIDTHS)
 
 
 def test_the_plan_is_measured_once_then_read_back(

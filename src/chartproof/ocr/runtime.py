@@ -86,7 +86,8 @@ class OcrPlan:
     """Where the choice came from: the measurement (with its date), the environment, the one
     runtime installed, or the caller."""
     seconds: Mapping[str, Mapping[str, float]] = dataclasses.field(default_factory=dict)
-    """network -> backend -> seconds of one call on the measurement's inputs (when measured)."""
+    """network -> backend -> seconds of one round of the measurement's inputs (a chart's
+    calls; when measured)."""
 
     def identity(self) -> str:
         """The runtimes, versions and precisions the readings depend on, e.g.
@@ -190,13 +191,18 @@ def cpu_model() -> str:
     return cpu or platform.machine()
 
 
+_MEASURE = "chart rounds"
+"""How `measure_plan` measures, part of a stored plan's key: plans measured otherwise (one
+input shape per network, before) are measured again."""
+
+
 def _machine_key(candidates: list[str]) -> str:
-    """What a measurement holds for: the CPU (model and flags), the runtimes' versions and the
-    candidates measured."""
+    """What a measurement holds for: the CPU (model and flags), the runtimes' versions, the
+    candidates measured and how (`_MEASURE`)."""
     cpu, flags = cpu_model(), _cpuinfo()[1]
     versions = " ".join(f"{d} {_version(d)}" for d in ("rapidocr", "onnxruntime", "openvino"))
     digest = hashlib.sha256(flags.encode()).hexdigest()[:12]
-    return f"{cpu} | flags {digest} | {versions} | {','.join(candidates)}"
+    return f"{cpu} | flags {digest} | {versions} | {','.join(candidates)} | {_MEASURE}"
 
 
 def _stored_or_measured(candidates: list[str]) -> OcrPlan:
@@ -271,11 +277,38 @@ def _locked(path: Path) -> Iterator[None]:
 
 # ------------------------------------------------------------------ measuring
 
-_DET_INPUT = (1, 3, 736, 992)
-"""A detector input of a typical chart's size after upscaling (short side 736)."""
-_REC_INPUT = (6, 3, 48, 256)
-"""A batch of six short text crops at the recogniser's first padding width."""
+_DET_INPUTS = ((736, 992), (1120, 800), (736, 1056))
+"""Detector inputs (height, width) of typical charts after upscaling: two wide ones and a tall
+one (Statista's 800 px columns). They run in turn, so each call's shape differs from the one
+before, as it does from chart to chart."""
+
+_REC_CALLS = (
+    (6, 96), (6, 96), (4, 96), (3, 112), (2, 256), (3, 160), (1, 320), (2, 208), (2, 368),
+    (1, 576),
+)  # fmt: skip
+"""One chart's recogniser calls, (crops, padded width), as the reader makes them: full
+batches of short labels at the first step's 96 px, then fewer and wider crops (long labels,
+titles, crops read again at 256 and 320 px). Over the 384 shared real charts the calls off
+those three widths had a median width of 250 px and a few crops each."""
+
+_STEP_WIDTHS = (96, 256, 320)
+"""Widths every chart's calls share (`ocr.RECOGNITION_STEPS` and rapidocr's own); the other
+widths of `_REC_CALLS` are new in each round: long crops' widths vary from chart to chart, and
+a runtime that prepares each new input shape (OpenVINO) pays for that on a third of the calls
+(1,757 shapes over 5,490 calls on the 384 charts)."""
+
 _ROUNDS = 3
+
+
+def _rec_inputs(rng: np.random.Generator, round_: int) -> list[np.ndarray]:
+    """The recogniser inputs of `_REC_CALLS` for one round: widths off the steps' moved by
+    8 px a round, so none was seen in an earlier round."""
+    return [
+        rng.standard_normal(
+            (n, 3, 48, w if w in _STEP_WIDTHS else w + 8 * round_), dtype=np.float32
+        )
+        for n, w in _REC_CALLS
+    ]
 
 
 def measure_plan(
@@ -285,27 +318,35 @@ def measure_plan(
     """Time every candidate backend on each network and keep the fastest per network.
 
     `sessions(backend)` gives {"det": fn, "rec": fn}, each running its network on an input
-    array (by default rapidocr's own sessions on that backend, `_rapidocr_sessions`). Inputs
-    are fixed pseudo-random arrays of a typical chart's shapes; each session runs once to warm
-    up, then `_ROUNDS` times in turns with the others (so a change in machine load hits all
-    alike), and its fastest call counts. Ties go to the earlier candidate.
+    array (by default rapidocr's own sessions on that backend, `_rapidocr_sessions`). A round
+    runs a network on fixed pseudo-random inputs of a chart's shapes, one after another: the
+    detector on `_DET_INPUTS`, the recogniser on `_REC_CALLS`. Each backend runs one round to
+    warm up, then `_ROUNDS` rounds in turns with the others (so a change in machine load hits
+    all alike); its fastest round counts. Ties go to the earlier candidate.
+
+    One input shape, run again and again, misjudged the recogniser: on an AMD EPYC, OpenVINO
+    and onnxruntime read a batch of six 256 px crops equally fast (0.122 s and 0.124 s), but
+    replaying the reader's recogniser calls of 120 real charts, onnxruntime took 0.48 to 0.85
+    of OpenVINO's time in every class of width and batch size, even once OpenVINO had
+    prepared every shape; the shared ChartQA charts read 1.12 times faster, with the same
+    tokens.
     """
     make = sessions or _rapidocr_sessions
     rng = np.random.default_rng(0)
-    inputs = {
-        "det": rng.standard_normal(_DET_INPUT, dtype=np.float32),
-        "rec": rng.standard_normal(_REC_INPUT, dtype=np.float32),
-    }
+    det_inputs = [rng.standard_normal((1, 3, h, w), dtype=np.float32) for h, w in _DET_INPUTS]
+    rounds = [{"det": det_inputs, "rec": _rec_inputs(rng, r)} for r in range(1 + _ROUNDS)]
     built = {b: make(b) for b in candidates}
     for fns in built.values():
         for net in NETWORKS:
-            fns[net](inputs[net])
+            for x in rounds[0][net]:
+                fns[net](x)
     best: dict[str, dict[str, float]] = {net: {} for net in NETWORKS}
-    for _ in range(_ROUNDS):
+    for inputs in rounds[1:]:
         for backend, fns in built.items():
             for net in NETWORKS:
                 t = time.perf_counter()
-                fns[net](inputs[net])
+                for x in inputs[net]:
+                    fns[net](x)
                 took = time.perf_counter() - t
                 best[net][backend] = min(best[net].get(backend, took), took)
     chosen = {net: min(candidates, key=best[net].__getitem__) for net in NETWORKS}
