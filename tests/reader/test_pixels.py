@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from chartproof.reader.perception.palette import _nearest_layer, _pack
-from chartproof.reader.perception.pixels import chroma, distance_to
+from chartproof.reader.perception.pixels import chroma, distance_to, trimmed
 
 
 def _image(seed: int, levels: int = 256) -> np.ndarray:
@@ -61,3 +61,37 @@ def test_nearest_layer_radius_is_strict() -> None:
     refs = np.array([(0, 0, 0)], float)
     assert _nearest_layer(_pack(px), refs, 30.0).tolist() == [-1, 0]
     assert _nearest_layer(_pack(px), refs, 30.5).tolist() == [0, 0]
+
+
+def _set(*cells: tuple[int, int]) -> np.ndarray:
+    mask = np.zeros((10, 12), bool)
+    for y, x in cells:
+        mask[y, x] = True
+    return mask
+
+
+# (set pixels (y, x), margin, expected (top, left, height, width)); worked by hand
+TRIM_CASES = [
+    ([(3, 4)], 0, (3, 4, 1, 1)),
+    ([(3, 4), (6, 9)], 0, (3, 4, 4, 6)),
+    ([(3, 4), (6, 9)], 2, (1, 2, 8, 10)),
+    # the margin stops at the mask's edges
+    ([(0, 0), (9, 11)], 6, (0, 0, 10, 12)),
+    ([(1, 10)], 3, (0, 7, 5, 5)),
+]
+
+
+@pytest.mark.parametrize(("cells", "margin", "want"), TRIM_CASES)
+def test_trimmed_cuts_to_the_set_pixels_and_margin(
+    cells: list[tuple[int, int]], margin: int, want: tuple[int, int, int, int]
+) -> None:
+    mask = _set(*cells)
+    got = trimmed(mask, margin)
+    assert got is not None
+    sub, top, left = got
+    assert (top, left, *sub.shape) == want
+    assert sub.sum() == mask.sum()  # every set pixel is inside the cut
+
+
+def test_trimmed_empty_mask_is_none() -> None:
+    assert trimmed(np.zeros((4, 4), bool), 3) is None

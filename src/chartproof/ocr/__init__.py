@@ -902,7 +902,9 @@ class _PaddingSteps:
 
         images = [args.img] if isinstance(args.img, np.ndarray) else list(args.img)
         boxes, self.boxes = self.boxes, None
-        notes = footnote_candidates(boxes) if boxes and len(boxes) == len(images) else []
+        if boxes is not None and len(boxes) != len(images):
+            boxes = None
+        notes = footnote_candidates(boxes) if boxes else []
         txts: list[Any] = [""] * len(images)
         scores: list[Any] = [0.0] * len(images)
         words: list[Any] = [WordInfo() for _ in images]
@@ -913,7 +915,7 @@ class _PaddingSteps:
             out = self._steps(
                 [images[i] for i in indices],
                 args.return_word_box,
-                [boxes[i] for i in indices] if boxes and len(boxes) == len(images) else None,
+                [boxes[i] for i in indices] if boxes else None,
             )
             first = out if first is None else first
             for k, i in enumerate(indices):

@@ -12,6 +12,7 @@ import numpy as np
 
 from chartproof.reader.perception.geometry import Frame, Orientation, Span
 from chartproof.reader.perception.palette import ColorLayer, clip_box
+from chartproof.reader.perception.pixels import trimmed
 from chartproof.reader.perception.records import Box
 
 __all__ = ["Bar", "BarLayout", "find_bars", "group_slots"]
@@ -52,11 +53,10 @@ def _rects(mask: np.ndarray, orientation: Orientation) -> list[tuple[int, int, i
     k = np.ones((5, 1), np.uint8) if orientation == "vertical" else np.ones((1, 5), np.uint8)
     # Work inside the colour's bounding box, with a margin the closing cannot reach across
     # (2 px of dilation, then 2 of erosion): the same components, on fewer pixels.
-    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
-    if rows.size == 0:
+    cut = trimmed(mask, margin=6)
+    if cut is None:
         return []
-    oy, ox = max(0, int(rows[0]) - 6), max(0, int(cols[0]) - 6)
-    sub = mask[oy : int(rows[-1]) + 7, ox : int(cols[-1]) + 7]
+    sub, oy, ox = cut
     m = cv2.morphologyEx(sub.astype(np.uint8), cv2.MORPH_CLOSE, k)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
     stats[:, cv2.CC_STAT_LEFT] += ox

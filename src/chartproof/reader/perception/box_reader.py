@@ -12,6 +12,7 @@ import numpy as np
 
 from chartproof.reader.perception.geometry import Frame, Orientation
 from chartproof.reader.perception.labels import assign_category_labels
+from chartproof.reader.perception.pixels import trimmed
 from chartproof.reader.perception.records import AxisFit, Box, CellEvidence, ChartReading
 from chartproof.reader.perception.scene import CellValue, Scene, make_table, scene_reading
 
@@ -67,13 +68,11 @@ def _rects(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
     """Filled rectangles of one colour: (x0, y0, x1, y1), inclusive bounds."""
     import cv2
 
-    # Components inside the mask's bounding box only: the same ones, on fewer pixels.
-    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
-    if rows.size == 0:
+    cut = trimmed(mask)
+    if cut is None:
         return []
-    oy, ox = int(rows[0]), int(cols[0])
-    sub = mask[oy : int(rows[-1]) + 1, ox : int(cols[-1]) + 1].astype(np.uint8)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(sub, connectivity=4)
+    sub, oy, ox = cut
+    n, _, stats, _ = cv2.connectedComponentsWithStats(sub.astype(np.uint8), connectivity=4)
     out = []
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i][:5])

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["chroma", "distance_to"]
+__all__ = ["chroma", "distance_to", "trimmed"]
 
 
 def distance_to(image: np.ndarray, colour: Sequence[int]) -> np.ndarray:
@@ -29,3 +29,14 @@ def chroma(image: np.ndarray) -> np.ndarray:
     lo = np.minimum(np.minimum(r, g), b).astype(np.int16)
     out: np.ndarray = hi - lo
     return out
+
+
+def trimmed(mask: np.ndarray, margin: int = 0) -> tuple[np.ndarray, int, int] | None:
+    """`mask` cut to the bounding box of its set pixels, widened by `margin` on each side
+    (within the mask), with the cut's top and left offsets; None when no pixel is set.
+    Connected components found in the cut are the mask's, on fewer pixels."""
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if rows.size == 0:
+        return None
+    top, left = max(0, int(rows[0]) - margin), max(0, int(cols[0]) - margin)
+    return mask[top : int(rows[-1]) + 1 + margin, left : int(cols[-1]) + 1 + margin], top, left
