@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from chartproof.ocr import OcrToken
-from chartproof.reader.perception.bars import Bar, BarLayout, find_bars
+from chartproof.reader.perception.bars import Bar, BarLayout, find_bar_layouts, find_bars
 from chartproof.reader.perception.edges import refine_bars
 from chartproof.reader.perception.geometry import Frame
 from chartproof.reader.perception.gridlines import snap_gridlines
@@ -17,7 +17,7 @@ from chartproof.reader.perception.legend import find_legend
 from chartproof.reader.perception.line_reader import _under_labels
 from chartproof.reader.perception.lines import vertices
 from chartproof.reader.perception.palette import ColorLayer, color_layers, text_mask
-from chartproof.reader.perception.records import AxisFit
+from chartproof.reader.perception.records import AxisFit, Box
 from chartproof.reader.perception.scene import Scene
 
 WHITE = (255, 255, 255)
@@ -154,6 +154,21 @@ def test_labels_printed_across_segments_do_not_cut_them_up() -> None:
     bare = find_bars(layers, "horizontal")
     assert bare is not None
     assert not any(b.layer == 2 and b.box[3] - b.box[1] == 24 for b in bare.bars)
+
+
+@pytest.mark.parametrize("exclude", [(), ((205.0, 15.0, 235.0, 50.0),)])
+def test_both_orientations_at_once_match_one_at_a_time(exclude: tuple[Box, ...]) -> None:
+    # find_bar_layouts makes each layer's mask once for both orientations; the layouts
+    # are those of find_bars, and the layers' own masks are left as they were.
+    img, toks = _hundred_percent_stacks()
+    layers = [_layer(img, c) for c in (BLUE, NAVY, GREY)]
+    before = [lay.mask.copy() for lay in layers]
+    labels = [t.box for t in toks]
+    both = find_bar_layouts(layers, exclude, labels=labels)
+    one = tuple(find_bars(layers, o, exclude, labels=labels) for o in ("vertical", "horizontal"))
+    assert both == one
+    assert both[1] is not None and both[1].stacked
+    assert all(np.array_equal(a, lay.mask) for a, lay in zip(before, layers, strict=True))
 
 
 def test_a_label_beside_a_bar_fills_nothing() -> None:

@@ -15,7 +15,7 @@ from chartproof.reader.perception.palette import ColorLayer, clip_box
 from chartproof.reader.perception.pixels import trimmed
 from chartproof.reader.perception.records import Box
 
-__all__ = ["Bar", "BarLayout", "find_bars", "group_slots"]
+__all__ = ["Bar", "BarLayout", "find_bar_layouts", "find_bars", "group_slots"]
 
 
 @dataclass(frozen=True)
@@ -114,16 +114,55 @@ def find_bars(
     does. `labels` are text boxes: where one is printed inside a bar, its glyphs count as
     the bar's colour (a value label inside a stacked segment would otherwise cut it up).
     """
-    frame = Frame(orientation)
-    h, w = layers[0].mask.shape if layers else (0, 0)
-    cand: list[Bar] = []
-    thin: list[Bar] = []
+    masks = _bar_masks(layers, exclude, labels)
+    return _find(layers, masks, orientation, exclude, min_thickness, labels)
+
+
+def find_bar_layouts(
+    layers: Sequence[ColorLayer],
+    exclude: Sequence[Box] = (),
+    min_thickness: int = 3,
+    labels: Sequence[Box] = (),
+) -> tuple[BarLayout | None, BarLayout | None]:
+    """`find_bars` for the vertical and then the horizontal orientation, each layer's mask
+    (labels filled in, `exclude` cut out) made once for both."""
+    masks = _bar_masks(layers, exclude, labels)
+    return (
+        _find(layers, masks, "vertical", exclude, min_thickness, labels),
+        _find(layers, masks, "horizontal", exclude, min_thickness, labels),
+    )
+
+
+def _bar_masks(
+    layers: Sequence[ColorLayer], exclude: Sequence[Box], labels: Sequence[Box]
+) -> list[np.ndarray]:
+    """Each layer's mask with the labels printed across its colour filled in (`_under_labels`)
+    and the `exclude` boxes cut out."""
     printed = _merged(tuple(tuple(b) for b in labels))
-    for li, lay in enumerate(layers):
+    out = []
+    for lay in layers:
         mask = _under_labels(lay.mask, printed)
         for ex in exclude:
             x0, y0, x1, y1 = (round(v) for v in ex)
             mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = False
+        out.append(mask)
+    return out
+
+
+def _find(
+    layers: Sequence[ColorLayer],
+    masks: Sequence[np.ndarray],
+    orientation: Orientation,
+    exclude: Sequence[Box],
+    min_thickness: int,
+    labels: Sequence[Box],
+) -> BarLayout | None:
+    """`find_bars` on the layers' prepared `masks` (`_bar_masks`)."""
+    frame = Frame(orientation)
+    h, w = layers[0].mask.shape if layers else (0, 0)
+    cand: list[Bar] = []
+    thin: list[Bar] = []
+    for li, mask in enumerate(masks):
         for x0, y0, x1, y1, _ in _rects(mask, orientation):
             if (x1 - x0) > 0.9 * w and (y1 - y0) > 0.9 * h:
                 continue

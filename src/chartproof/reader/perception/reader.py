@@ -13,7 +13,7 @@ from chartproof.ocr import parse_label_number
 from chartproof.reader.perception.area_reader import area_layers, read_area
 from chartproof.reader.perception.axes import find_axes, raised_powers, snap_ticks
 from chartproof.reader.perception.bar_reader import read_bars
-from chartproof.reader.perception.bars import BarLayout, find_bars
+from chartproof.reader.perception.bars import BarLayout, find_bar_layouts
 from chartproof.reader.perception.box_reader import read_boxes
 from chartproof.reader.perception.gridlines import snap_gridlines
 from chartproof.reader.perception.image import at_text_height
@@ -195,7 +195,7 @@ def _bar_boxes(layers: Sequence[ColorLayer]) -> list[Box]:
     (a short bar next to its value label looks like a swatch next to a legend label)."""
     if not layers:
         return []
-    found = [find_bars(layers, o) for o in ("vertical", "horizontal")]
+    found = find_bar_layouts(layers)
     layouts = [f for f in found if f is not None]
     if not layouts:
         return []
@@ -267,7 +267,7 @@ def _light_grey(lay: ColorLayer) -> bool:
 def _best_bars(scene: Scene, exclude: list[Box]) -> BarLayout | None:
     marks = list(scene.layers)
     labels = [t.box for t in scene.tokens if not t.vertical]
-    found = [find_bars(marks, o, exclude, labels=labels) for o in ("vertical", "horizontal")]
+    found = find_bar_layouts(marks, exclude, labels=labels)
     cands = [f for f in found if f is not None and len(f.bars) >= 1]
     if not cands:
         return None
