@@ -68,8 +68,12 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     toks = tuple(split_at_marks(toks, layers))
     tmask = text_mask((h, w), toks)
     # Gridlines and frames are straight lines of one grey: never a series or a swatch.
+    straight = [_straight(lay.mask) for lay in layers]
     legend = find_legend(
-        toks, [lay for lay in layers if not _straight(lay.mask)], tmask, _bar_boxes(layers)
+        toks,
+        [lay for lay, s in zip(layers, straight, strict=True) if not s],
+        tmask,
+        _bar_boxes(layers),
     )
     # Numbers printed inside bars are value labels, not ticks (Pew prints no axis).
     y_axis, x_axis = find_axes(off_marks(toks, image, bg))
@@ -104,7 +108,7 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     candidates = [
         i
         for i, lay in enumerate(layers)
-        if (not _is_ink(lay) or solid_fill(lay, (w, h))) and not _straight(lay.mask)
+        if (not _is_ink(lay) or solid_fill(lay, (w, h))) and not straight[i]
     ]
     areas = area_layers(scene, candidates, plot_columns(scene, _straight))
     if areas:
