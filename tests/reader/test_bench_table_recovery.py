@@ -85,3 +85,24 @@ def test_labels_read_with_subscripts_match_their_mathtext(bench: ModuleType) -> 
     gold = bench._gold_table("Detector,Counts\n$D_{1}$,1211\n$D_{2}$,159\n")
     pred = bench._gold_table("Detector,Counts\nD1,1190\nD₂,157\n")
     assert bench.table_recovery(pred, gold) == (2, 2)
+
+
+def test_the_slowest_charts_are_read_again(
+    bench: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # read_again reads the n slowest charts of a run a second time, slowest first, and
+    # keeps each first read's seconds beside the second's.
+    again = {"a.png": 0.7, "b.png": 1.9, "c.png": 0.4, "d.png": 1.2}
+    reads: list[Path] = []
+
+    def fake_read(path: Path) -> tuple[str, float, float]:
+        reads.append(path)
+        return "reading", again[path.name] - 0.5, 0.0
+
+    monkeypatch.setattr(bench, "_read_file", fake_read)
+    seconds = {"a.png": 1.0, "b.png": 2.3, "c.png": 0.5, "d.png": 1.6}
+    got = bench.read_again(Path("/data"), seconds, n=2)
+    assert list(got) == ["b.png", "d.png"]
+    assert got == {"b.png": [2.3, 1.4], "d.png": [1.6, 0.7]}
+    assert reads == [Path("/data/b.png"), Path("/data/d.png")]
+    assert bench.read_again(Path("/data"), {}, n=2) == {}
