@@ -260,3 +260,41 @@ def _input(crop: np.ndarray) -> Any:
     from rapidocr.ch_ppocr_rec.typings import TextRecInput
 
     return TextRecInput(img=[crop[:, :, ::-1].copy()], return_word_box=False)
+
+
+def _line_crop(upright_id: int, turned_id: int) -> np.ndarray:
+    """A crop the recogniser stand-in reads as `upright_id` as it is and as `turned_id` turned
+    half a turn (it reads the top-left pixel)."""
+    crop = np.full((20, 160, 3), 255, np.uint8)
+    crop[0, 0], crop[-1, -1] = upright_id, turned_id
+    return crop
+
+
+@pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
+@pytest.mark.parametrize(
+    ("scores", "turned"),
+    [
+        ({1: 0.99, 2: 0.99}, []),  # read surely as rapidocr turned it: left alone
+        ({1: 0.40, 2: 0.99}, [0]),  # upside down: the other way up reads surer
+        ({1: 0.60, 2: 0.50}, []),  # doubted both ways: rapidocr's way kept
+    ],
+)
+def test_vertical_lines_are_turned_the_way_they_read(
+    scores: dict[int, float], turned: list[int]
+) -> None:
+    tall = [[20.0, 140.0], [40.0, 140.0], [40.0, 300.0], [20.0, 300.0]]
+    glyph = [[0.0, 0.0], [20.0, 0.0], [20.0, 30.0], [0.0, 30.0]]
+    crops = [_line_crop(1, 2), _line_crop(3, 4)[:20, :30]]
+    quads = np.array([tall, glyph], dtype=np.float32)
+    before = [c.copy() for c in crops]
+    fast = Recogniser("fast", scores | {3: 0.2, 4: 0.99})
+    steps = ocr._PaddingSteps(Recogniser("small", {}), fast)
+    assert ocr.turn_upright(crops, quads, steps) == turned
+    if turned:
+        assert np.array_equal(crops[0], np.rot90(before[0], 2))
+        assert quads[0].tolist() == [tall[2], tall[3], tall[0], tall[1]]
+    else:
+        assert np.array_equal(crops[0], before[0]) and quads[0].tolist() == tall
+    # A glyph's box (1.5 times taller than wide) is never read for its way up.
+    assert np.array_equal(crops[1], before[1]) and quads[1].tolist() == glyph
+    assert all(3 not in ids for _, ids in fast.calls)

@@ -149,3 +149,55 @@ def test_an_engine_without_the_internals_is_left_alone() -> None:
     engine = Bare()
     _rapid.speed_up(engine)
     assert vars(engine) == {}
+
+
+# (detected quad, crop shape as rapidocr cut it, a vertical line, why)
+LINE_BOXES = [
+    ([[10, 10], [90, 10], [90, 30], [10, 30]], (20, 80, 3), False, "a horizontal line"),
+    ([[20, 140], [40, 140], [40, 300], [20, 300]], (20, 160, 3), True, "a y-axis title"),
+    ([[300, 500], [340, 460], [352, 472], [312, 512]], (17, 57, 3), False, "slanted 45 degrees"),
+    ([[0, 0], [20, 0], [20, 30], [0, 30]], (20, 30, 3), False, "1.5 times taller: a glyph"),
+    ([[0, 0], [20, 0], [20, 39], [0, 39]], (20, 39, 3), False, "1.95 times taller: a glyph"),
+    ([[0, 0], [20, 0], [20, 40], [0, 40]], (20, 40, 3), True, "twice as tall: a line"),
+    ([[20, 140], [40, 140], [40, 300], [20, 300]], (160, 20, 3), False, "a crop left tall"),
+    ([[5, 5], [5, 5], [5, 60], [5, 60]], (55, 1, 3), False, "no width: a tall crop"),
+    ([[5, 5], [5, 5], [5, 60], [5, 60]], (1, 55, 3), True, "no width, turned"),
+]
+
+
+@pytest.mark.parametrize(("quad", "shape", "line", "why"), LINE_BOXES)
+def test_vertical_lines_are_told_from_glyphs(
+    quad: list[list[float]], shape: tuple[int, int, int], line: bool, why: str
+) -> None:
+    from chartproof.ocr import vertical_line
+
+    assert vertical_line(np.array(quad, dtype=np.float32), shape) is line, why
+
+
+@pytest.mark.parametrize("fitted", [True, False])
+def test_a_crop_turned_half_a_turn_maps_back_through_its_rolled_quad(fitted: bool) -> None:
+    # A y-axis title runs bottom to top. rapidocr's crop shows it upside down and maps its
+    # first word to the top of its box; turned half a turn (`ocr.turn_upright`), with its
+    # quad listed from the opposite corner, the first word maps to the bottom, where the
+    # title starts, by rapidocr's own character boxes and ours alike.
+    from rapidocr.cal_rec_boxes import CalRecBoxes
+    from rapidocr.ch_ppocr_rec.typings import TextRecOutput
+
+    text = "Market share"
+    quad = np.array([[20, 140], [40, 140], [40, 300], [20, 300]], dtype=np.float32)
+
+    def words(q: np.ndarray) -> Any:
+        out = TextRecOutput(txts=(text,), scores=[0.9], word_results=(_word_info(text),))
+        boxes = CalRecBoxes() if not fitted else _fitted().cal_rec_boxes
+        crops = [np.zeros((20, 160, 3), np.uint8)]
+        return boxes(crops, np.array([q]), out, False).word_results[0]
+
+    def centre_y(points: Any) -> float:
+        return float(np.mean([p[1] for p in points]))
+
+    upside_down, upright = words(quad), words(np.roll(quad, 2, axis=0))
+    assert [w for w, _, _ in upright] == [w for w, _, _ in upside_down] == ["Market", "share"]
+    assert centre_y(upside_down[0][2]) < centre_y(upside_down[1][2])
+    assert centre_y(upright[0][2]) > centre_y(upright[1][2])  # "Market" below "share"
+    for _, _, points in upright:
+        assert all(19 <= p[0] <= 41 and 139 <= p[1] <= 301 for p in points)

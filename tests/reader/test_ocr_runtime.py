@@ -598,3 +598,28 @@ def test_no_crops_mean_no_recogniser_calls() -> None:
     fake = FakeRecogniser()
     got = ocr._PaddingSteps(fake)(TextRecInput(img=[], return_word_box=True))
     assert fake.calls == [] and got.txts == () and list(got.scores) == []
+
+
+@pytest.mark.parametrize(
+    "runs",
+    ["up", "down"],  # a y-axis title; a category label turned as FigureQA turns them
+)
+def test_a_vertical_line_is_read_the_way_it_runs_in_the_first_pass(
+    engine: Any, monkeypatch: pytest.MonkeyPatch, runs: str
+) -> None:
+    # rapidocr turns the crop of a vertical line a quarter counter-clockwise, upside down for
+    # a line running up the page; `ocr.turn_upright` turns such a crop the way it reads
+    # before it is recognised, so the first reading is sure either way and the vertical
+    # re-read (two more recognitions) is never needed.
+    cv2 = pytest.importorskip("cv2")
+    line = np.full((44, 420, 3), 255, np.uint8)
+    cv2.putText(line, "Revenue in million", (6, 32), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 0, 0), 2)
+    turn = cv2.ROTATE_90_COUNTERCLOCKWISE if runs == "up" else cv2.ROTATE_90_CLOCKWISE
+    image = np.full((520, 200, 3), 255, np.uint8)
+    image[50:470, 80:124] = cv2.rotate(line, turn)
+    asked: list[np.ndarray] = []
+    monkeypatch.setattr(engine, "recognize", lambda crop: asked.append(crop))
+    tokens = engine.read(image)
+    assert [(t.text, t.vertical) for t in tokens] == [("Revenue in million", True)]
+    assert tokens[0].score >= ocr.RECOGNITION_STEPS[0][1]
+    assert not asked

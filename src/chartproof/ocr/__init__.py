@@ -1017,9 +1017,26 @@ def _spread(text: str) -> Any:
     )
 
 
+_TURN_RATIO = 2.0
+"""A box this many times taller than wide holds a line of text running up or down the page
+(`vertical_line`)."""
+
+
+def vertical_line(quad: Any, crop_shape: Sequence[int]) -> bool:
+    """Whether a detected box holds a line running up or down the page, and rapidocr turned
+    its crop a quarter counter-clockwise (it turns every box at least 1.5 times taller than
+    wide so): the box is at least `_TURN_RATIO` times taller than wide, its crop wider than
+    tall. Shorter boxes, most of them one tall glyph ("1", "5"), are not lines."""
+    q = np.asarray(quad, dtype=np.float64)
+    width = max(float(np.linalg.norm(q[0] - q[1])), float(np.linalg.norm(q[2] - q[3])))
+    height = max(float(np.linalg.norm(q[1] - q[2])), float(np.linalg.norm(q[3] - q[0])))
+    return height >= _TURN_RATIO * width and crop_shape[1] >= 1.5 * crop_shape[0]
+
+
 class _KeepBoxes:
-    """rapidocr's `detect_and_crop` that, while `keep` is set, hands the detected boxes
-    (axis-aligned, in the cropped image's pixels) to the recogniser's `_PaddingSteps`."""
+    """rapidocr's `detect_and_crop` that turns the crops of vertical lines the way they read
+    (`turn_upright`) and, while `keep` is set, hands the detected boxes (axis-aligned, in the
+    cropped image's pixels) to the recogniser's `_PaddingSteps`."""
 
     def __init__(self, detect: Any, steps: _PaddingSteps) -> None:
         self._detect = detect
@@ -1028,6 +1045,8 @@ class _KeepBoxes:
 
     def __call__(self, img: Any, op_record: Any) -> Any:
         crops, det = self._detect(img, op_record)
+        if det.boxes is not None:
+            turn_upright(crops, det.boxes, self._steps)
         if self.keep and det.boxes is not None:
             self._steps.boxes = [
                 (
@@ -1039,6 +1058,43 @@ class _KeepBoxes:
                 for q in np.asarray(det.boxes)
             ]
         return crops, det
+
+
+def turn_upright(crops: list[Any], quads: Any, steps: _PaddingSteps) -> list[int]:
+    """Turn the crops of vertical lines (`vertical_line`) that read better the other way up,
+    in place; the indices turned. rapidocr turns every such crop a quarter counter-clockwise,
+    right for a line running down the page (FigureQA's category labels) and upside down for
+    one running up it (a y-axis title, as Statista prints it), which the recogniser misread
+    through every padding step before `OcrEngine._reread_vertical` read it twice more.
+
+    Each such crop is read at the first step by the fast recogniser (the small one without
+    it); one it doubts (`FAST_SURE`) is read turned half a turn as well, and turned when
+    that reading is surer. Its quad's corners are then listed from the opposite corner, so
+    the quad describes the turned crop: rapidocr's character boxes map back through it."""
+    lines = [
+        i
+        for i, (crop, quad) in enumerate(zip(crops, quads, strict=True))
+        if vertical_line(quad, crop.shape)
+    ]
+    if not lines:
+        return []
+    width = RECOGNITION_STEPS[0][0]
+    rec = steps._fast
+    images = [crops[i] for i in lines]
+    first, _ = steps._at(width, images, steps.widths(images), False, rec=rec)
+    unsure = [k for k, s in enumerate(first.scores) if float(s) < FAST_SURE]
+    if not unsure:
+        return []
+    turned = [np.ascontiguousarray(np.rot90(images[k], 2)) for k in unsure]
+    again, _ = steps._at(width, turned, steps.widths(turned), False, rec=rec)
+    done = []
+    for k, crop, score in zip(unsure, turned, again.scores, strict=True):
+        if float(score) > float(first.scores[k]):
+            i = lines[k]
+            crops[i] = crop
+            quads[i] = np.roll(np.asarray(quads[i]), 2, axis=0)
+            done.append(i)
+    return done
 
 
 class OcrEngine:
