@@ -623,3 +623,26 @@ def test_a_vertical_line_is_read_the_way_it_runs_in_the_first_pass(
     assert [(t.text, t.vertical) for t in tokens] == [("Revenue in million", True)]
     assert tokens[0].score >= ocr.RECOGNITION_STEPS[0][1]
     assert not asked
+
+
+@pytest.mark.parametrize(("det", "warmed"), [("openvino-f32", True), ("onnxruntime", False)])
+def test_openvinos_detector_is_warmed_once_at_load(
+    monkeypatch: pytest.MonkeyPatch, det: str, warmed: bool
+) -> None:
+    # OpenVINO grows its memory for every input larger than any before, on the chart that
+    # brings it: the engine runs its detector once at load on a square of
+    # `_DETECT_WARM_SIDE`. onnxruntime's detector has no such cost and is not run.
+    shapes: list[tuple[int, ...]] = []
+
+    class Fake:
+        fast_rec = None
+        detect_and_crop = None
+        text_rec = type("Rec", (), {"rec_image_shape": [3, 48, 320]})()
+        text_det = type("Det", (), {"session": staticmethod(lambda x: shapes.append(x.shape))})()
+
+    monkeypatch.setattr(ocr, "build_rapidocr", lambda d, r: Fake())
+    engine = ocr.OcrEngine(det)
+    engine._load()
+    engine._load()
+    side = ocr._DETECT_WARM_SIDE
+    assert shapes == ([(1, 3, side, side)] if warmed else [])
