@@ -191,12 +191,12 @@ _DETECT_WARM_SIDE = 1248
 """OpenVINO's detector is run once on a square input of this side when the engine loads.
 OpenVINO grows its memory each time an input is larger than any before, and the chart that
 brings it pays: 2429.png, the first 918 x 1193 Pew chart of the bench (1216 x 928 for the
-detector), read in 2.11 s and in 0.89 s when read again. Run first at 1,248 px (1.56 million
-pixels; every one of the 1,529 shared charts is detected on fewer, the most on 1,856 x
-800), the detector took
-0.88 s instead of 1.51 s on its first 1,856 x 800 input, its process peaked at 716 MB
-instead of 1,206 MB over the same inputs, and later calls ran as fast or faster (median
-0.37 s against 0.41 s at 736 x 1,056). It costs about 1.4 s once per process."""
+detector), read in 2.11 s and in 0.89 s when read again. Run first at 1,248 px (1.56
+million pixels; each of the 1,529 shared charts is detected on fewer, at most 1,856 x 800),
+the detector took 0.88 s instead of 1.51 s on its first 1,856 x 800 input, its process
+peaked at 716 MB instead of 1,206 MB over the same inputs, and later calls ran as fast or
+faster (median 0.37 s against 0.41 s at 736 x 1,056). It costs about 1.4 s once per
+process."""
 _PRINT_SCALE_SIDE = 960
 
 Box = tuple[float, float, float, float]
