@@ -4,7 +4,7 @@ filled in dark grey (ggplot's default) are otherwise mistaken for no chart at al
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -14,12 +14,13 @@ from chartproof.reader.perception.scene import Scene
 __all__ = ["filled_band", "plot_columns", "solid_fill"]
 
 
-def plot_columns(scene: Scene, straight: Callable[[np.ndarray], bool]) -> tuple[int, int]:
-    """First and last column of the plot: the span of the gridlines and frame (layers that
-    `straight` says are rules) when they cover a fifth of the width, else the span of every
-    coloured pixel outside the text boxes, else the whole image."""
+def plot_columns(scene: Scene, straight: Sequence[bool]) -> tuple[int, int]:
+    """First and last column of the plot: the span of the gridlines and frame (the layers
+    `straight` marks as rules, one flag per layer of the scene) when they cover a fifth of
+    the width, else the span of every coloured pixel outside the text boxes, else the whole
+    image."""
     w = scene.size[0]
-    rules = [lay.mask for lay in scene.layers if straight(lay.mask)]
+    rules = [lay.mask for lay, rule in zip(scene.layers, straight, strict=True) if rule]
     for masks in (rules, [lay.mask & ~scene.text for lay in scene.layers]):
         if not masks:
             continue

@@ -110,7 +110,7 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
         for i, lay in enumerate(layers)
         if (not _is_ink(lay) or solid_fill(lay, (w, h))) and not straight[i]
     ]
-    areas = area_layers(scene, candidates, plot_columns(scene, _straight))
+    areas = area_layers(scene, candidates, plot_columns(scene, straight))
     if areas:
         reading = read_area(scene, areas, _titles(scene, None))
         if reading is not None:
