@@ -298,3 +298,161 @@ def test_vertical_lines_are_turned_the_way_they_read(
     # A glyph's box (1.5 times taller than wide) is never read for its way up.
     assert np.array_equal(crops[1], before[1]) and quads[1].tolist() == glyph
     assert all(3 not in ids for _, ids in fast.calls)
+
+
+def _bar(ground: int, angle: float, length: int = 30) -> np.ndarray:
+    """A 40 px square crop of grey `ground` (the stand-ins read it as that id) with a dark
+    stroke `length` px long through its centre at `angle` degrees counter-clockwise: ink
+    with a direction, as a slanted label's."""
+    import cv2
+
+    crop = np.full((40, 40, 3), ground, np.uint8)
+    dx = length / 2 * np.cos(np.radians(angle))
+    dy = length / 2 * np.sin(np.radians(angle))
+    ends = (round(20 - dx), round(20 + dy)), (round(20 + dx), round(20 - dy))
+    cv2.line(crop, *ends, (0, 0, 0), 3)
+    return crop
+
+
+class Slanted(Recogniser):
+    """Reads crop ID (its ground) as "NAME ID", or, once turned level (any other shape than
+    the 40 px square of `_bar`), as `level_texts` gives it, "NAME ID level" by default; the
+    score of a turned crop is `level_scores[ID]`."""
+
+    def __init__(
+        self,
+        name: str,
+        scores: dict[int, float],
+        level_scores: dict[int, float],
+        level_texts: dict[int, str] | None = None,
+    ) -> None:
+        super().__init__(name, scores)
+        self.level_scores, self.level_texts = level_scores, level_texts or {}
+        self.level_reads: list[int] = []
+
+    def __call__(self, args: Any) -> Any:
+        out = super().__call__(args)
+        txts, scores = list(out.txts), list(out.scores)
+        for k, crop in enumerate(args.img):
+            if crop.shape[:2] != (40, 40):
+                i = int(crop[0, 0, 0])
+                self.level_reads.append(i)
+                txts[k] = self.level_texts.get(i, f"{self.name} {i} level")
+                scores[k] = self.level_scores.get(i, self.default)
+        out.txts, out.scores = tuple(txts), scores
+        out.word_results = tuple((t, s, None) for t, s in zip(txts, scores, strict=True))
+        return out
+
+
+@pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
+@pytest.mark.parametrize(
+    ("box", "ink", "straight", "level", "level_text", "text", "small_reads"),
+    [
+        # a label at 45 degrees in a level box, doubted: read level, surely; no small read
+        (0.0, 45.0, 0.3, 0.99, None, "fast 200 level", []),
+        # read level surer but still doubted: the small recogniser reads the level crop
+        (0.0, 45.0, 0.3, 0.8, None, "small 200 level", [200]),
+        # read level less surely: the crop stays as cut, and the small recogniser reads it
+        (0.0, 45.0, 0.6, 0.5, None, "small 200", []),
+        # a box at 20 degrees around a label at 40: turned by the 20 left in the crop
+        (20.0, 20.0, 0.3, 0.99, None, "fast 200 level", []),
+        (-20.0, -25.0, 0.3, 0.99, None, "fast 200 level", []),
+        # ink 15 degrees off level, in a level box: no slanted label, not turned
+        (0.0, 15.0, 0.3, 0.99, None, "small 200", []),
+        # ink 70 degrees off: nearly vertical, not turned
+        (0.0, 70.0, 0.3, 0.99, None, "small 200", []),
+        # a box at 45 degrees around a label at 45: cut level already, not turned
+        (45.0, 3.0, 0.3, 0.99, None, "small 200", []),
+        # read level as one character: a plotted line's stroke, not kept
+        (0.0, 45.0, 0.3, 0.99, "à", "small 200", []),
+    ],
+)
+def test_doubted_slanted_labels_are_read_turned_level(
+    box: float,
+    ink: float,
+    straight: float,
+    level: float,
+    level_text: str | None,
+    text: str,
+    small_reads: list[int],
+) -> None:
+    from rapidocr.ch_ppocr_rec.typings import TextRecInput
+
+    texts = {200: level_text} if level_text else None
+    fast = Slanted("fast", {200: straight}, {200: level}, texts)
+    small = Slanted("small", {}, {})
+    steps = ocr._PaddingSteps(small, fast)
+    steps.angles = [box, 0.0]
+    got = steps(TextRecInput(img=[_bar(200, ink), _bar(201, 0.0)], return_word_box=True))
+    assert list(got.txts) == [text, "fast 201"]
+    assert small.level_reads == small_reads
+    assert steps.angles is None  # for the one call it was given to
+
+
+@pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
+def test_without_the_boxes_angles_no_crop_is_turned() -> None:
+    from rapidocr.ch_ppocr_rec.typings import TextRecInput
+
+    fast = Slanted("fast", {200: 0.3}, {200: 0.99})
+    got = ocr._PaddingSteps(Slanted("small", {}, {}), fast)(
+        TextRecInput(img=[_bar(200, 45.0)], return_word_box=False)
+    )
+    assert list(got.txts) == ["small 200"] and fast.level_reads == []
+
+
+def _label(text: str, angle: float, ink: int = 40, ground: int = 255) -> np.ndarray:
+    """`text` printed level and turned `angle` degrees counter-clockwise, on a crop that fits
+    it (as the detector's level box around a slanted label cuts it)."""
+    import cv2
+
+    (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.6, 1)
+    line = np.full((h + base + 8, w + 8, 3), ground, np.uint8)
+    cv2.putText(line, text, (4, 4 + h), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (ink,) * 3, 1)
+    side = int(np.hypot(*line.shape[:2])) + 2
+    turn = cv2.getRotationMatrix2D((line.shape[1] / 2, line.shape[0] / 2), angle, 1.0)
+    turn[:, 2] += (side - line.shape[1]) / 2, (side - line.shape[0]) / 2
+    out = cv2.warpAffine(line, turn, (side, side), borderValue=(ground,) * 3)
+    ys, xs = np.nonzero(np.abs(out.astype(int) - ground).max(axis=2) > 10)
+    return out[ys.min() - 2 : ys.max() + 3, xs.min() - 2 : xs.max() + 3]
+
+
+@pytest.mark.parametrize(
+    ("label", "slant"),
+    [
+        (("Q1 '14", 0.0), 0.0),
+        (("Q1 '14", 20.0), 20.0),
+        (("Q1 '14", 45.0), 45.0),
+        (("Q1 '14", -30.0), -30.0),
+        (("Revenue", 60.0), 60.0),
+        (("Jul 17", 45.0, 255, 30), 45.0),  # light text on a dark ground
+        (("o", 0.0), None),  # one round glyph: no direction
+        (("Q1 '14", 45.0, 225, 255), None),  # too faint to be ink
+        ((20, 40), None),  # blank
+        ((2, 40), None),  # too thin to have a border and ink
+    ],
+)
+def test_the_inks_direction(label: tuple[Any, ...], slant: float | None) -> None:
+    pytest.importorskip("cv2")
+    crop = _label(*label) if isinstance(label[0], str) else np.full((*label, 3), 255, np.uint8)
+    got = ocr.ink_slant(crop)
+    if slant is None:
+        assert got is None
+    else:
+        assert got is not None and abs(got - slant) <= 4.0
+
+
+@pytest.mark.parametrize("angle", [20.0, 45.0, -35.0])
+def test_a_slanted_label_is_turned_level_and_cut_to_its_ink(angle: float) -> None:
+    pytest.importorskip("cv2")
+    slanted = _label("Q1 '14", angle)
+    slant = ocr.ink_slant(slanted)
+    assert slant is not None
+    level = ocr.level_crop(slanted, slant)
+    after = ocr.ink_slant(level)
+    assert after is not None and abs(after) <= 3.0
+    # as long and as tall as the label printed level, give or take the turn's blur and the
+    # 3 px of margin each side
+    straight = _label("Q1 '14", 0.0)
+    assert abs(level.shape[1] - straight.shape[1]) <= 8
+    assert abs(level.shape[0] - straight.shape[0]) <= 8
+    assert level.flags.c_contiguous and level.dtype == np.uint8

@@ -56,3 +56,29 @@ def test_statista_question_with_footnoted_labels(read_png: Callable[[Path], obje
     view = view_of(reading)  # type: ignore[arg-type]
     got = solve("What were Mexico's fossil CO emissions in 2017?", view)
     assert got.answer == "3.93"
+
+
+def test_statista_labels_printed_at_45_degrees_are_read_turned_level(
+    engine: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # two_col_61921 prints 29 labels "Q1 '14" at 45 degrees; the detector boxes their words
+    # level. Read as cut, PP-OCRv6 tiny doubted nearly all, 51 crops went to the small
+    # recogniser, and 17 "Q" words were read; turned level (`_PaddingSteps._level`), 23 and
+    # 22 (the others are boxed several to a box).
+    import re
+
+    from chartproof import ocr
+    from chartproof.reader.perception.image import load_image
+
+    sent: list[int] = []
+    padded = ocr._PaddingSteps._padded
+
+    def counted(self: ocr._PaddingSteps, images: list[object], word_box: bool) -> object:
+        sent.append(len(images))
+        return padded(self, images, word_box)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ocr._PaddingSteps, "_padded", counted)
+    tokens = engine.read(load_image(_image("two_col_61921.png")), footnotes=False)  # type: ignore[attr-defined]
+    quarters = [t.text for t in tokens if re.fullmatch(r"Q[1-4]", t.text)]
+    assert sum(sent) <= 30
+    assert len(quarters) >= 20 and {"Q1", "Q2", "Q3", "Q4"} <= set(quarters)

@@ -10,7 +10,8 @@ The engine is tuned for chart text (small fonts, single digits, rotated axis tit
 - the detector keeps boxes down to a mean text probability of 0.3 (rapidocr's default 0.5
   drops lone digits such as a value label "7" at some scales);
 - every crop is first read by PP-OCRv6's tiny recogniser, whose sure readings stand
-  (`FAST_SURE`); the rest go to the small one (`fast_recogniser`);
+  (`FAST_SURE`); the rest go to the small one (`fast_recogniser`), slanted tick labels
+  turned level first;
 - short text crops are recognised padded to 96 px rather than rapidocr's 320, and read
   again with wider padding when that reading is unsure (`RECOGNITION_STEPS`); crops are
   batched by width, so a long subtitle does not pad the short labels beside it
@@ -858,7 +859,8 @@ class _PaddingSteps:
 
     With a `fast` recogniser, every crop is read by it first, at the first step's padding,
     and the readings it is sure of (`FAST_SURE`) stand; of the others, pieces of plotted
-    lines (`plotted_mark`) are read as nothing, and the rest go through the steps.
+    lines (`plotted_mark`) are read as nothing, slanted labels are read turned level when
+    the detected boxes' `angles` are given (`_level`), and the rest go through the steps.
 
     When the crops' detected `boxes` are given (`OcrEngine.read` with `footnotes=False`),
     the paragraph at the bottom of the image (`footnote_candidates`) is read line by line
@@ -872,6 +874,8 @@ class _PaddingSteps:
         self._shape = list(rec.rec_image_shape)  # rapidocr's own: [3, 48, 320]
         self.boxes: list[Box] | None = None
         """The detected box of each crop of the next call, when footnotes may be skipped."""
+        self.angles: list[float] | None = None
+        """The angle of each crop's detected box (`_quad_angle`) in the next call."""
 
     def _at(
         self, width: int, images: list[Any], own: list[int], word_box: bool, rec: Any = None
@@ -914,6 +918,9 @@ class _PaddingSteps:
         boxes, self.boxes = self.boxes, None
         if boxes is not None and len(boxes) != len(images):
             boxes = None
+        angles, self.angles = self.angles, None
+        if angles is not None and len(angles) != len(images):
+            angles = None
         notes = footnote_candidates(boxes) if boxes else []
         txts: list[Any] = [""] * len(images)
         scores: list[Any] = [0.0] * len(images)
@@ -926,6 +933,7 @@ class _PaddingSteps:
                 [images[i] for i in indices],
                 args.return_word_box,
                 [boxes[i] for i in indices] if boxes else None,
+                [angles[i] for i in indices] if angles else None,
             )
             first = out if first is None else first
             for k, i in enumerate(indices):
@@ -944,10 +952,17 @@ class _PaddingSteps:
             first, imgs=images, txts=tuple(txts), scores=scores, word_results=tuple(words)
         )
 
-    def _steps(self, images: list[Any], word_box: bool, boxes: list[Box] | None = None) -> Any:
+    def _steps(
+        self,
+        images: list[Any],
+        word_box: bool,
+        boxes: list[Box] | None = None,
+        angles: list[float] | None = None,
+    ) -> Any:
         """The readings of `images`: the fast recogniser's where it is sure, the padding
         steps' for the rest (see the class doc). With the crops' `boxes`, the lines under a
-        credit line (`page_footer`) are left unread, as `UNREAD_FOOTNOTE`."""
+        credit line (`page_footer`) are left unread, as `UNREAD_FOOTNOTE`. With their boxes'
+        `angles`, doubted crops of slanted labels are read turned level (`_level`)."""
         if self._fast is None or not images:
             return self._padded(images, word_box)
         from rapidocr.ch_ppocr_rec.typings import WordInfo
@@ -956,9 +971,9 @@ class _PaddingSteps:
             RECOGNITION_STEPS[0][0], images, self.widths(images), word_box, rec=self._fast
         )
         footer = set(page_footer(quick.txts, boxes)) if boxes else set()
-        # Every crop it doubts, even one it reads as nothing: PP-OCRv6 tiny reads slanted
-        # tick labels badly ("Q1" as "oA", at 0.3), which the small recogniser reads. But
-        # not a plotted line's stroke: that is read as nothing.
+        # Every crop it doubts, even one it reads as nothing (a slanted tick label, "Q1" as
+        # "oA" at 0.3, until turned level). But not a plotted line's stroke: that is read as
+        # nothing.
         doubts = [i for i, s in enumerate(quick.scores) if float(s) < FAST_SURE or i in footer]
         if not doubts:
             return quick
@@ -971,12 +986,60 @@ class _PaddingSteps:
                 txts[i], scores[i], words[i] = "", 0.0, WordInfo()
             else:
                 rest.append(i)
+        if angles is not None:
+            images = list(images)
+            self._level(images, rest, angles, word_box, (txts, scores, words))
+            rest = [i for i in rest if float(scores[i]) < FAST_SURE]
         slow = self._padded([images[i] for i in rest], word_box)
         for k, i in enumerate(rest):
             txts[i], scores[i], words[i] = slow.txts[k], slow.scores[k], slow.word_results[k]
         return dataclasses.replace(
             quick, txts=tuple(txts), scores=scores, word_results=tuple(words)
         )
+
+    def _level(
+        self,
+        images: list[Any],
+        doubted: list[int],
+        angles: list[float],
+        word_box: bool,
+        readings: tuple[list[Any], list[Any], list[Any]],
+    ) -> None:
+        """Read the `doubted` crops of slanted labels turned level by the fast recogniser, and
+        where that reads surer, put the turned crop in `images` and its reading in `readings`
+        (texts, scores, character positions), in place.
+
+        The detector boxes small labels printed at 45 degrees ("Q1 '14") level or at about 20
+        degrees, one box per word, so the crop holds text still slanted 20-45 degrees.
+        PP-OCRv6 tiny read two_col_61921's "Q1" as "oA" or "à" at 0.2-0.3, and the small
+        recogniser read 51 of its crops through the padding steps. Turned level, tiny reads
+        "Q1" to "Q4" at 0.99-1.00: 23 crops go on to the small recogniser, 22 "Q" words are
+        read instead of 17, and the chart's OCR takes 1.03 s instead of 1.47 s.
+
+        A crop is a slanted label's when its ink (`ink_slant`) runs `_SLANT` degrees from the
+        horizontal, its box's angle counted, and at least `_LEAST_TURN` degrees from its box;
+        it is turned by the ink's angle within the crop (`level_crop`). A turned reading of
+        one character is not kept: that is a piece of a plotted line, not a label. The box
+        stays as detected, the text's place on the page."""
+        txts, scores, words = readings
+        slants = {}
+        for i in doubted:
+            inner = ink_slant(images[i])
+            if inner is None or abs(inner) < _LEAST_TURN:
+                continue
+            if _SLANT[0] <= abs(angles[i] + inner) <= _SLANT[1]:
+                slants[i] = inner
+        if not slants:
+            return
+        turned = [level_crop(images[i], a) for i, a in slants.items()]
+        out, _ = self._at(
+            RECOGNITION_STEPS[0][0], turned, self.widths(turned), word_box, rec=self._fast
+        )
+        for k, i in enumerate(slants):
+            text, score = str(out.txts[k]), float(out.scores[k])
+            if score > float(scores[i]) and len(text.replace(" ", "")) >= 2:
+                images[i] = turned[k]
+                txts[i], scores[i], words[i] = out.txts[k], out.scores[k], out.word_results[k]
 
     def _padded(self, images: list[Any], word_box: bool) -> Any:
         """The readings of `images` through the padding steps (see the class doc)."""
@@ -1045,8 +1108,9 @@ def vertical_line(quad: Any, crop_shape: Sequence[int]) -> bool:
 
 class _KeepBoxes:
     """rapidocr's `detect_and_crop` that turns the crops of vertical lines the way they read
-    (`turn_upright`) and, while `keep` is set, hands the detected boxes (axis-aligned, in the
-    cropped image's pixels) to the recogniser's `_PaddingSteps`."""
+    (`turn_upright`), hands the recogniser's `_PaddingSteps` the angle of each detected box
+    and, while `keep` is set, the boxes themselves (axis-aligned, in the cropped image's
+    pixels)."""
 
     def __init__(self, detect: Any, steps: _PaddingSteps) -> None:
         self._detect = detect
@@ -1057,6 +1121,7 @@ class _KeepBoxes:
         crops, det = self._detect(img, op_record)
         if det.boxes is not None:
             turn_upright(crops, det.boxes, self._steps)
+            self._steps.angles = [_quad_angle(q) for q in det.boxes]
         if self.keep and det.boxes is not None:
             self._steps.boxes = [
                 (
@@ -1107,6 +1172,80 @@ def turn_upright(crops: list[Any], quads: Any, steps: _PaddingSteps) -> list[int
     return done
 
 
+_SLANT = (25.0, 65.0)
+"""A crop whose ink runs this many degrees from the horizontal, either way (its detected
+box's angle plus the ink's within the crop), holds a slanted tick label (`_PaddingSteps._level`)."""
+
+_LEAST_TURN = 8.0
+"""A crop whose ink runs within this many degrees of its box is level already: rapidocr cut
+it along the text (a box the detector laid at 45 degrees around a 45-degree label)."""
+
+_INK_ELONGATION = 1.2
+"""Ink whose spread along its long axis is less than this many times that across it has no
+direction worth turning by (a round icon, one glyph): `ink_slant` gives None."""
+
+
+def ink_slant(crop: NDArray[np.uint8]) -> float | None:
+    """The direction of a text crop's ink (degrees counter-clockwise, -90 to 90), or None when
+    there is too little ink or it spreads as much one way as any (`_INK_ELONGATION`). Ink is
+    what differs from the crop's border by more than half the largest difference (and at
+    least 40 of 255 in grey); its direction is its pixels' principal axis."""
+    ink = _ink(crop)
+    if ink is None:
+        return None
+    ys, xs = np.nonzero(ink)
+    if len(xs) < 12:
+        return None
+    spread, axes = np.linalg.eigh(np.cov(np.stack([xs, ys]).astype(np.float64)))
+    if spread[1] < _INK_ELONGATION**2 * max(spread[0], 1e-9):
+        return None
+    dx, dy = axes[:, 1]
+    angle = math.degrees(math.atan2(-dy, dx))
+    return angle - 180 if angle > 90 else angle + 180 if angle <= -90 else angle
+
+
+def _ink(crop: NDArray[np.uint8]) -> NDArray[np.bool_] | None:
+    """The pixels of a crop that differ from its border's median grey by more than half the
+    largest difference, or None when no pixel differs by 40 of 255."""
+    grey = crop.astype(np.float32).mean(axis=2) if crop.ndim == 3 else crop.astype(np.float32)
+    if grey.shape[0] < 3 or grey.shape[1] < 3:
+        return None
+    ground = float(np.median(np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])))
+    diff = np.abs(grey - ground)
+    top = float(diff.max())
+    return diff > top / 2 if top >= 40 else None
+
+
+def level_crop(crop: NDArray[np.uint8], angle: float) -> NDArray[np.uint8]:
+    """`crop` turned clockwise by `angle` degrees about its centre, on its border's median
+    colour, and cut to its ink with 3 px to spare: text that ran at `angle` runs level."""
+    cv2 = _cv2()
+    h, w = crop.shape[:2]
+    side = math.ceil(math.hypot(h, w)) + 4
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), -angle, 1.0)
+    turn[:, 2] += (side - w) / 2, (side - h) / 2
+    border = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]])
+    ground = np.median(border.reshape(len(border), -1), axis=0)
+    out = cv2.warpAffine(
+        crop,
+        turn,
+        (side, side),
+        flags=cv2.INTER_CUBIC,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=tuple(float(v) for v in ground),
+    )
+    ink = _ink(out)
+    if ink is None or not ink.any():
+        return np.ascontiguousarray(out)
+    ys, xs = np.nonzero(ink)
+    pad = 3
+    return np.ascontiguousarray(
+        out[
+            max(0, ys.min() - pad) : ys.max() + pad + 1, max(0, xs.min() - pad) : xs.max() + pad + 1
+        ]
+    )
+
+
 class OcrEngine:
     """rapidocr with single-threaded networks on the runtimes of an `OcrPlan`, loaded on
     first use (see the module doc)."""
@@ -1151,6 +1290,7 @@ class OcrEngine:
                 engine.text_det.limit_side_len = _DETECT_MAX_SIDE
                 engine.detect_and_crop.keep = False
                 engine.text_rec.boxes = None
+                engine.text_rec.angles = None
 
     def read(
         self,
