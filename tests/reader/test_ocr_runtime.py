@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import multiprocessing
-import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -234,30 +234,54 @@ def test_a_plan_that_cannot_be_stored_is_still_measured(
     assert "cannot store the OCR plan" in caplog.text
 
 
-def test_processes_starting_together_measure_once(
-    monkeypatch: pytest.MonkeyPatch, fresh_plan: Path, tmp_path: Path
-) -> None:
-    """The file lock: the first process measures, the others wait and read its plan."""
-    tally = tmp_path / "tally"
+def test_processes_starting_together_measure_once(fresh_plan: Path, tmp_path: Path) -> None:
+    """The file lock: the first process measures, the others wait and read its plan. Three
+    fresh interpreters (no fork of this one, whose runtime threads could hold a lock) each
+    wait for the same signal, then ask for the plan; the measurement is a stand-in that takes
+    0.3 s and notes who ran it."""
+    tally, go = tmp_path / "tally", tmp_path / "go"
+    child = f"""
+import os, sys, time
+from pathlib import Path
+from chartproof.ocr import runtime
 
-    def slow_measure(candidates: list[str]) -> runtime.OcrPlan:
-        with tally.open("a", encoding="utf-8") as f:
-            f.write(f"{os.getpid()}\n")
-        time.sleep(0.3)
-        return runtime.OcrPlan("b", "a", how=f"measured by {os.getpid()}")
+def measure(candidates):
+    with open({str(tally)!r}, "a", encoding="utf-8") as f:
+        f.write(str(os.getpid()) + " ")
+    time.sleep(0.3)
+    return runtime.OcrPlan("b", "a", how="measured by " + str(os.getpid()))
 
-    monkeypatch.setattr(runtime, "available_backends", lambda: ["a", "b"])
-    monkeypatch.setattr(runtime, "measure_plan", slow_measure)
-    context = multiprocessing.get_context("fork")
-    with context.Pool(3) as pool:
-        hows = pool.map(_plan_how, range(3))
+runtime.available_backends = lambda: ["a", "b"]
+runtime.measure_plan = measure
+Path(sys.argv[1]).touch()
+while not Path({str(go)!r}).exists():
+    time.sleep(0.01)
+print(runtime.ocr_plan().how)
+"""
+    ready = [tmp_path / f"ready{i}" for i in range(3)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", child, str(r)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for r in ready
+    ]
+    try:
+        deadline = time.monotonic() + 120
+        while not all(r.exists() for r in ready):
+            assert time.monotonic() < deadline, "the child interpreters did not start"
+            assert all(p.poll() is None for p in procs), [p.communicate() for p in procs]
+            time.sleep(0.05)
+        go.touch()
+        outs = [p.communicate(timeout=120) for p in procs]
+    finally:
+        for p in procs:
+            p.kill()
+    assert [p.returncode for p in procs] == [0, 0, 0], outs
     assert len(tally.read_text(encoding="utf-8").split()) == 1
-    assert len(set(hows)) == 1
-
-
-def _plan_how(_: int) -> str:
-    runtime.ocr_plan.cache_clear()
-    return runtime.ocr_plan().how
+    assert len({out.strip() for out, _ in outs}) == 1
 
 
 def test_the_plan_is_part_of_the_reader_revision(monkeypatch: pytest.MonkeyPatch) -> None:
