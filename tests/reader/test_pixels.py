@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from chartproof.reader.perception.palette import _nearest_layer, _pack
-from chartproof.reader.perception.pixels import chroma, distance_to, trimmed
+from chartproof.reader.perception.pixels import chroma, components, distance_to, trimmed
 
 
 def _image(seed: int, levels: int = 256) -> np.ndarray:
@@ -95,3 +95,23 @@ def test_trimmed_cuts_to_the_set_pixels_and_margin(
 
 def test_trimmed_empty_mask_is_none() -> None:
     assert trimmed(np.zeros((4, 4), bool), 3) is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("density", [0.05, 0.4, 0.7])
+@pytest.mark.parametrize("connectivity", [4, 8])
+@pytest.mark.parametrize("form", ["bool", "uint8", "slice"])
+def test_components_match_opencvs_default(
+    seed: int, density: float, connectivity: int, form: str
+) -> None:
+    cv2 = pytest.importorskip("cv2")
+    rng = np.random.default_rng(seed)
+    mask = rng.random((61, 83)) < density
+    mask[10:30, 20:28] = True  # one solid bar among the specks
+    given = {"bool": mask, "uint8": mask.astype(np.uint8), "slice": mask[3:-2, 5:-7]}[form]
+    plain = np.ascontiguousarray(given, dtype=np.uint8)
+    want = cv2.connectedComponentsWithStats(plain, connectivity=connectivity)
+    got = components(given, connectivity)
+    assert got[0] == want[0]
+    for a, b in zip(got[1:], want[1:], strict=True):
+        np.testing.assert_array_equal(a, b)

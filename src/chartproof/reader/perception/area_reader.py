@@ -15,6 +15,7 @@ from chartproof.reader.perception.labels import (
 from chartproof.reader.perception.line_reader import category_positions, label_x, line_masks
 from chartproof.reader.perception.lines import stroke_score
 from chartproof.reader.perception.palette import ColorLayer
+from chartproof.reader.perception.pixels import components
 from chartproof.reader.perception.plot_extent import filled_band
 from chartproof.reader.perception.records import CellEvidence, ChartReading, OcrToken
 from chartproof.reader.perception.scene import (
@@ -34,7 +35,6 @@ def area_layers(
 ) -> list[int]:
     """Layers drawn as one wide filled band each (not bars, not strokes); wide next to the
     plot's columns `plot` (first, last) when given, else the image's."""
-    import cv2
 
     w, h = scene.size
     pw = max(1, plot[1] - plot[0] + 1) if plot is not None else w
@@ -43,7 +43,7 @@ def area_layers(
     for li in candidates:
         lay: ColorLayer = scene.layers[li]
         m = lay.mask.astype(np.uint8)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+        n, labels, stats, _ = components(m, 8)
         if n < 2:
             continue
         big = int(np.argmax(stats[1:, 4])) + 1

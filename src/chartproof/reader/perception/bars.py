@@ -12,7 +12,7 @@ import numpy as np
 
 from chartproof.reader.perception.geometry import Frame, Orientation, Span
 from chartproof.reader.perception.palette import ColorLayer, clip_box
-from chartproof.reader.perception.pixels import trimmed
+from chartproof.reader.perception.pixels import components, trimmed
 from chartproof.reader.perception.records import Box
 
 __all__ = ["Bar", "BarLayout", "find_bar_layouts", "find_bars", "group_slots"]
@@ -58,7 +58,7 @@ def _rects(mask: np.ndarray, orientation: Orientation) -> list[tuple[int, int, i
         return []
     sub, oy, ox = cut
     m = cv2.morphologyEx(sub.astype(np.uint8), cv2.MORPH_CLOSE, k)
-    n, lab, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
+    n, lab, stats, _ = components(m, 4)
     stats[:, cv2.CC_STAT_LEFT] += ox
     stats[:, cv2.CC_STAT_TOP] += oy
     out = []

@@ -12,7 +12,7 @@ import numpy as np
 
 from chartproof.reader.perception.geometry import Frame, Orientation
 from chartproof.reader.perception.labels import assign_category_labels
-from chartproof.reader.perception.pixels import trimmed
+from chartproof.reader.perception.pixels import components, trimmed
 from chartproof.reader.perception.records import AxisFit, Box, CellEvidence, ChartReading
 from chartproof.reader.perception.scene import CellValue, Scene, make_table, scene_reading
 
@@ -66,13 +66,12 @@ class FoundBox:
 
 def _rects(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
     """Filled rectangles of one colour: (x0, y0, x1, y1), inclusive bounds."""
-    import cv2
 
     cut = trimmed(mask)
     if cut is None:
         return []
     sub, oy, ox = cut
-    n, _, stats, _ = cv2.connectedComponentsWithStats(sub.astype(np.uint8), connectivity=4)
+    n, _, stats, _ = components(sub, 4)
     out = []
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i][:5])

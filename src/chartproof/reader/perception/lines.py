@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from chartproof.reader.perception.axes import line_fit
+from chartproof.reader.perception.pixels import components
 
 __all__ = [
     "Vertex",
@@ -87,10 +88,9 @@ def line_extent(mask: np.ndarray) -> tuple[int, int] | None:
 def fill_small_holes(mask: np.ndarray, max_area: int = 150) -> np.ndarray:
     """The mask with its small enclosed holes filled (the inside of a hollow marker ring);
     big enclosed regions, such as the plot area inside a frame, stay open."""
-    import cv2
 
     inv = (~mask).astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(inv, connectivity=4)
+    n, labels, stats, _ = components(inv, 4)
     h, w = mask.shape
     holes = [
         i
@@ -113,7 +113,7 @@ def marker_centres(mask: np.ndarray, min_diameter: int = 5) -> list[tuple[float,
 
     k = max(3, min_diameter - 1)
     thick = cv2.erode(fill_small_holes(mask).astype(np.uint8), np.ones((k, k), np.uint8))
-    n, _, stats, cents = cv2.connectedComponentsWithStats(thick, connectivity=8)
+    n, _, stats, cents = components(thick, 8)
     out = []
     for i in range(1, n):
         w, h = int(stats[i][2]), int(stats[i][3])

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from chartproof.reader.perception.palette import ColorLayer
+from chartproof.reader.perception.pixels import components
 
 __all__ = ["Disk", "Wedge", "find_disk", "read_wedges"]
 
@@ -59,7 +60,7 @@ def find_disk(layers: Sequence[ColorLayer], exclude: np.ndarray) -> Disk | None:
         union |= lay.mask
     union &= ~exclude
     m = cv2.morphologyEx(union.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    n, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+    n, _, stats, _ = components(m, 8)
     if n < 2:
         return None
     i = 1 + int(np.argmax(stats[1:, 4]))

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from chartproof.reader.perception.palette import ColorLayer
+from chartproof.reader.perception.pixels import components
 from chartproof.reader.perception.scene import Scene
 
 __all__ = ["filled_band", "plot_columns", "solid_fill"]
@@ -38,7 +39,7 @@ def solid_fill(lay: ColorLayer, size: tuple[int, int]) -> bool:
 
     w, h = size
     m = lay.mask.astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+    n, labels, stats, _ = components(m, 8)
     if n < 2:
         return False
     big = int(np.argmax(stats[1:, 4])) + 1

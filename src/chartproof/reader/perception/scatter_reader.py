@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from chartproof.reader.perception.line_reader import line_masks
+from chartproof.reader.perception.pixels import components
 from chartproof.reader.perception.records import CellEvidence, ChartReading
 from chartproof.reader.perception.scene import Scene, scene_reading, series_names
 from chartproof.types import Cell, Column, DataTable
@@ -17,7 +18,6 @@ def read_scatter(
     scene: Scene, titles: tuple[str | None, str | None, str | None]
 ) -> ChartReading | None:
     """Points of every mark colour, or None without two numeric axes or any point."""
-    import cv2
 
     xa, ya = scene.x_axis, scene.y_axis
     if xa is None or ya is None:
@@ -28,7 +28,7 @@ def read_scatter(
     x_lo, x_hi = sorted(xa.span)
     y_lo, y_hi = sorted(ya.span)
     for li, m in zip(ids, masks, strict=True):
-        n, _, stats, cents = cv2.connectedComponentsWithStats(m.astype(np.uint8), connectivity=8)
+        n, _, stats, cents = components(m, 8)
         for i in range(1, n):
             w, h, area = int(stats[i][2]), int(stats[i][3]), int(stats[i][4])
             if area < 6 or w > 30 or h > 30 or not 0.5 <= w / max(h, 1) <= 2.0:
@@ -82,9 +82,8 @@ def read_scatter(
 def _dots(mask: np.ndarray) -> tuple[list[tuple[float, float, float]], int]:
     """Round filled blobs of one colour (centre x, centre y, diameter) and the number of
     pixels they hold."""
-    import cv2
 
-    n, _, stats, cents = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    n, _, stats, cents = components(mask, 8)
     out: list[tuple[float, float, float]] = []
     held = 0
     for i in range(1, n):

@@ -10,6 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from chartproof.reader.perception.palette import ColorLayer
+from chartproof.reader.perception.pixels import components
 from chartproof.reader.perception.scene import Scene
 
 __all__ = ["thick_stroke", "thin_stroke", "thinned"]
@@ -19,13 +20,12 @@ def thick_stroke(mask: np.ndarray, width: int, straight: bool) -> bool:
     """Whether `mask` is one line series drawn thick: a single piece holding 90 % of its
     pixels, spanning 15 % of the image `width` with no column gaps, at most 9 px tall per
     column in the median (and never a straight rule)."""
-    import cv2
 
     total = int(mask.sum())
     if straight or total < 30:
         return False
     m = mask.astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+    n, labels, stats, _ = components(m, 8)
     if n < 2:
         return False
     big = int(np.argmax(stats[1:, 4])) + 1
