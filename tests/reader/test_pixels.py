@@ -1,5 +1,5 @@
 """The channel-by-channel pixel measures and the palette's nearest-colour assignment agree
-exactly with the direct whole-array formulas they replace (run side by side on random
+exactly with the direct formulas they replace (run side by side on random
 images, including ties and pixels exactly at the match radius)."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from chartproof.reader.perception.lines import column_medians
 from chartproof.reader.perception.palette import _nearest_layer, _pack
 from chartproof.reader.perception.pixels import chroma, components, distance_to, trimmed
 
@@ -115,3 +116,19 @@ def test_components_match_opencvs_default(
     assert got[0] == want[0]
     for a, b in zip(got[1:], want[1:], strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("density", [0.0, 0.02, 0.3, 0.9])
+def test_column_medians_match_numpys_median_column_by_column(seed: int, density: float) -> None:
+    rng = np.random.default_rng(seed)
+    mask = rng.random((47, 31)) < density
+    mask[:, 5] = False  # an empty column
+    mask[[3, 9], 7] = True  # two pixels: the median falls between rows
+    got = column_medians(mask)
+    for x in range(mask.shape[1]):
+        ys = np.nonzero(mask[:, x])[0]
+        if len(ys) == 0:
+            assert np.isnan(got[x])
+        else:
+            assert got[x] == float(np.median(ys))

@@ -3,6 +3,7 @@ from markers when drawn, else by extrapolating the stroke from both sides of the
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -123,19 +124,31 @@ def marker_centres(mask: np.ndarray, min_diameter: int = 5) -> list[tuple[float,
     return out
 
 
-def _column_centres(mask: np.ndarray, xs: range) -> list[tuple[float, float]]:
-    pts = []
-    _h, w = mask.shape
-    for x in xs:
-        if not 0 <= x < w:
-            continue
-        ys = np.nonzero(mask[:, x])[0]
-        if len(ys) == 0:
-            continue
-        # Several runs in one column: another part of the same line (a steep segment);
-        # keep the median row, which follows the run holding most pixels.
-        pts.append((float(x), float(np.median(ys))))
-    return pts
+def column_medians(mask: np.ndarray) -> np.ndarray:
+    """The median row of each column's set pixels (float64, NaN for an empty column): what
+    `np.median(np.nonzero(mask[:, x])[0])` gives, for every column at once. Several runs in
+    one column are another part of the same line (a steep segment); the median row follows
+    the run holding most pixels."""
+    counts = np.count_nonzero(mask, axis=0)
+    out = np.full(mask.shape[1], np.nan)
+    cols = np.flatnonzero(counts)
+    if cols.size == 0:
+        return out
+    sub = mask[:, cols]
+    running = np.cumsum(sub, axis=0, dtype=np.int32)
+    n = counts[cols]
+    # the rows of the lower and upper middle set pixels (the same one for an odd count)
+    low = np.argmax(running >= ((n - 1) // 2 + 1), axis=0)
+    high = np.argmax(running >= (n // 2 + 1), axis=0)
+    out[cols] = (low + high) / 2
+    return out
+
+
+def _column_centres(rows: np.ndarray, xs: range) -> list[tuple[float, float]]:
+    """(x, median row) of the columns `xs` within the image that hold stroke pixels, from
+    `column_medians`."""
+    lo, hi = max(0, xs.start), min(len(rows), xs.stop)
+    return [(float(x), float(rows[x])) for x in range(lo, hi) if not math.isnan(rows[x])]
 
 
 def _extrapolate(pts: list[tuple[float, float]], x: float) -> float | None:
@@ -161,13 +174,14 @@ def vertices(
     since the marker on top hides this one."""
     out: list[Vertex | None] = []
     pitch = float(np.median(np.diff(sorted(xs)))) if len(xs) > 1 else 40.0
+    rows = column_medians(mask)
     for x in xs:
         near = [m for m in markers if abs(m[0] - x) <= max(3.0, 0.25 * pitch)]
         if near:
             m = min(near, key=lambda m: abs(m[0] - x))
             out.append(Vertex(x=x, y=m[1], from_marker=True))
             continue
-        found = _stroke_at(mask, x, pitch)
+        found = _stroke_at(rows, x, pitch)
         if found is None:
             out.append(None)
             continue
@@ -187,14 +201,15 @@ def vertices(
     return out
 
 
-def _stroke_at(mask: np.ndarray, x: float, pitch: float) -> tuple[float, bool] | None:
-    """(row of the stroke at column x, whether the column itself was hidden)."""
+def _stroke_at(rows: np.ndarray, x: float, pitch: float) -> tuple[float, bool] | None:
+    """(row of the stroke at column x, whether the column itself was hidden), from the
+    stroke mask's `column_medians`."""
     xi = round(x)
-    col = _column_centres(mask, range(xi - 1, xi + 2))
+    col = _column_centres(rows, range(xi - 1, xi + 2))
     if col:
         reach = int(max(4, min(14, 0.35 * pitch)))
-        left = _column_centres(mask, range(xi - reach, xi - 2))
-        right = _column_centres(mask, range(xi + 3, xi + reach + 1))
+        left = _column_centres(rows, range(xi - reach, xi - 2))
+        right = _column_centres(rows, range(xi + 3, xi + reach + 1))
         ests = [e for e in (_extrapolate(left, x), _extrapolate(right, x)) if e is not None]
         centre = float(np.mean([p[1] for p in col]))
         # Trust extrapolation only when it stays close to the pixels found at the column.
@@ -203,8 +218,8 @@ def _stroke_at(mask: np.ndarray, x: float, pitch: float) -> tuple[float, bool] |
     # The column is hidden (under another line or marker) or the stroke stops just short
     # of it: extend the nearest visible pieces on either side, within half a pitch.
     reach = int(max(5, 0.45 * pitch))
-    left = _column_centres(mask, range(xi - reach, xi - 1))
-    right = _column_centres(mask, range(xi + 2, xi + reach + 1))
+    left = _column_centres(rows, range(xi - reach, xi - 1))
+    right = _column_centres(rows, range(xi + 2, xi + reach + 1))
     ests = []
     for side in (left, right):
         if len(side) >= 3 and min(abs(p[0] - x) for p in side) <= 0.3 * pitch + 2:
