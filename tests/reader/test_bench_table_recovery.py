@@ -106,3 +106,46 @@ def test_the_slowest_charts_are_read_again(
     assert got == {"b.png": [2.3, 1.4], "d.png": [1.6, 0.7]}
     assert reads == [Path("/data/b.png"), Path("/data/d.png")]
     assert bench.read_again(Path("/data"), {}, n=2) == {}
+
+
+def test_held_out_charts_are_those_the_bench_does_not_read(
+    bench: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # held_out draws from ChartQA's images without a gold table and from OpenCQA's, reads
+    # each once (the slowest again) and counts those over the 2 s target.
+    import json
+    import shutil
+
+    chartqa, opencqa = tmp_path / "chartqa", tmp_path / "opencqa-val"
+    (chartqa / "images").mkdir(parents=True)
+    (opencqa / "images").mkdir(parents=True)
+    rows = [
+        {"image": "images/t1.png", "table": "a,b\n1,2"},
+        {"image": "images/n1.png"},  # asked about, but without a gold table
+        {"image": "images/t2.png", "table": "a,b\n3,4"},
+    ]
+    (chartqa / "chartqa.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    for name in ("t1", "t2", "n1", "n2"):
+        (chartqa / "images" / f"{name}.png").write_bytes(b"")
+    for name in ("o1.png", "o2.jpg", "o3.png", ".hidden.png", "notes.txt"):
+        (opencqa / "images" / name).write_bytes(b"")
+    times = {"n1": 0.8, "n2": 2.4, "o1": 1.0, "o2": 2.1, "o3": 0.5}
+    read: list[str] = []
+
+    def fake_read(path: Path) -> tuple[str, float, float]:
+        read.append(path.name)
+        return "reading", times[path.stem], 0.0
+
+    monkeypatch.setattr(bench, "_read_file", fake_read)
+    got = bench.held_out(tmp_path, n=5)
+    assert set(got) == {"chartqa", "opencqa"}
+    cq, oc = got["chartqa"], got["opencqa"]
+    assert (cq["charts"], cq["over_2s"], cq["max_read_s"]) == (2, 1, 2.4)
+    assert cq["slowest"] == "images/n2.png" and cq["median_read_s"] == pytest.approx(1.6)
+    assert (oc["charts"], oc["over_2s"], oc["slowest"]) == (3, 1, "images/o2.jpg")
+    assert not {"t1.png", "t2.png", ".hidden.png", "notes.txt"} & set(read)
+    assert list(oc["again_s"]) == ["images/o2.jpg", "images/o1.png", "images/o3.png"]
+    # the same draw every time; a missing source is left out
+    assert bench.held_out(tmp_path, n=2)["opencqa"]["charts"] == 2
+    shutil.rmtree(opencqa)
+    assert set(bench.held_out(tmp_path, n=1)) == {"chartqa"}

@@ -128,6 +128,41 @@ def test_lines_after_a_footnotes_first_are_not_recognised(
 
 
 @pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
+@pytest.mark.parametrize(
+    ("texts", "fast_score", "small_reads"),
+    [
+        # the fast recogniser doubts every line: the label and the paragraph's first line go
+        # to the small recogniser, the note's opening line keeps the fast reading
+        ({3: "Note: asked of all"}, 0.9, [1, 2]),
+        ({3: "Sources: Pew, 2018"}, ocr.MIN_SCORE, [1, 2]),
+        # below MIN_SCORE it is no sure opening: the small recogniser reads it
+        ({3: "Note: asked of all"}, ocr.MIN_SCORE - 0.01, [1, 2, 3]),
+        # a doubted line that opens no note, above the paragraph or within it, is read
+        ({1: "Note: a label", 3: "Asked of all"}, 0.9, [1, 2, 3, 4, 5, 6]),
+    ],
+)
+def test_a_doubted_line_opening_a_footnote_keeps_the_fast_reading(
+    texts: dict[int, str], fast_score: float, small_reads: list[int]
+) -> None:
+    # A Pew "Note:" line runs the image's width; it holds no chart data and the lines after
+    # it go unread, so the small recogniser does not read it at its own width.
+    from rapidocr.ch_ppocr_rec.typings import TextRecInput
+
+    lines = {1: "Q1", 2: "Yes", 3: "Asked", 4: "b", 5: "c", 6: "PEW"} | texts
+    fast = TextRecogniser(lines, score=fast_score)
+    small = TextRecogniser(lines)
+    steps = ocr._PaddingSteps(small, fast)
+    crops = [np.full((12, 200, 3), i, np.uint8) for i in range(1, 7)]
+    steps.boxes = [LABEL, *NOTE]
+    got = steps(TextRecInput(img=crops, return_word_box=True))
+    assert [i for call in small.calls for i in call] == small_reads
+    opened = next((i for i in range(2, 7) if ocr.FOOTNOTE.match(lines[i])), None)
+    for i in range(1, 7):
+        want = ocr.UNREAD_FOOTNOTE if opened and i > opened else lines[i]
+        assert got.txts[i - 1] == want
+
+
+@pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
 def test_a_drawn_charts_footnote_is_read_up_to_its_first_line() -> None:
     """A bar chart with a three-line note and a source under it: with `footnotes=False` the
     bars' labels and the note's first line are read, the lines after it are not: they are

@@ -927,13 +927,14 @@ class _PaddingSteps:
         words: list[Any] = [WordInfo() for _ in images]
         first: Any = None
 
-        def read(indices: list[int]) -> None:
+        def read(indices: list[int], note: bool = False) -> None:
             nonlocal first
             out = self._steps(
                 [images[i] for i in indices],
                 args.return_word_box,
                 [boxes[i] for i in indices] if boxes else None,
                 [angles[i] for i in indices] if angles else None,
+                note=note,
             )
             first = out if first is None else first
             for k, i in enumerate(indices):
@@ -943,8 +944,8 @@ class _PaddingSteps:
         # The bottom paragraph line by line, top down, until a footnote starts: the lines
         # after it are left unread, but still text (the reader masks text out of the marks).
         for k, i in enumerate(notes):
-            read([i])
-            if FOOTNOTE.match(str(txts[i])) and float(scores[i]) >= MIN_SCORE:
+            read([i], note=True)
+            if _opens_note(txts[i], scores[i]):
                 for j in notes[k + 1 :]:
                     txts[j], scores[j], words[j] = UNREAD_FOOTNOTE, 1.0, _spread(UNREAD_FOOTNOTE)
                 break
@@ -958,11 +959,18 @@ class _PaddingSteps:
         word_box: bool,
         boxes: list[Box] | None = None,
         angles: list[float] | None = None,
+        note: bool = False,
     ) -> Any:
         """The readings of `images`: the fast recogniser's where it is sure, the padding
         steps' for the rest (see the class doc). With the crops' `boxes`, the lines under a
         credit line (`page_footer`) are left unread, as `UNREAD_FOOTNOTE`. With their boxes'
-        `angles`, doubted crops of slanted labels are read turned level (`_level`)."""
+        `angles`, doubted crops of slanted labels are read turned level (`_level`).
+
+        For a `note` (a line of the bottom paragraph, `footnote_candidates`), the fast
+        reading of a line that opens a footnote (`FOOTNOTE`, at `MIN_SCORE` or more) stands,
+        doubted or not: it holds no chart data, and the lines after it go unread. Pew's
+        "Note:" lines run the image's width, and the small recogniser read each at its own
+        width, up to a tenth of a second."""
         if self._fast is None or not images:
             return self._padded(images, word_box)
         from rapidocr.ch_ppocr_rec.typings import WordInfo
@@ -974,7 +982,12 @@ class _PaddingSteps:
         # Every crop it doubts, even one it reads as nothing (a slanted tick label, "Q1" as
         # "oA" at 0.3, until turned level). But not a plotted line's stroke: that is read as
         # nothing.
-        doubts = [i for i, s in enumerate(quick.scores) if float(s) < FAST_SURE or i in footer]
+        doubts = [
+            i
+            for i, s in enumerate(quick.scores)
+            if (float(s) < FAST_SURE and not (note and _opens_note(quick.txts[i], s)))
+            or i in footer
+        ]
         if not doubts:
             return quick
         txts, scores, words = list(quick.txts), list(quick.scores), list(quick.word_results)
@@ -1073,6 +1086,11 @@ class _PaddingSteps:
         return dataclasses.replace(
             first, txts=tuple(txts), scores=scores, word_results=tuple(words)
         )
+
+
+def _opens_note(text: Any, score: Any) -> bool:
+    """Whether a reading opens a footnote (`FOOTNOTE`) at `MIN_SCORE` or more."""
+    return bool(FOOTNOTE.match(str(text))) and float(score) >= MIN_SCORE
 
 
 def _spread(text: str) -> Any:
