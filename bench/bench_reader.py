@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -270,8 +271,6 @@ def held_out(data: Path, n: int, seed: int = HELD_OUT_SEED) -> dict[str, dict[st
     seconds, the charts over `MAX_CHART_S` and the slowest read again (`read_again`). No
     target is checked on them: they show whether the speed holds off the charts it was
     measured on."""
-    import random
-
     draw = random.Random(seed)
     out: dict[str, dict[str, Any]] = {}
     bench = {r["image"] for r in _rows(data / "chartqa", None, with_table=True)}
@@ -285,18 +284,31 @@ def held_out(data: Path, n: int, seed: int = HELD_OUT_SEED) -> dict[str, dict[st
             if p.suffix.lower() in (".png", ".jpg", ".jpeg") and not p.name.startswith(".")
         )
         images = [i for i in images if i not in bench]
-        chosen = draw.sample(images, min(n, len(images)))
-        seconds = {k: _read_file(folder / k)[1] for k in chosen}
-        times = sorted(seconds.values())
-        out[name] = {
-            "charts": len(times),
-            "median_read_s": statistics.median(times) if times else None,
-            "max_read_s": times[-1] if times else None,
-            "slowest": max(seconds, key=lambda k: seconds[k]) if seconds else None,
-            "over_2s": sum(t > MAX_CHART_S for t in times),
-            "again_s": read_again(folder, seconds),
-        }
+        seconds: dict[str, float] = {}
+        cpu: dict[str, float] = {}
+        for k in draw.sample(images, min(n, len(images))):
+            _, seconds[k], cpu[k] = _read_file(folder / k)
+        out[name] = {"charts": len(seconds), **_speed(folder, seconds, cpu)}
     return out
+
+
+def _speed(folder: Path, seconds: dict[str, float], cpu: dict[str, float]) -> dict[str, Any]:
+    """The read-time figures of one folder's charts (wall and CPU seconds by chart): median,
+    slowest, how many over `MAX_CHART_S`, the slowest read again (`read_again`), and every
+    chart's times, so runs of two revisions can be compared chart by chart."""
+    times = sorted(seconds.values())
+    return {
+        "again_s": read_again(folder, seconds),
+        "median_read_s": statistics.median(times) if times else None,
+        "max_read_s": times[-1] if times else None,
+        "slowest": max(seconds, key=lambda k: seconds[k]) if seconds else None,
+        "over_2s": sum(t > MAX_CHART_S for t in times),
+        "median_cpu_s": statistics.median(cpu.values()) if cpu else None,
+        "max_cpu_s": max(cpu.values()) if cpu else None,
+        "cpu_over_2s": sum(t > MAX_CHART_S for t in cpu.values()),
+        "read_s": {k: round(v, 3) for k, v in seconds.items()},
+        "cpu_s": {k: round(v, 3) for k, v in cpu.items()},
+    }
 
 
 def is_yes_no(question: str, answer: str) -> bool:
@@ -373,23 +385,12 @@ def real(folder: Path, limit: int | None, *, with_table: bool) -> dict[str, Any]
                 f"{r['id']} [{r.get('question_type')}] {r['question']!r}: gold {r['answer']!r}, "
                 f"got {(sol.answer if sol else reading)!r}"
             )
-    times = sorted(seconds.values())
     return {
-        "again_s": read_again(folder, seconds),
+        **_speed(folder, seconds, cpu),
         "rows": len(rows),
         "charts": len(readings),
         "cells": dict(sorted(cells.items())),
         "acc": {k: (sum(v), len(v)) for k, v in sorted(acc.items())},
-        "median_read_s": statistics.median(times) if times else None,
-        "max_read_s": times[-1] if times else None,
-        "slowest": max(seconds, key=lambda k: seconds[k]) if seconds else None,
-        "over_2s": sum(t > 2.0 for t in times),
-        "median_cpu_s": statistics.median(cpu.values()) if cpu else None,
-        "max_cpu_s": max(cpu.values()) if cpu else None,
-        "cpu_over_2s": sum(t > 2.0 for t in cpu.values()),
-        # per chart, so runs of two revisions can be compared chart by chart
-        "read_s": {k: round(v, 3) for k, v in seconds.items()},
-        "cpu_s": {k: round(v, 3) for k, v in cpu.items()},
         "chart_cells": chart_cells,
         "examples": examples,
     }
@@ -536,16 +537,7 @@ def main(argv: list[str] | None = None) -> int:
         out["held_out"] = held = held_out(args.data, args.held_out)
         for name, run in held.items():
             print(f"== held out: {run['charts']} {name} charts the bench does not read")
-            if run["max_read_s"] is not None:
-                print(
-                    f"seconds per chart: median {run['median_read_s']:.2f}, slowest "
-                    f"{run['max_read_s']:.2f} ({run['slowest']}), {run['over_2s']} over "
-                    f"{MAX_CHART_S:g} s"
-                )
-            again = ", ".join(
-                f"{Path(k).stem} {a:.2f} -> {b:.2f}" for k, (a, b) in run["again_s"].items()
-            )
-            print(f"the slowest read again (seconds, first -> second): {again}")
+            _print_speed(run)
 
     if args.perturb_charts > 0:
         pt = perturbations(args.perturb_charts, args.per_chart, args.levels)
@@ -599,6 +591,14 @@ def _print_real(name: str, run: dict[str, Any], with_table: bool) -> None:
     print("question accuracy (relaxed):")
     for key, (r, t) in run["acc"].items():
         print(f"  {key:34s} {_pct(r, t)}")
+    _print_speed(run)
+    print("examples of failures:")
+    for e in run["examples"]:
+        print("  ", e)
+
+
+def _print_speed(run: dict[str, Any]) -> None:
+    """The read-time line of one folder's run (`_speed`) and its charts read again."""
     if run["max_read_s"] is not None:
         print(
             f"seconds per chart: median {run['median_read_s']:.2f}, slowest "
@@ -612,9 +612,6 @@ def _print_real(name: str, run: dict[str, Any], with_table: bool) -> None:
             f"{Path(k).stem} {a:.2f} -> {b:.2f}" for k, (a, b) in run["again_s"].items()
         )
         print(f"the slowest charts read again at the end (seconds, first -> second): {again}")
-    print("examples of failures:")
-    for e in run["examples"]:
-        print("  ", e)
 
 
 if __name__ == "__main__":

@@ -35,15 +35,13 @@ def area_layers(
 ) -> list[int]:
     """Layers drawn as one wide filled band each (not bars, not strokes); wide next to the
     plot's columns `plot` (first, last) when given, else the image's."""
-
     w, h = scene.size
     pw = max(1, plot[1] - plot[0] + 1) if plot is not None else w
     span = _tick_span(scene)
     out = []
     for li in candidates:
         lay: ColorLayer = scene.layers[li]
-        m = lay.mask.astype(np.uint8)
-        n, labels, stats, _ = components(m, 8)
+        n, labels, stats, _ = components(lay.mask, 8)
         if n < 2:
             continue
         big = int(np.argmax(stats[1:, 4])) + 1

@@ -66,7 +66,6 @@ class FoundBox:
 
 def _rects(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
     """Filled rectangles of one colour: (x0, y0, x1, y1), inclusive bounds."""
-
     cut = trimmed(mask)
     if cut is None:
         return []

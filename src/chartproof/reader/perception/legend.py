@@ -122,14 +122,12 @@ def _letters_only(tok: OcrToken) -> OcrToken:
 def _swatch_box(mask: np.ndarray, strip: tuple[int, int, int, int], th: float) -> Box | None:
     """Box of the swatch inside `strip`, or None when its colour blob runs out of the strip
     (then it is a bar or a line next to a label, not a legend swatch)."""
-
     x0, y0, x1, y1 = strip
     h, w = mask.shape
     pad = int(2 * th)
     wx0, wy0 = max(0, x0 - pad), max(0, y0 - pad)
     wx1, wy1 = min(w, x1 + pad), min(h, y1 + pad)
-    win = mask[wy0:wy1, wx0:wx1].astype(np.uint8)
-    n, lab, stats, _ = components(win, 8)
+    n, lab, stats, _ = components(mask[wy0:wy1, wx0:wx1], 8)
     inner = lab[y0 - wy0 : y1 - wy0, x0 - wx0 : x1 - wx0]
     counts = np.bincount(inner.ravel(), minlength=n)
     counts[0] = 0

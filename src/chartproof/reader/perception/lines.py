@@ -89,9 +89,7 @@ def line_extent(mask: np.ndarray) -> tuple[int, int] | None:
 def fill_small_holes(mask: np.ndarray, max_area: int = 150) -> np.ndarray:
     """The mask with its small enclosed holes filled (the inside of a hollow marker ring);
     big enclosed regions, such as the plot area inside a frame, stay open."""
-
-    inv = (~mask).astype(np.uint8)
-    n, labels, stats, _ = components(inv, 4)
+    n, labels, stats, _ = components(~mask, 4)
     h, w = mask.shape
     holes = [
         i

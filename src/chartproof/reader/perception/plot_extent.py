@@ -38,8 +38,7 @@ def solid_fill(lay: ColorLayer, size: tuple[int, int]) -> bool:
     import cv2
 
     w, h = size
-    m = lay.mask.astype(np.uint8)
-    n, labels, stats, _ = components(m, 8)
+    n, labels, stats, _ = components(lay.mask, 8)
     if n < 2:
         return False
     big = int(np.argmax(stats[1:, 4])) + 1

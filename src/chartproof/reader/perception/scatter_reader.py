@@ -82,7 +82,6 @@ def read_scatter(
 def _dots(mask: np.ndarray) -> tuple[list[tuple[float, float, float]], int]:
     """Round filled blobs of one colour (centre x, centre y, diameter) and the number of
     pixels they hold."""
-
     n, _, stats, cents = components(mask, 8)
     out: list[tuple[float, float, float]] = []
     held = 0

@@ -20,12 +20,10 @@ def thick_stroke(mask: np.ndarray, width: int, straight: bool) -> bool:
     """Whether `mask` is one line series drawn thick: a single piece holding 90 % of its
     pixels, spanning 15 % of the image `width` with no column gaps, at most 9 px tall per
     column in the median (and never a straight rule)."""
-
     total = int(mask.sum())
     if straight or total < 30:
         return False
-    m = mask.astype(np.uint8)
-    n, labels, stats, _ = components(m, 8)
+    n, labels, stats, _ = components(mask, 8)
     if n < 2:
         return False
     big = int(np.argmax(stats[1:, 4])) + 1
