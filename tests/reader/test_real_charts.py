@@ -82,3 +82,24 @@ def test_statista_labels_printed_at_45_degrees_are_read_turned_level(
     quarters = [t.text for t in tokens if re.fullmatch(r"Q[1-4]", t.text)]
     assert sum(sent) <= 30
     assert len(quarters) >= 20 and {"Q1", "Q2", "Q3", "Q4"} <= set(quarters)
+
+
+def test_month_labels_printed_running_up_the_page_are_read(engine: object) -> None:
+    # A Kaiser line chart (OpenCQA) prints 42 month labels running up the page, in boxes 1.2
+    # to 1.6 times taller than wide: rapidocr turns the taller ones upside down ("NON" for
+    # "Nov", "Mev" for "May") and leaves the others lying on their side; none was read as a
+    # month. Turned the way they read (`ocr.turn_upright`, `_PaddingSteps._level`), most are.
+    import re
+
+    from chartproof.reader.perception.image import load_image
+
+    path = SHARED_CHARTQA.parent / "opencqa-val" / "images" / "6734.png"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    tokens = engine.read(load_image(path), footnotes=False)  # type: ignore[attr-defined]
+    months = [
+        t.text
+        for t in tokens
+        if re.fullmatch(r"Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec", t.text)
+    ]
+    assert len(months) >= 25 and len(set(months)) == 12  # 29 of 42 on this machine

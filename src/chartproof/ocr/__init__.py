@@ -1035,20 +1035,28 @@ class _PaddingSteps:
         one character is not kept: that is a piece of a plotted line, not a label. The box
         stays as detected, the text's place on the page."""
         txts, scores, words = readings
-        slants = {}
+        turns: list[tuple[int, float]] = []
         for i in doubted:
             inner = ink_slant(images[i])
             if inner is None or abs(inner) < _LEAST_TURN:
                 continue
-            if _SLANT[0] <= abs(angles[i] + inner) <= _SLANT[1]:
-                slants[i] = inner
-        if not slants:
+            slant = abs(angles[i] + inner)
+            if _SLANT[0] <= slant <= _SLANT[1]:
+                turns.append((i, inner))
+            elif slant > _SLANT[1]:
+                # Running up or down the page: which way, only the readings tell.
+                turns += [(i, inner), (i, inner - math.copysign(180.0, inner))]
+        if not turns:
             return
-        turned = [level_crop(images[i], a) for i, a in slants.items()]
+        turned = [level_crop(images[i], a) for i, a in turns]
         out, _ = self._at(
             RECOGNITION_STEPS[0][0], turned, self.widths(turned), word_box, rec=self._fast
         )
-        for k, i in enumerate(slants):
+        best: dict[int, int] = {}
+        for k, (i, _) in enumerate(turns):
+            if i not in best or float(out.scores[k]) > float(out.scores[best[i]]):
+                best[i] = k
+        for i, k in best.items():
             text, score = str(out.txts[k]), float(out.scores[k])
             if score > float(scores[i]) and len(text.replace(" ", "")) >= 2:
                 images[i] = turned[k]
@@ -1108,9 +1116,23 @@ def _spread(text: str) -> Any:
     )
 
 
+_RAPID_TURN = 1.5
+"""rapidocr turns the crop of every box this many times taller than wide a quarter
+counter-clockwise (`turned_crop`)."""
+
 _TURN_RATIO = 2.0
 """A box this many times taller than wide holds a line of text running up or down the page
 (`vertical_line`)."""
+
+
+def turned_crop(quad: Any, crop_shape: Sequence[int]) -> bool:
+    """Whether rapidocr turned a detected box's crop a quarter counter-clockwise: it does so to
+    every box at least `_RAPID_TURN` times taller than wide, so that the crop comes out that
+    much wider than tall."""
+    q = np.asarray(quad, dtype=np.float64)
+    width = max(float(np.linalg.norm(q[0] - q[1])), float(np.linalg.norm(q[2] - q[3])))
+    height = max(float(np.linalg.norm(q[1] - q[2])), float(np.linalg.norm(q[3] - q[0])))
+    return height >= _RAPID_TURN * width and crop_shape[1] >= _RAPID_TURN * crop_shape[0]
 
 
 def vertical_line(quad: Any, crop_shape: Sequence[int]) -> bool:
@@ -1154,20 +1176,28 @@ class _KeepBoxes:
 
 
 def turn_upright(crops: list[Any], quads: Any, steps: _PaddingSteps) -> list[int]:
-    """Turn the crops of vertical lines (`vertical_line`) that read better the other way up,
-    in place; the indices turned. rapidocr turns every such crop a quarter counter-clockwise,
+    """Turn the crops rapidocr turned (`turned_crop`) that read better another way up, in
+    place; the indices turned. rapidocr turns every such crop a quarter counter-clockwise,
     right for a line running down the page (FigureQA's category labels) and upside down for
-    one running up it (a y-axis title, as Statista prints it), which the recogniser misread
-    through every padding step before `OcrEngine._reread_vertical` read it twice more.
+    one running up it (a y-axis title, as Statista prints it, or a month label in a short
+    box), which the recogniser misread through every padding step before
+    `OcrEngine._reread_vertical` read it twice more. A box less than `_TURN_RATIO` times
+    taller than wide may also hold upright glyphs (a "5" in a thin bar, two lines of one
+    digit), which read best as they stand on the page.
 
     Each such crop is read at the first step by the fast recogniser (the small one without
-    it); one it doubts (`FAST_SURE`) is read turned half a turn as well, and turned when
-    that reading is surer. Its quad's corners are then listed from the opposite corner, so
+    it); one it doubts (`FAST_SURE`) is read turned half a turn as well and, in a short
+    box, turned back as it stands on the page; it takes the surest reading when that is
+    surer than rapidocr's. Half a turn is not taken in a short box for a reading of one
+    character (a tall glyph reads as one character any way up); a page crop's reading is
+    taken only when the fast recogniser is sure of it (two dots one above the other read as
+    "8" at 0.64, a bar as "0") and it holds no space (its characters would map back through
+    the turned quad). Turned half a turn, the quad's corners are listed from the opposite corner, so
     the quad describes the turned crop: rapidocr's character boxes map back through it."""
     lines = [
         i
         for i, (crop, quad) in enumerate(zip(crops, quads, strict=True))
-        if vertical_line(quad, crop.shape)
+        if turned_crop(quad, crop.shape)
     ]
     if not lines:
         return []
@@ -1178,15 +1208,29 @@ def turn_upright(crops: list[Any], quads: Any, steps: _PaddingSteps) -> list[int
     unsure = [k for k, s in enumerate(first.scores) if float(s) < FAST_SURE]
     if not unsure:
         return []
-    turned = [np.ascontiguousarray(np.rot90(images[k], 2)) for k in unsure]
+    line = {k: vertical_line(quads[lines[k]], images[k].shape) for k in unsure}
+    # quarter turns counter-clockwise (np.rot90): half a turn, or back as on the page
+    ways = [(k, 2) for k in unsure] + [(k, -1) for k in unsure if not line[k]]
+    turned = [np.ascontiguousarray(np.rot90(images[k], q)) for k, q in ways]
     again, _ = steps._at(width, turned, steps.widths(turned), False, rec=rec)
+    best: dict[int, int] = {}
+    for n, (k, quarters) in enumerate(ways):
+        text = str(again.txts[n])
+        if quarters == 2 and not line[k] and len(text.replace(" ", "")) < 2:
+            continue
+        if quarters == -1 and (" " in text.strip() or float(again.scores[n]) < FAST_SURE):
+            continue
+        if float(again.scores[n]) > float(again.scores[best[k]] if k in best else -1.0):
+            best[k] = n
     done = []
-    for k, crop, score in zip(unsure, turned, again.scores, strict=True):
-        if float(score) > float(first.scores[k]):
-            i = lines[k]
-            crops[i] = crop
+    for k, n in sorted(best.items()):
+        if float(again.scores[n]) <= float(first.scores[k]):
+            continue
+        i = lines[k]
+        crops[i] = turned[n]
+        if ways[n][1] == 2:
             quads[i] = np.roll(np.asarray(quads[i]), 2, axis=0)
-            done.append(i)
+        done.append(i)
     return done
 
 
