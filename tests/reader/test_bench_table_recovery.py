@@ -112,7 +112,8 @@ def test_held_out_charts_are_those_the_bench_does_not_read(
     bench: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # held_out draws from ChartQA's images without a gold table and from OpenCQA's, reads
-    # each once (the slowest again) and counts those over the 2 s target.
+    # each once (the slowest again), counts those over the 2 s target, and answers the
+    # ChartQA questions on the drawn charts beside a constant answer's accuracy.
     import json
     import shutil
 
@@ -121,8 +122,11 @@ def test_held_out_charts_are_those_the_bench_does_not_read(
     (opencqa / "images").mkdir(parents=True)
     rows = [
         {"image": "images/t1.png", "table": "a,b\n1,2"},
-        {"image": "images/n1.png"},  # asked about, but without a gold table
-        {"image": "images/t2.png", "table": "a,b\n3,4"},
+        {"image": "images/n1.png", "question": "How many?", "answer": "12"},  # no table
+        {"image": "images/t2.png", "table": "a,b\n3,4", "question": "Max?", "answer": "4"},
+        {"image": "images/n1.png", "question": "Is it rising?", "answer": "Yes"},
+        {"image": "images/n2.png", "question": "How much?", "answer": "12.0"},
+        {"image": "images/n2.png"},  # no question: not asked
     ]
     (chartqa / "chartqa.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     for name in ("t1", "t2", "n1", "n2"):
@@ -144,6 +148,13 @@ def test_held_out_charts_are_those_the_bench_does_not_read(
     assert cq["slowest"] == "images/n2.png" and cq["median_read_s"] == pytest.approx(1.6)
     assert (oc["charts"], oc["over_2s"], oc["slowest"]) == (3, 1, "images/o2.jpg")
     assert not {"t1.png", "t2.png", ".hidden.png", "notes.txt"} & set(read)
+    # the charts came back unread (an error text): every answer wrong; the most common gold
+    # answer, "12", is right on both numbers (12.0 within 5 %)
+    assert cq["acc"]["image/all"] == (0.0, 3)
+    assert cq["acc"]["image/yes/no"] == (0.0, 1)
+    assert cq["acc"]["baseline_always_12/all"] == (2.0, 3)
+    assert cq["acc"]["baseline_always_no/yes/no"] == (0.0, 1)
+    assert oc["acc"] == {}
     assert list(oc["again_s"]) == ["images/o2.jpg", "images/o1.png", "images/o3.png"]
     # the same draw every time; a missing source is left out
     assert bench.held_out(tmp_path, n=2)["opencqa"]["charts"] == 2
