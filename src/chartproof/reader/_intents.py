@@ -58,12 +58,72 @@ _LABEL_NOUNS = (
 _ORD = r"(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
 
 
+_QUANTITY_NOUNS = frozenset((
+    "value", "values", "number", "numbers", "percentage", "percent", "share", "shares",
+    "amount", "count", "total", "sum", "average", "mean", "median", "rate", "level", "score",
+    "price", "prices", "revenue", "revenues", "sales", "income", "cost", "costs", "gdp",
+    "population", "growth", "spending", "profit", "profits", "size", "volume", "capacity",
+    "gross", "index", "ratio", "figure", "proportion", "salary", "salaries", "budget", "debt",
+    "turnover", "earnings", "expenditure", "expenditures", "consumption", "production",
+    "output", "height", "weight", "temperature", "margin", "return", "yield", "loss", "losses",
+    "attendance", "difference", "increase", "decrease", "change", "gap", "deficit", "surplus",
+    "payroll", "worth", "valuation", "density", "distance", "speed", "duration", "time",
+    "length", "age", "inflation", "interest", "demand", "supply", "exports", "imports",
+    "emissions", "usage", "viewers", "users", "visitors", "subscribers", "members",
+    "shipments", "deliveries", "units", "employees", "workers", "jobs", "cases", "deaths",
+    "births", "tons",
+))  # fmt: skip
+"""Head nouns of a quantity: "the highest unemployment rate" asks for a number, "the most
+popular model" for a label (`names_a_thing`)."""
+
+_RANKED = re.compile(
+    r"^(?:in |during |for )?what (?:is|was|are|were) (?:the |\w+s )?(?:\w+ )?"
+    rf"(?:{'|'.join(_MAX + _MIN)})\b(?P<rest>.*)$"
+)
+_PHRASE_END = re.compile(
+    r"\b(?:in|of|for|on|at|by|among|to|from|between|during|as|that|which|who|based|with|"
+    r"according|since|until|after|before|than|worldwide|globally|ever)\b"
+)
+
+
+def _ranked_thing(q: str) -> str | None:
+    """The head noun of "what was the (second) most popular model in 2019" ("model"), or
+    None when the question does not ask so: the last word before a preposition that is not
+    a past participle ("the most popular hashtag used by" gives "hashtag")."""
+    m = _RANKED.match(q)
+    if m is None:
+        return None
+    phrase = _PHRASE_END.split(m.group("rest"), maxsplit=1)[0].split()
+    words = [w for w in phrase if not w.endswith("ed") and w not in _MAX + _MIN]
+    return words[-1] if words else None
+
+
 def asks_label(q: str) -> bool:
-    """Whether the question wants a label (a name) rather than a number."""
+    """Whether the (normalised) question wants a label (a name) rather than a number:
+    "which", "who", "where" or "when" in it, "what company ...", or `names_a_thing`."""
     if re.search(r"\b(which|who|where)\b", q) or q.startswith("when "):
         return True
     m = re.match(r"^(?:in |during |by |for )?what (\w+)", q)
-    return bool(m and m.group(1).rstrip("s") in _LABEL_NOUNS)
+    return bool(m and m.group(1).rstrip("s") in _LABEL_NOUNS) or names_a_thing(q)
+
+
+def names_a_thing(q: str) -> bool:
+    """Whether a (normalised) "what" question asks for the name of a thing: "what is the
+    name of ...", "what movie had the highest lifetime gross", "what was the most popular
+    model" (a ranked thing that is no quantity, `_ranked_thing`); not "what was the highest
+    unemployment rate", nor "what percentage had ...".
+    """
+    if re.match(r"^(?:in |during |for )?what (?:is|was|are|were) the name\b", q):
+        return True
+    m = re.match(
+        r"^(?:in |during |by |for )?what ((?:\w+ ){1,3}?)"
+        r"(?:had|has|have|did|does|do|received|ranked|led)\b",
+        q,
+    )
+    if m and m.group(1).split()[0] not in ("is", "was", "are", "were"):
+        return m.group(1).split()[-1] not in _QUANTITY_NOUNS
+    thing = _ranked_thing(q)
+    return thing is not None and thing not in _QUANTITY_NOUNS
 
 
 def _series_guess(q: str, view: ChartView, mentioned: list[str]) -> str | None:

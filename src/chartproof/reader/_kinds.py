@@ -17,6 +17,7 @@ from typing import Literal
 from chartproof.numeric import format_number, parse_number
 from chartproof.questions import ChartView
 from chartproof.reader._colours import same_colour
+from chartproof.reader._intents import names_a_thing
 from chartproof.reader._text import best_label, find_mentions, norm, numbers_written, similarity
 
 __all__ = [
@@ -68,6 +69,8 @@ def question_kind(question: str) -> QuestionKind:
         q,
     ):
         return "number"
+    if names_a_thing(q):
+        return "label"  # "what was the most popular model", "what movie had the highest ..."
     return "open"
 
 
