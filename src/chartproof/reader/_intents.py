@@ -43,7 +43,7 @@ def _has(q: str, *words: str) -> bool:
 _MAX = (
     "highest", "largest", "maximum", "max", "most", "biggest", "greatest", "peak", "top",
     "best", "main", "leading", "favorite", "favourite", "fastest", "dominant", "popular",
-    "major", "primary", "tallest", "longest",
+    "major", "primary", "tallest", "longest", "leader",
 )  # fmt: skip
 _MIN = ("lowest", "smallest", "minimum", "min", "least", "fewest", "worst", "shortest", "slowest")
 _ABOVE = ("above", "more than", "greater than", "over", "exceed", "exceeds", "higher than")
