@@ -21,7 +21,8 @@ and FigureQA together) >= 60 %, every chart read in <= 2 s on one core.
 
 Prints tables; `--json PATH` also writes the figures, with each real chart's read time.
 `--held-out N` also times N charts drawn from each of ChartQA's images without a table and
-OpenCQA's, which the bench does not otherwise read (`held_out`; no target is checked).
+OpenCQA's, which the bench does not otherwise read, and answers ChartQA's questions on them
+beside a constant answer (`held_out`; no target is checked).
 The five slowest charts of each real folder are read a second time at the end of the run
 (`read_again`), to tell a slow chart from a slow moment of the machine; the targets are
 checked on the first reads.
@@ -542,7 +543,7 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=0,
         help="also time N charts drawn from each of ChartQA's images without a table and "
-        "OpenCQA's (no target checked)",
+        "OpenCQA's, and answer ChartQA's questions on them (no target checked)",
     )
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)

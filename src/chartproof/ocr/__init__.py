@@ -1031,9 +1031,11 @@ class _PaddingSteps:
 
         A crop is a slanted label's when its ink (`ink_slant`) runs `_SLANT` degrees from the
         horizontal, its box's angle counted, and at least `_LEAST_TURN` degrees from its box;
-        it is turned by the ink's angle within the crop (`level_crop`). A turned reading of
-        one character is not kept: that is a piece of a plotted line, not a label. The box
-        stays as detected, the text's place on the page."""
+        it is turned by the ink's angle within the crop (`level_crop`). Ink running steeper
+        than that is a label running up or down the page in a box too short for rapidocr to
+        turn (Kaiser's month labels): it is turned level both ways, and the surer reading
+        counts. A turned reading of one character is not kept: that is a piece of a plotted
+        line, not a label. The box stays as detected, the text's place on the page."""
         txts, scores, words = readings
         turns: list[tuple[int, float]] = []
         for i in doubted:
@@ -1125,25 +1127,29 @@ _TURN_RATIO = 2.0
 (`vertical_line`)."""
 
 
+def _quad_sides(quad: Any) -> tuple[float, float]:
+    """A detected quad's width and height as rapidocr measures them to cut its crop: the
+    longer of each pair of opposite sides."""
+    q = np.asarray(quad, dtype=np.float64)
+    width = max(float(np.linalg.norm(q[0] - q[1])), float(np.linalg.norm(q[2] - q[3])))
+    height = max(float(np.linalg.norm(q[1] - q[2])), float(np.linalg.norm(q[3] - q[0])))
+    return width, height
+
+
 def turned_crop(quad: Any, crop_shape: Sequence[int]) -> bool:
     """Whether rapidocr turned a detected box's crop a quarter counter-clockwise: it does so to
     every box at least `_RAPID_TURN` times taller than wide, so that the crop comes out that
     much wider than tall."""
-    q = np.asarray(quad, dtype=np.float64)
-    width = max(float(np.linalg.norm(q[0] - q[1])), float(np.linalg.norm(q[2] - q[3])))
-    height = max(float(np.linalg.norm(q[1] - q[2])), float(np.linalg.norm(q[3] - q[0])))
+    width, height = _quad_sides(quad)
     return height >= _RAPID_TURN * width and crop_shape[1] >= _RAPID_TURN * crop_shape[0]
 
 
 def vertical_line(quad: Any, crop_shape: Sequence[int]) -> bool:
     """Whether a detected box holds a line running up or down the page, and rapidocr turned
-    its crop a quarter counter-clockwise (it turns every box at least 1.5 times taller than
-    wide so): the box is at least `_TURN_RATIO` times taller than wide, its crop wider than
-    tall. Shorter boxes, most of them one tall glyph ("1", "5"), are not lines."""
-    q = np.asarray(quad, dtype=np.float64)
-    width = max(float(np.linalg.norm(q[0] - q[1])), float(np.linalg.norm(q[2] - q[3])))
-    height = max(float(np.linalg.norm(q[1] - q[2])), float(np.linalg.norm(q[3] - q[0])))
-    return height >= _TURN_RATIO * width and crop_shape[1] >= 1.5 * crop_shape[0]
+    its crop (`turned_crop`): the box is at least `_TURN_RATIO` times taller than wide.
+    Shorter boxes hold one tall glyph ("1", "5") or a short word ("May")."""
+    width, height = _quad_sides(quad)
+    return height >= _TURN_RATIO * width and turned_crop(quad, crop_shape)
 
 
 class _KeepBoxes:
@@ -1192,8 +1198,9 @@ def turn_upright(crops: list[Any], quads: Any, steps: _PaddingSteps) -> list[int
     character (a tall glyph reads as one character any way up); a page crop's reading is
     taken only when the fast recogniser is sure of it (two dots one above the other read as
     "8" at 0.64, a bar as "0") and it holds no space (its characters would map back through
-    the turned quad). Turned half a turn, the quad's corners are listed from the opposite corner, so
-    the quad describes the turned crop: rapidocr's character boxes map back through it."""
+    the turned quad). Turned half a turn, the quad's corners are listed from the opposite
+    corner, so the quad describes the turned crop: rapidocr's character boxes map back
+    through it."""
     lines = [
         i
         for i, (crop, quad) in enumerate(zip(crops, quads, strict=True))

@@ -49,8 +49,8 @@ _LABEL_START = re.compile(r"^(?:in |for |by |during |at |on )?(which|who|whom|wh
 
 def question_kind(question: str) -> QuestionKind:
     """The answer type a question asks for: yes/no (it opens with an auxiliary verb and
-    offers no alternatives joined by "or"), a label ("which", "who", "where"), a number ("how
-    many", "what is the value"), or open."""
+    offers no alternatives joined by "or"), a label ("which", "who", "where", and "what"
+    naming a thing: `names_a_thing`), a number ("how many", "what is the value"), or open."""
     q = " ".join(norm(question).split())
     first = q.split(" ", 1)[0] if q else ""
     if first in _AUX:
