@@ -16,7 +16,13 @@ from chartproof.types import DataTable
 CASES: dict[str, Any] = json.loads(
     (Path(__file__).parent / "cases" / "answer_kinds.json").read_text(encoding="utf-8")
 )
-KINDS = {"countries": "grouped_bar", "bars": "vbar", "curves": "line", "brands": "hbar"}
+KINDS = {
+    "countries": "grouped_bar",
+    "bars": "vbar",
+    "curves": "line",
+    "brands": "hbar",
+    "groups": "vbar",
+}
 
 
 @pytest.mark.parametrize(("question", "kind"), CASES["question_kind"])

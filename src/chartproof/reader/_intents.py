@@ -305,7 +305,22 @@ def intents(question: str, view: ChartView) -> list[Intent]:
         _lookup(add, view, xs, ss, series, pie)
     elif ss and len(view.x_labels) == 1:
         add("value_at", "value of the only label", series=ss[0], x=view.x_labels[0])
+    elif not label and (whole := _whole(view)) is not None:
+        # "What was the youth literacy rate in Latin America in 2016?" over bars "Female",
+        # "Male" and "Average": a question naming no bar asks about the whole.
+        add("value_at", "value of the bar for the whole", series=series, x=whole)
     return out
+
+
+_WHOLE = frozenset(("total", "average", "overall", "all", "all respondents", "total population"))
+"""Bar labels that stand for the whole of what the others split (`_whole`)."""
+
+
+def _whole(view: ChartView) -> str | None:
+    """The one label of the chart that stands for the whole (`_WHOLE`: "Total", "Average"),
+    or None when there is none or more than one."""
+    found = [x for x in view.x_labels if norm(x) in _WHOLE]
+    return found[0] if len(found) == 1 else None
 
 
 def _lookup(
