@@ -173,6 +173,8 @@ def intents(question: str, view: ChartView) -> list[Intent]:
     question = words_to_numbers(question)
     q = norm(question)
     xs = find_mentions(question, view.x_labels)
+    if not xs and (country := _country_of(q, view)) is not None:
+        xs = [country]
     if not xs and (recent := _recent(q, view)) is not None:
         xs = [recent]
     if not xs and (loose := loose_mention(question, view.x_labels)) is not None:
@@ -310,6 +312,27 @@ def intents(question: str, view: ChartView) -> list[Intent]:
         # "Male" and "Average": a question naming no bar asks about the whole.
         add("value_at", "value of the bar for the whole", series=series, x=whole)
     return out
+
+
+_DEMONYMS = {
+    "american": "united states", "australian": "australia", "austrian": "austria",
+    "belgian": "belgium", "brazilian": "brazil", "british": "united kingdom",
+    "canadian": "canada", "chinese": "china", "danish": "denmark", "dutch": "netherlands",
+    "finnish": "finland", "french": "france", "german": "germany", "greek": "greece",
+    "indian": "india", "irish": "ireland", "italian": "italy", "japanese": "japan",
+    "korean": "south korea", "mexican": "mexico", "norwegian": "norway", "polish": "poland",
+    "portuguese": "portugal", "russian": "russia", "spanish": "spain", "swedish": "sweden",
+    "swiss": "switzerland", "turkish": "turkey",
+}  # fmt: skip
+"""Country adjectives and the country each names (`_country_of`)."""
+
+
+def _country_of(q: str, view: ChartView) -> str | None:
+    """The chart's label for the one country the (normalised) question names by its
+    adjective ("Spanish customers" on a chart with a bar "Spain"), or None."""
+    named = {c for word, c in _DEMONYMS.items() if re.search(rf"\b{word}\b", q)}
+    found = [x for x in view.x_labels if norm(x) in named]
+    return found[0] if len(found) == 1 else None
 
 
 _WHOLE = frozenset(("total", "average", "overall", "all", "all respondents", "total population"))
