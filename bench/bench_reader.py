@@ -277,12 +277,12 @@ def held_out(data: Path, n: int, seed: int = HELD_OUT_SEED) -> dict[str, dict[st
     charts they were measured on."""
     draw = random.Random(seed)
     out: dict[str, dict[str, Any]] = {}
-    bench = {r["image"] for r in _rows(data / "chartqa", None, with_table=True)}
+    rows = _rows(data / "chartqa", None, with_table=False)
+    bench = {r["image"] for r in rows if r.get("table")}
     asked: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    if (data / "chartqa" / "chartqa.jsonl").is_file():
-        for r in _rows(data / "chartqa", None, with_table=False):
-            if r["image"] not in bench and "question" in r and "answer" in r:
-                asked[r["image"]].append(r)
+    for r in rows:
+        if r["image"] not in bench and "question" in r and "answer" in r:
+            asked[r["image"]].append(r)
     sources = {"chartqa": data / "chartqa", "opencqa": data / "opencqa-val"}
     for name, folder in sources.items():
         if not folder.is_dir():

@@ -438,7 +438,7 @@ def test_without_the_boxes_angles_no_crop_is_turned() -> None:
     ("text", "turns"),
     [("May", 1), ("May", 3), ("Sep", 1), ("November", 3), ("2014", 1), ("Q1", 3), ("Aug 12", 1)],
 )
-def test_sideways_labels_are_read_the_way_they_run(text: str, turns: int) -> None:
+def test_sideways_labels_are_read_the_way_they_run(engine: Any, text: str, turns: int) -> None:
     """A month label printed running up (a quarter turn counter-clockwise) or down the page,
     in a box too short for rapidocr to turn it: the fast recogniser doubts it as cut (reads
     "8", "I" or nothing); turned the way that reads surer, it reads the label."""
@@ -449,7 +449,7 @@ def test_sideways_labels_are_read_the_way_they_run(text: str, turns: int) -> Non
     line = np.full((h + base + 8, w + 8, 3), 255, np.uint8)
     cv2.putText(line, text, (4, 4 + h), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (40,) * 3, 1, cv2.LINE_AA)
     crop = np.ascontiguousarray(np.rot90(line, turns))
-    steps = ocr.OcrEngine()._load().text_rec
+    steps = engine._load().text_rec  # the process-wide engine, loaded once
     assert steps._fast is not None
     first, _ = steps._at(96, [crop], steps.widths([crop]), False, rec=steps._fast)
     assert float(first.scores[0]) < ocr.FAST_SURE
