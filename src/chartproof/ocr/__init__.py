@@ -57,6 +57,7 @@ from numpy.typing import NDArray
 from pydantic import Field
 
 from chartproof._cachedir import cache_home
+from chartproof._heap import keep_freed_memory
 from chartproof.numeric import parse_number
 from chartproof.ocr._rapid import speed_up
 from chartproof.ocr.runtime import (
@@ -1332,6 +1333,7 @@ class OcrEngine:
         if self._engine is None:
             with self._load_lock:
                 if self._engine is None:
+                    keep_freed_memory()  # a reading's arrays reused by the next
                     plan = (
                         OcrPlan(self._asked, self._asked, how="asked for")
                         if self._asked is not None
