@@ -42,6 +42,14 @@ CANDIDATE_CASES = [
     ([NOTE[0], (560, 400, 600, 412), NOTE[1]], [0, 2]),
     # vertical text (taller than half its width) is never a line of it
     ([NOTE[0], (10, 380, 22, 396), NOTE[1]], [0, 2]),
+    # a credit line in smaller type under it ("PEW RESEARCH CENTER", 8 px under 12 px
+    # lines): the paragraph is sought from the row above, without it
+    ([*NOTE, (10, 484, 130, 492)], [0, 1, 2, 3, 4]),
+    ([LABEL, NOTE[0], NOTE[1], (10, 436, 130, 444)], [1, 2]),
+    # two rows of small type under it are a paragraph of their own
+    ([NOTE[0], NOTE[1], (10, 436, 130, 444), (10, 450, 130, 458)], [2, 3]),
+    # and a line alone above the credit line is still no paragraph
+    ([LABEL, NOTE[0], (10, 420, 130, 428)], []),
 ]
 
 

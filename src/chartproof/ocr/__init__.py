@@ -785,7 +785,9 @@ def footnote_candidates(boxes: Sequence[Box]) -> list[int]:
     nearest the paragraph's left edge joins it while it ends within one line height above
     the line below, starts within one and a half line heights of its left edge and is of a
     like height (within 1.4 times); other boxes on its row (a label beside a note) are not
-    part of it.
+    part of it. When the lowest row's line stands alone (Pew's "PEW RESEARCH CENTER" in
+    small capitals, 17 px under a 24 px line of notes), the paragraph is sought again from
+    the row above it, and that line is not part of it.
 
     Where such a paragraph holds a footnote ("Note: ...", "Source: ..." read on one of its
     lines), the lines after that one need not be recognised (`OcrEngine.read`'s
@@ -800,6 +802,16 @@ def footnote_candidates(boxes: Sequence[Box]) -> list[int]:
             rows[-1].append(i)
         else:
             rows.append([i])
+    for end in (len(rows), len(rows) - 1):
+        block = _paragraph(rows[:end], boxes)
+        if len(block) >= 2:
+            return block
+    return []
+
+
+def _paragraph(rows: list[list[int]], boxes: Sequence[Box]) -> list[int]:
+    """The lines of the paragraph that ends on the last of `rows`, bottom line first (see
+    `footnote_candidates`)."""
     if not rows:
         return []
     block = [min(rows[-1], key=lambda i: boxes[i][0])]
@@ -811,7 +823,7 @@ def footnote_candidates(boxes: Sequence[Box]) -> list[int]:
         if below[1] - y1 > high or high > 1.4 * low or abs(x0 - edge) > 1.5 * high:
             break
         block.append(i)
-    return block[::-1] if len(block) >= 2 else []
+    return block[::-1]
 
 
 _BATCH = 6
