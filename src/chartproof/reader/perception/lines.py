@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from chartproof.reader.perception.axes import line_fit
 from chartproof.reader.perception.pixels import components
 
 __all__ = [
@@ -150,13 +149,20 @@ def _column_centres(rows: np.ndarray, xs: range) -> list[tuple[float, float]]:
 
 
 def _extrapolate(pts: list[tuple[float, float]], x: float) -> float | None:
+    """The row at column `x` of the least-squares line through `pts` (x, row), or None when
+    they span less than a column. In plain floats: a stroke's few (at most a pitch of)
+    column centres, fitted for every category column of every line, cost a line chart of
+    90 columns 0.16 s through numpy (`axes.line_fit`)."""
     if len(pts) < 2:
         return None
-    a = np.array(pts)
-    if np.ptp(a[:, 0]) < 1:
+    xs = [p[0] for p in pts]
+    if max(xs) - min(xs) < 1:
         return None
-    slope, icpt = line_fit(a[:, 0], a[:, 1])
-    return float(slope * x + icpt)
+    xm = math.fsum(xs) / len(pts)
+    ym = math.fsum(p[1] for p in pts) / len(pts)
+    sxy = math.fsum((px - xm) * (py - ym) for px, py in pts)
+    sxx = math.fsum((px - xm) ** 2 for px in xs)
+    return ym + sxy / sxx * (x - xm)
 
 
 def vertices(
@@ -209,10 +215,10 @@ def _stroke_at(rows: np.ndarray, x: float, pitch: float) -> tuple[float, bool] |
         left = _column_centres(rows, range(xi - reach, xi - 2))
         right = _column_centres(rows, range(xi + 3, xi + reach + 1))
         ests = [e for e in (_extrapolate(left, x), _extrapolate(right, x)) if e is not None]
-        centre = float(np.mean([p[1] for p in col]))
+        centre = math.fsum(p[1] for p in col) / len(col)
         # Trust extrapolation only when it stays close to the pixels found at the column.
         ests = [e for e in ests if abs(e - centre) <= 6]
-        return (float(np.mean(ests)) if ests else centre), False
+        return (sum(ests) / len(ests) if ests else centre), False
     # The column is hidden (under another line or marker) or the stroke stops just short
     # of it: extend the nearest visible pieces on either side, within half a pitch.
     reach = int(max(5, 0.45 * pitch))
@@ -230,7 +236,7 @@ def _stroke_at(rows: np.ndarray, x: float, pitch: float) -> tuple[float, bool] |
         return None
     if len(ests) == 2 and abs(ests[0] - ests[1]) > max(6.0, 0.3 * pitch):
         return None
-    return float(np.mean(ests)), True
+    return sum(ests) / len(ests), True
 
 
 def tick_marks(image: np.ndarray, below: float, x_lo: float, x_hi: float) -> list[float]:
