@@ -482,3 +482,45 @@ def test_a_row_of_line_swatches_taken_for_bars_stays_a_legend() -> None:
         text[int(t.box[1]) : int(t.box[3]), int(t.box[0]) : int(t.box[2])] = True
     legend = find_legend(toks, layers, text, bars)
     assert [e.label for e in legend] == [str(2015 + k) for k in range(6)]
+
+
+def _mask_with(*shapes: tuple[int, int, int, int]) -> np.ndarray:
+    mask = np.zeros((60, 60), bool)
+    for x, y, w, h in shapes:
+        mask[y : y + h, x : x + w] = True
+    return mask
+
+
+def _lattice() -> np.ndarray:
+    """A 9 x 3 px rectangle holed at every other pixel along its middle row: 23 of 27 pixels
+    (85.2 % full), and no 2 x 2 block of set pixels."""
+    mask = _mask_with((10, 20, 9, 3))
+    mask[21, 11:19:2] = False
+    return mask
+
+
+# (mask, orientation, rectangles (x0, y0, x1, y1) found); worked by hand
+RECT_CASES = [
+    (_mask_with((10, 10, 8, 30)), "vertical", [(10, 10, 18, 40)]),
+    (
+        _mask_with((10, 10, 8, 30), (30, 20, 8, 20)),
+        "vertical",
+        [(10, 10, 18, 40), (30, 20, 38, 40)],
+    ),
+    # a 2 px wide bar holds 2 x 2 blocks: found
+    (_mask_with((10, 10, 2, 30)), "vertical", [(10, 10, 12, 40)]),
+    # hairlines and a diagonal fringe hold none: not labelled at all
+    (_mask_with((5, 30, 50, 1), (30, 5, 1, 50)), "horizontal", []),
+    (np.eye(60, dtype=bool) | np.eye(60, k=1, dtype=bool), "vertical", []),
+    # the only box 85 % full without a block (see `bars._rects`): the closing fills it
+    (_lattice(), "horizontal", [(10, 20, 19, 23)]),
+    (_lattice(), "vertical", [(10, 20, 19, 23)]),
+    (_lattice().T, "vertical", [(20, 10, 23, 19)]),
+]
+
+
+@pytest.mark.parametrize(("mask", "orientation", "found"), RECT_CASES)
+def test_bar_rectangles(mask: np.ndarray, orientation: str, found: list[tuple[int, ...]]) -> None:
+    from chartproof.reader.perception.bars import _rects
+
+    assert sorted(r[:4] for r in _rects(mask, orientation)) == found  # type: ignore[arg-type]
