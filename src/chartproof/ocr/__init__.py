@@ -885,7 +885,8 @@ class _PaddingSteps:
     With a `fast` recogniser, every crop is read by it first, at the first step's padding,
     and the readings it is sure of (`FAST_SURE`) stand; of the others, pieces of plotted
     lines (`plotted_mark`) are read as nothing, slanted labels are read turned level when
-    the detected boxes' `angles` are given (`_level`), and the rest go through the steps.
+    the detected boxes' `angles` are given (`_level`), and the rest go through the steps
+    as far as `SMALL_BUDGET_PX` affords (least sure first; the others keep their reading).
 
     When the crops' detected `boxes` are given (`OcrEngine.read` with `footnotes=False`),
     the paragraph at the bottom of the image (`footnote_candidates`) is read line by line
