@@ -73,9 +73,11 @@ def test_statista_labels_printed_at_45_degrees_are_read_turned_level(
     sent: list[int] = []
     padded = ocr._PaddingSteps._padded
 
-    def counted(self: ocr._PaddingSteps, images: list[object], word_box: bool) -> object:
+    def counted(
+        self: ocr._PaddingSteps, images: list[object], word_box: bool, budget: float | None = None
+    ) -> object:
         sent.append(len(images))
-        return padded(self, images, word_box)  # type: ignore[arg-type]
+        return padded(self, images, word_box, budget)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ocr._PaddingSteps, "_padded", counted)
     tokens = engine.read(load_image(_image("two_col_61921.png")), footnotes=False)  # type: ignore[attr-defined]
