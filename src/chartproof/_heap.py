@@ -18,7 +18,6 @@ allocator as it is; on other C libraries (musl, macOS, Windows) it does nothing.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import os
 import platform
@@ -48,8 +47,9 @@ def keep_freed_memory() -> bool:
         return False
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
         return False
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-    mallopt = libc.mallopt
+    # the running process's own symbols: glibc's mallopt, without ctypes.util.find_library
+    # (which runs ldconfig in a subprocess)
+    mallopt = ctypes.CDLL(None).mallopt
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
     return bool(
