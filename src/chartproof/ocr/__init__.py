@@ -89,6 +89,7 @@ __all__ = [
     "build_rapidocr",
     "charset",
     "detection_side",
+    "dotted_rule",
     "engine_identity",
     "fast_recogniser",
     "footnote_candidates",
@@ -181,6 +182,55 @@ def plotted_mark(crop: NDArray[np.uint8]) -> bool:
     outside = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
     enclosed = (labels > 0) & ~np.isin(labels, outside)
     return bool(enclosed.mean() < 0.01)
+
+
+def dotted_rule(crop: NDArray[np.uint8]) -> bool:
+    """Whether a text crop (BGR, as rapidocr cuts them) is a dotted or dashed rule, not text:
+    long and flat (`_RULE_ASPECT`), its grey changing along no more than `_RULE_ROWS` rows
+    (those changing at least a tenth as much as the busiest: the row of dots, antialiased;
+    the edges of bars above and below it change along no row), sharply (by over 20 of 255)
+    at `_RULE_TICKS` places or more along the busiest, and with nine in ten of its sharp
+    changes along those rows (a label beside leader dots changes sharply along its letters'
+    rows). No legible line of text is that flat: the long text crops of 700 of the charts
+    below that changed as sharply changed along six rows or more.
+
+    Pew separates the rows of its tables of bars with dotted rules, and the detector boxes
+    them as text: 25 crops of OpenCQA's 2520.png, 7-13 px high and up to 491 px long (1,800
+    px wide at the recogniser's height). The fast recogniser read them as junk ("111a11s",
+    "=r==+") for 39,000 of its 70,000 px of work, and four of them, read as nothing, took
+    7,000 px of the small recogniser's budget (`SMALL_BUDGET_PX`) from the doubted numbers
+    and labels. Of the crops of the 2,402 other shared ChartQA and OpenCQA charts it flags
+    three, read as "....", "…" and nothing (the one of them with a gold table reads the same
+    table)."""
+    h, w = crop.shape[:2]
+    if h < 3 or w < _RULE_ASPECT * h:
+        return False
+    grey = crop.astype(np.float32).mean(axis=2) if crop.ndim == 3 else crop.astype(np.float32)
+    change = np.abs(np.diff(grey, axis=1))
+    per_row = change.mean(axis=1)
+    top = int(per_row.argmax())
+    if per_row[top] < 2.0:  # a blank crop, or a solid one
+        return False
+    band = per_row >= 0.1 * per_row[top]
+    if int(band.sum()) > _RULE_ROWS:
+        return False
+    sharp = change > 20
+    if int(sharp[top].sum()) < _RULE_TICKS:
+        return False
+    # Short text beside a long rule changes little along its rows on average, but sharply.
+    return bool(sharp[band].sum() >= 0.9 * sharp.sum())
+
+
+_RULE_ASPECT = 6
+"""A dotted rule's crop is at least this many times wider than high (`dotted_rule`)."""
+
+_RULE_ROWS = 3
+"""The most rows a dotted rule's grey changes along (`dotted_rule`): its dots, 1-2 px,
+antialiased over a third."""
+
+_RULE_TICKS = 16
+"""Sharp changes along its busiest row that make a crop's row of dots a rule, not a dash or
+two (`dotted_rule`)."""
 
 
 _TRAINING_SIDE = 736
@@ -880,7 +930,8 @@ class _PaddingSteps:
     """rapidocr's text recogniser run through `RECOGNITION_STEPS`: the crops read below a
     step's confidence are read again at the next step's padding, and after the last at
     rapidocr's own width, whose reading is kept. Called like rapidocr's recogniser (a
-    `TextRecInput`, a `TextRecOutput` back).
+    `TextRecInput`, a `TextRecOutput` back). Crops of dotted rules (`dotted_rule`) are read as
+    nothing, by no recogniser.
 
     With a `fast` recogniser, every crop is read by it first, at the first step's padding,
     and the readings it is sure of (`FAST_SURE`) stand; of the others, pieces of plotted
@@ -966,7 +1017,10 @@ class _PaddingSteps:
             for k, i in enumerate(indices):
                 txts[i], scores[i], words[i] = out.txts[k], out.scores[k], out.word_results[k]
 
-        read([i for i in range(len(images)) if i not in notes])
+        # Dotted rules are read as nothing, by neither recogniser.
+        rules = {i for i, image in enumerate(images) if dotted_rule(image)}
+        notes = [i for i in notes if i not in rules]
+        read([i for i in range(len(images)) if i not in notes and i not in rules])
         # The bottom paragraph line by line, top down, until a footnote starts: the lines
         # after it are left unread, but still text (the reader masks text out of the marks).
         for k, i in enumerate(notes):
