@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
-from chartproof.ocr import OcrToken
+from chartproof.ocr import UNREAD_FOOTNOTE, OcrToken
 from chartproof.reader.perception.area_reader import area_layers
 from chartproof.reader.perception.axes import line_fit
 from chartproof.reader.perception.bars import Bar, find_bars, group_slots
@@ -372,6 +372,20 @@ def test_a_faint_grey_swatch_names_a_series_only_when_bars_are_drawn_in_it(
     layers = [_layer(img, NAVY), _layer(img, FAINT)]
     legend = find_legend(toks, layers, text_mask(img.shape[:2], toks), bars)
     assert ("Don't know" in [e.label for e in legend]) is named
+
+
+@pytest.mark.parametrize(("text", "entry"), [(UNREAD_FOOTNOTE, False), ("Yes", True)])
+def test_a_footnote_line_the_ocr_left_unread_is_no_legend_label(text: str, entry: bool) -> None:
+    """A mark at the start of a footnote line the OCR left unread (`UNREAD_FOOTNOTE`: the
+    whole line's box) made it a legend entry, and the legend's box then ran from the top
+    of OpenCQA 2520.png to its foot, over every bar."""
+    from chartproof.reader.perception.palette import text_mask
+
+    img = np.full((60, 300, 3), 255, dtype=np.uint8)
+    img[24:32, 10:18] = NAVY
+    toks = [_tok(text, (22.0, 20.0, 120.0, 36.0), char_x=tuple(26.0 + 9 * i for i in range(10)))]
+    legend = find_legend(toks, [_layer(img, NAVY)], text_mask(img.shape[:2], toks))
+    assert [e.label for e in legend] == ([text] if entry else [])
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from chartproof.ocr import parse_label_number
+from chartproof.ocr import UNREAD_FOOTNOTE, parse_label_number
 from chartproof.reader.perception.palette import ColorLayer, text_mask
 from chartproof.reader.perception.pixels import components
 from chartproof.reader.perception.records import Box, LegendEntry, OcrToken
@@ -39,8 +39,11 @@ def find_legend(
     flat = [t.height for t in tokens if not t.vertical and abs(t.angle) <= 5]
     line_h = float(np.median(flat or [12.0]))
     for tok in tokens:
-        # Legend labels are single horizontal lines: skip vertical and rotated text.
+        # Legend labels are single horizontal lines: skip vertical and rotated text, and the
+        # footnote lines the OCR left unread (a mark at a line's start took one for a label).
         if tok.vertical or abs(tok.angle) > 10 or not tok.text.strip():
+            continue
+        if tok.text == UNREAD_FOOTNOTE:
             continue
         if tok.height > 1.6 * line_h:
             continue
