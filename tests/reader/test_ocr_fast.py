@@ -146,6 +146,48 @@ def test_the_small_recogniser_reads_within_its_budget(monkeypatch: pytest.Monkey
     assert list(got.scores) == [0.6, 0.9, 0.8]
 
 
+# (fast recogniser's padded width, small recogniser's budget): worked by hand from
+# SMALL_BUDGET_PX = 8,000, RECOGNITION_BUDGET_PX = 10,500 and FAST_PX_COST = 0.2
+SMALL_BUDGET_CASES = [
+    (0, 8_000),  # little text: the small recogniser's own cap
+    (12_500, 8_000),  # the fast recogniser's 2,500 px-equivalents leave exactly the cap
+    (15_000, 7_500),
+    (30_800, 4_340),  # OpenCQA 2520.png's crowded table of bars
+    (52_500, 0),
+    (80_000, 0),  # never below nothing
+]
+
+
+@pytest.mark.parametrize(("fast_px", "budget"), SMALL_BUDGET_CASES)
+def test_small_budget(fast_px: int, budget: int) -> None:
+    assert (ocr.SMALL_BUDGET_PX, ocr.RECOGNITION_BUDGET_PX, ocr.FAST_PX_COST) == (
+        8_000,
+        10_500,
+        0.2,
+    )
+    assert ocr.small_budget(fast_px) == pytest.approx(budget)
+
+
+@pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
+def test_the_fast_recognisers_work_narrows_the_small_ones_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same three doubted crops (100, 400 and 100 px: 600 px of the fast recogniser's
+    work, 120 px-equivalents at FAST_PX_COST) under a joint budget of 120 + 200 px: the
+    small recogniser reads the two narrow ones at 96 and nothing at 256."""
+    from rapidocr.ch_ppocr_rec.typings import TextRecInput
+
+    monkeypatch.setattr(ocr, "RECOGNITION_BUDGET_PX", 120 + 200)
+    fast = Recogniser("fast", {1: 0.5, 2: 0.9, 3: 0.7})
+    small = Recogniser("small", {1: 0.6, 3: 0.8})
+    got = ocr._PaddingSteps(small, fast)(
+        TextRecInput(img=[*_crops(1), *_crops(2, width=400), *_crops(3)], return_word_box=False)
+    )
+    (narrow, _), _ = ocr.RECOGNITION_STEPS
+    assert small.calls == [(narrow, [1, 3])]
+    assert list(got.txts) == ["small 1", "fast 2", "small 3"]
+
+
 class Glyphs(Recogniser):
     """Reads crop ID as the text `texts[ID]`."""
 

