@@ -147,13 +147,13 @@ def test_the_small_recogniser_reads_within_its_budget(monkeypatch: pytest.Monkey
 
 
 # (fast recogniser's padded width, small recogniser's budget): worked by hand from
-# SMALL_BUDGET_PX = 8,000, RECOGNITION_BUDGET_PX = 10,500 and FAST_PX_COST = 0.2
+# SMALL_BUDGET_PX = 8,000, RECOGNITION_BUDGET_PX = 9,000 and FAST_PX_COST = 0.2
 SMALL_BUDGET_CASES = [
     (0, 8_000),  # little text: the small recogniser's own cap
-    (12_500, 8_000),  # the fast recogniser's 2,500 px-equivalents leave exactly the cap
-    (15_000, 7_500),
-    (30_800, 4_340),  # OpenCQA 2520.png's crowded table of bars
-    (52_500, 0),
+    (5_000, 8_000),  # the fast recogniser's 1,000 px-equivalents leave exactly the cap
+    (10_000, 7_000),
+    (26_000, 3_800),  # OpenCQA 2520.png's crowded table of bars
+    (45_000, 0),
     (80_000, 0),  # never below nothing
 ]
 
@@ -162,7 +162,7 @@ SMALL_BUDGET_CASES = [
 def test_small_budget(fast_px: int, budget: int) -> None:
     assert (ocr.SMALL_BUDGET_PX, ocr.RECOGNITION_BUDGET_PX, ocr.FAST_PX_COST) == (
         8_000,
-        10_500,
+        9_000,
         0.2,
     )
     assert ocr.small_budget(fast_px) == pytest.approx(budget)

@@ -616,17 +616,18 @@ value labels and 42 month labels (OpenCQA 6734.png) needed 17,314 px, 1.5 s of i
 OCR; the next two 9,005 and 8,966 px. An image whose text keeps the fast recogniser busy
 gets less (`RECOGNITION_BUDGET_PX`)."""
 
-RECOGNITION_BUDGET_PX = 10_500
+RECOGNITION_BUDGET_PX = 9_000
 """Most work of both recognisers on one image's crops, in the small recogniser's padded width
 (px): the small one reads the doubted crops within `SMALL_BUDGET_PX` and within what the fast
-one's first reading of every crop left of this, that reading counted at `FAST_PX_COST` of
-its padded width. About 0.9 s on one core.
+one's readings (of every crop at the first step, and of slanted labels turned level) left of
+this, those counted at `FAST_PX_COST` of their padded width. About 0.8 s on one core.
 
 A chart crowded with text needs both: Pew's table of 31 rows of stacked bars with 120 value
-labels (OpenCQA 2520.png) kept the fast recogniser busy for 30,800 px, about 0.55 s, and the
-small one for 8,000 more, 0.75 s. It now gets 4,300 px. On the 248 shared ChartQA charts the
-most any needed of both was 10,010 px (7,369 of them the small one's, two_col_101295.png), so
-none of them reads otherwise."""
+labels (OpenCQA 2520.png) kept the fast recogniser busy for 26,000 px, about 0.47 s, and the
+small one for 8,000 px more, 0.75 s; it now gets 3,800 px, and reads the same tokens. On the
+248 shared ChartQA charts the most any needed of both was 9,836 px (7,264 of them the small
+one's, two_col_101295.png); it and the one other over 9,000 px (two_col_6417.png, 9,638)
+read the same tokens within it. At 8,000 px two_col_101295's "–" became "-"."""
 
 FAST_PX_COST = 0.2
 """The fast recogniser's cost per pixel of padded width as a share of the small one's: 18
