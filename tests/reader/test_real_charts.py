@@ -86,22 +86,32 @@ def test_statista_labels_printed_at_45_degrees_are_read_turned_level(
     assert len(quarters) >= 20 and {"Q1", "Q2", "Q3", "Q4"} <= set(quarters)
 
 
-def test_month_labels_printed_running_up_the_page_are_read(engine: object) -> None:
+@pytest.mark.parametrize("budget", ["joint", "unbounded"])
+def test_month_labels_printed_running_up_the_page_are_read(
+    engine: object, budget: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # A Kaiser line chart (OpenCQA) prints 42 month labels running up the page, in boxes 1.2
     # to 1.6 times taller than wide: rapidocr turns the taller ones upside down ("NON" for
     # "Nov", "Mev" for "May") and leaves the others lying on their side; none was read as a
     # month. Turned the way they read (`ocr.turn_upright`, `_PaddingSteps._level`), most are.
+    # Within the recognisers' joint budget (`ocr.RECOGNITION_BUDGET_PX`: the chart's 100
+    # value labels and 42 months keep the fast recogniser busy) the small recogniser does
+    # not reach the "Oct" the fast one misreads; without it, it does.
     import re
 
+    from chartproof import ocr
     from chartproof.reader.perception.image import load_image
 
     path = SHARED_CHARTQA.parent / "opencqa-val" / "images" / "6734.png"
     if not path.is_file():
         pytest.skip(f"{path} is absent")
+    if budget == "unbounded":
+        monkeypatch.setattr(ocr, "RECOGNITION_BUDGET_PX", 10**9)
     tokens = engine.read(load_image(path), footnotes=False)  # type: ignore[attr-defined]
     months = [
         t.text
         for t in tokens
         if re.fullmatch(r"Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec", t.text)
     ]
-    assert len(months) >= 25 and len(set(months)) == 12  # 29 of 42 on this machine
+    # 26 of 42 and 11 months within the budget on this machine, 27 and 12 without
+    assert len(months) >= 25 and len(set(months)) >= (11 if budget == "joint" else 12)
