@@ -69,11 +69,15 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     tmask = text_mask((h, w), toks)
     # Gridlines and frames are straight lines of one grey: never a series or a swatch.
     straight = [_straight(lay.mask) for lay in layers]
+    # Bars found before the legend is known (a short bar next to its value label looks like
+    # a swatch next to a legend label); with no legend, they are the chart's bars.
+    labels = [t.box for t in toks if not t.vertical]
+    unlegended = find_bar_layouts(layers, labels=labels) if layers else (None, None)
     legend = find_legend(
         toks,
         [lay for lay, s in zip(layers, straight, strict=True) if not s],
         tmask,
-        _bar_boxes(layers),
+        _bar_boxes(unlegended),
     )
     # Numbers printed inside bars are value labels, not ticks (Pew prints no axis).
     y_axis, x_axis = find_axes(off_marks(toks, image, bg))
@@ -121,7 +125,7 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     dots = read_dot_lines(scene, _titles(scene, None))
     if dots is not None:
         return dots
-    layout = _best_bars(scene, exclude)
+    layout = _best_bars(scene, exclude, None if exclude else unlegended)
     scene, dark = _with_dark_lines(scene, layout)
     lines = _line_layers(scene, layout, dark)
     titles = _titles(scene, layout)
@@ -194,12 +198,8 @@ def _is_dash(tok: OcrToken, layers: Sequence[ColorLayer]) -> bool:
     return False
 
 
-def _bar_boxes(layers: Sequence[ColorLayer]) -> list[Box]:
-    """Boxes of the bars standing on the chart's baseline, found before the legend is known
-    (a short bar next to its value label looks like a swatch next to a legend label)."""
-    if not layers:
-        return []
-    found = find_bar_layouts(layers)
+def _bar_boxes(found: tuple[BarLayout | None, BarLayout | None]) -> list[Box]:
+    """Boxes of the bars of the better of the layouts `found` (`find_bar_layouts`)."""
     layouts = [f for f in found if f is not None]
     if not layouts:
         return []
@@ -268,10 +268,16 @@ def _light_grey(lay: ColorLayer) -> bool:
     return lay.chroma < 25 and 150 <= lay.luma <= 225
 
 
-def _best_bars(scene: Scene, exclude: list[Box]) -> BarLayout | None:
-    marks = list(scene.layers)
-    labels = [t.box for t in scene.tokens if not t.vertical]
-    found = find_bar_layouts(marks, exclude, labels=labels)
+def _best_bars(
+    scene: Scene,
+    exclude: list[Box],
+    found: tuple[BarLayout | None, BarLayout | None] | None = None,
+) -> BarLayout | None:
+    """The better of the bar layouts of the scene's layers outside `exclude` (`found`
+    already, when given: `find_bar_layouts`' result on them)."""
+    if found is None:
+        labels = [t.box for t in scene.tokens if not t.vertical]
+        found = find_bar_layouts(list(scene.layers), exclude, labels=labels)
     cands = [f for f in found if f is not None and len(f.bars) >= 1]
     if not cands:
         return None
