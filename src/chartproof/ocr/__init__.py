@@ -624,7 +624,8 @@ this, those counted at `FAST_PX_COST` of their padded width. About 0.8 s on one 
 
 A chart crowded with text needs both: Pew's table of 31 rows of stacked bars with 120 value
 labels (OpenCQA 2520.png) kept the fast recogniser busy for 26,000 px, about 0.47 s, and the
-small one for 8,000 px more, 0.75 s; it now gets 3,800 px, and reads the same tokens. On the
+small one for 8,000 px more, 0.75 s; it now gets 3,800 px, and one label keeps the fast
+recogniser's reading ("*Nothing in particular"", its opening quote read as "*"). On the
 248 shared ChartQA charts the most any needed of both was 9,836 px (7,264 of them the small
 one's, two_col_101295.png); it and the one other over 9,000 px (two_col_6417.png, 9,638)
 read the same tokens within it. At 8,000 px two_col_101295's "–" became "-"."""
@@ -1157,8 +1158,8 @@ class _PaddingSteps:
         if not turns:
             return 0
         turned = [level_crop(images[i], a) for i, a in turns]
-        first, widths = RECOGNITION_STEPS[0][0], self.widths(turned)
-        out, _ = self._at(first, turned, widths, word_box, rec=self._fast)
+        step, widths = RECOGNITION_STEPS[0][0], self.widths(turned)
+        out, _ = self._at(step, turned, widths, word_box, rec=self._fast)
         best: dict[int, int] = {}
         for k, (i, _) in enumerate(turns):
             if i not in best or float(out.scores[k]) > float(out.scores[best[i]]):
@@ -1168,7 +1169,7 @@ class _PaddingSteps:
             if score > float(scores[i]) and len(text.replace(" ", "")) >= 2:
                 images[i] = turned[k]
                 txts[i], scores[i], words[i] = out.txts[k], out.scores[k], out.word_results[k]
-        return sum(max(first, w) for w in widths)
+        return sum(max(step, w) for w in widths)
 
     def _padded(self, images: list[Any], word_box: bool, budget: float | None = None) -> Any:
         """The readings of `images` through the padding steps (see the class doc); with a
