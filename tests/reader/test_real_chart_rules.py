@@ -538,3 +538,35 @@ def test_bar_rectangles(mask: np.ndarray, orientation: str, found: list[tuple[in
     from chartproof.reader.perception.bars import _rects
 
     assert sorted(r[:4] for r in _rects(mask, orientation)) == found  # type: ignore[arg-type]
+
+
+def test_a_second_bar_search_finds_rectangles_again_only_where_the_exclusion_cut() -> None:
+    """read_chart searches for bars before the legend is known and again with the legend cut
+    out: with a `memo`, the second search runs `_rects` only on the layers the cut changed,
+    and finds what a search without a memo finds."""
+    from chartproof.reader.perception import bars
+
+    img = np.full((120, 200, 3), 255, dtype=np.uint8)
+    img[40:110, 20:40] = NAVY  # bars standing on y = 110
+    img[60:110, 60:80] = NAVY
+    img[50:110, 100:120] = BLUE
+    img[10:18, 150:158] = BLUE  # a legend swatch
+    layers = [_layer(img, NAVY), _layer(img, BLUE)]
+    legend = [(145.0, 5.0, 195.0, 22.0)]
+    calls: list[int] = []
+    real = bars._rects
+
+    def counted(mask: np.ndarray, orientation: str) -> list[tuple[int, int, int, int, float]]:
+        calls.append(int(mask.sum()))
+        return real(mask, orientation)  # type: ignore[arg-type]
+
+    memo: bars.RectMemo = {}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bars, "_rects", counted)
+        first = bars.find_bar_layouts(layers, memo=memo)
+        assert len(calls) == 4  # two layers, two orientations
+        again = bars.find_bar_layouts(layers, legend, memo=memo)
+        assert len(calls) == 6  # the blue layer, whose swatch the legend cut out
+        assert first == bars.find_bar_layouts(layers)
+        assert again == bars.find_bar_layouts(layers, legend)
+    assert again[0] is not None and len(again[0].bars) == 3

@@ -15,7 +15,7 @@ from chartproof.reader.perception.palette import ColorLayer, clip_box
 from chartproof.reader.perception.pixels import components, trimmed
 from chartproof.reader.perception.records import Box
 
-__all__ = ["Bar", "BarLayout", "find_bar_layouts", "find_bars", "group_slots"]
+__all__ = ["Bar", "BarLayout", "RectMemo", "find_bar_layouts", "find_bars", "group_slots"]
 
 
 @dataclass(frozen=True)
@@ -127,19 +127,42 @@ def find_bars(
     return _find(layers, masks, orientation, exclude, min_thickness, labels)
 
 
+RectMemo = dict[tuple[int, str], tuple[np.ndarray, list[tuple[int, int, int, int, float]]]]
+"""The rectangles found in each layer's mask for each orientation, with the mask: a search
+on the same layers with another `exclude` finds them again only in the masks it changed."""
+
+
 def find_bar_layouts(
     layers: Sequence[ColorLayer],
     exclude: Sequence[Box] = (),
     min_thickness: int = 3,
     labels: Sequence[Box] = (),
+    memo: RectMemo | None = None,
 ) -> tuple[BarLayout | None, BarLayout | None]:
     """`find_bars` for the vertical and then the horizontal orientation, each layer's mask
-    (labels filled in, `exclude` cut out) made once for both."""
+    (labels filled in, `exclude` cut out) made once for both. Given a `memo` filled by a
+    search on the same layers and labels, a layer whose mask `exclude` leaves as it was
+    keeps the rectangles found in it then (read_chart searches before the legend is known
+    and again with the legend cut out)."""
     masks = _bar_masks(layers, exclude, labels)
     return (
-        _find(layers, masks, "vertical", exclude, min_thickness, labels),
-        _find(layers, masks, "horizontal", exclude, min_thickness, labels),
+        _find(layers, masks, "vertical", exclude, min_thickness, labels, memo),
+        _find(layers, masks, "horizontal", exclude, min_thickness, labels, memo),
     )
+
+
+def _memo_rects(
+    memo: RectMemo | None, layer: int, mask: np.ndarray, orientation: Orientation
+) -> list[tuple[int, int, int, int, float]]:
+    """`_rects` of a layer's mask, from `memo` when it holds the same mask."""
+    if memo is None:
+        return _rects(mask, orientation)
+    seen = memo.get((layer, orientation))
+    if seen is not None and seen[0].shape == mask.shape and np.array_equal(seen[0], mask):
+        return seen[1]
+    found = _rects(mask, orientation)
+    memo[(layer, orientation)] = (mask, found)
+    return found
 
 
 def _bar_masks(
@@ -165,6 +188,7 @@ def _find(
     exclude: Sequence[Box],
     min_thickness: int,
     labels: Sequence[Box],
+    memo: RectMemo | None = None,
 ) -> BarLayout | None:
     """`find_bars` on the layers' prepared `masks` (`_bar_masks`)."""
     frame = Frame(orientation)
@@ -172,7 +196,7 @@ def _find(
     cand: list[Bar] = []
     thin: list[Bar] = []
     for li, mask in enumerate(masks):
-        for x0, y0, x1, y1, _ in _rects(mask, orientation):
+        for x0, y0, x1, y1, _ in _memo_rects(memo, li, mask, orientation):
             if (x1 - x0) > 0.9 * w and (y1 - y0) > 0.9 * h:
                 continue
             box: Box = (float(x0), float(y0), float(x1), float(y1))

@@ -13,7 +13,7 @@ from chartproof.ocr import parse_label_number
 from chartproof.reader.perception.area_reader import area_layers, read_area
 from chartproof.reader.perception.axes import find_axes, raised_powers, snap_ticks
 from chartproof.reader.perception.bar_reader import read_bars
-from chartproof.reader.perception.bars import BarLayout, find_bar_layouts
+from chartproof.reader.perception.bars import BarLayout, RectMemo, find_bar_layouts
 from chartproof.reader.perception.box_reader import read_boxes
 from chartproof.reader.perception.gridlines import snap_gridlines
 from chartproof.reader.perception.image import at_text_height
@@ -72,7 +72,8 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     # Bars found before the legend is known (a short bar next to its value label looks like
     # a swatch next to a legend label); with no legend, they are the chart's bars.
     labels = [t.box for t in toks if not t.vertical]
-    unlegended = find_bar_layouts(layers, labels=labels) if layers else (None, None)
+    memo: RectMemo = {}
+    unlegended = find_bar_layouts(layers, labels=labels, memo=memo) if layers else (None, None)
     legend = find_legend(
         toks,
         [lay for lay, s in zip(layers, straight, strict=True) if not s],
@@ -125,7 +126,7 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     dots = read_dot_lines(scene, _titles(scene, None))
     if dots is not None:
         return dots
-    layout = _best_bars(scene, exclude, None if exclude else unlegended)
+    layout = _best_bars(scene, exclude, None if exclude else unlegended, memo)
     scene, dark = _with_dark_lines(scene, layout)
     lines = _line_layers(scene, layout, dark)
     titles = _titles(scene, layout)
@@ -272,12 +273,13 @@ def _best_bars(
     scene: Scene,
     exclude: list[Box],
     found: tuple[BarLayout | None, BarLayout | None] | None = None,
+    memo: RectMemo | None = None,
 ) -> BarLayout | None:
     """The better of the bar layouts of the scene's layers outside `exclude` (`found`
-    already, when given: `find_bar_layouts`' result on them)."""
+    already, when given: `find_bar_layouts`' result on them; `memo`, its rectangles)."""
     if found is None:
         labels = [t.box for t in scene.tokens if not t.vertical]
-        found = find_bar_layouts(list(scene.layers), exclude, labels=labels)
+        found = find_bar_layouts(list(scene.layers), exclude, labels=labels, memo=memo)
     cands = [f for f in found if f is not None and len(f.bars) >= 1]
     if not cands:
         return None
