@@ -22,7 +22,7 @@ from chartproof.reader.perception.labels import assign_category_labels, fill_ski
 from chartproof.reader.perception.legend import find_legend
 from chartproof.reader.perception.line_reader import _label_positions, _marked_grid
 from chartproof.reader.perception.palette import ColorLayer
-from chartproof.reader.perception.records import AxisFit
+from chartproof.reader.perception.records import AxisFit, Box
 from chartproof.reader.perception.scene import Scene
 from chartproof.reader.perception.split_text import split_at_marks
 
@@ -570,3 +570,24 @@ def test_a_second_bar_search_finds_rectangles_again_only_where_the_exclusion_cut
         assert first == bars.find_bar_layouts(layers)
         assert again == bars.find_bar_layouts(layers, legend)
     assert again[0] is not None and len(again[0].bars) == 3
+
+
+# (boxes a, boxes b, IoU matrix): worked by hand
+IOU_CASES = [
+    ([(0, 0, 10, 10)], [(0, 0, 10, 10)], [[1.0]]),
+    ([(0, 0, 10, 10)], [(5, 0, 15, 10)], [[50 / 150]]),  # half overlaps: 50 of 150
+    ([(0, 0, 10, 10)], [(10, 0, 20, 10), (20, 20, 30, 30)], [[0.0, 0.0]]),  # touching, apart
+    ([(0, 0, 10, 10), (2, 2, 4, 4)], [(0, 0, 4, 4)], [[16 / 100], [4 / 16]]),
+    ([(3, 3, 3, 3)], [(3, 3, 3, 3)], [[0.0]]),  # empty boxes: no union
+    ([], [(0, 0, 1, 1)], np.zeros((0, 1)).tolist()),
+    ([(0, 0, 1, 1)], [], [[]]),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "want"), IOU_CASES)
+def test_iou_matrix(a: list[Box], b: list[Box], want: list[list[float]]) -> None:
+    from chartproof.reader.perception.geometry import iou_matrix
+
+    got = iou_matrix(a, b)
+    assert got.shape == (len(a), len(b))
+    assert np.allclose(got, np.array(want, dtype=float).reshape(len(a), len(b)))

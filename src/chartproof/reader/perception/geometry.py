@@ -3,12 +3,15 @@ where categories run along u and values grow along v, so one code path reads bot
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from chartproof.reader.perception.records import AxisFit, Box
 
-__all__ = ["Frame", "Span"]
+__all__ = ["Frame", "Span", "iou_matrix"]
 
 Orientation = Literal["vertical", "horizontal"]
 
@@ -85,3 +88,17 @@ class Frame:
     def axis_direction(self) -> Literal["x", "y"]:
         """The image direction of the value axis."""
         return "y" if self.orientation == "vertical" else "x"
+
+
+def iou_matrix(a: Sequence[Box], b: Sequence[Box]) -> np.ndarray:
+    """Intersection over union of every box of `a` (rows) with every box of `b` (columns),
+    boxes as (x0, y0, x1, y1); 0 where the union is empty."""
+    p = np.asarray(a, dtype=np.float64).reshape(-1, 4)[:, None, :]
+    q = np.asarray(b, dtype=np.float64).reshape(-1, 4)[None, :, :]
+    ix = np.maximum(0.0, np.minimum(p[..., 2], q[..., 2]) - np.maximum(p[..., 0], q[..., 0]))
+    iy = np.maximum(0.0, np.minimum(p[..., 3], q[..., 3]) - np.maximum(p[..., 1], q[..., 1]))
+    inter = ix * iy
+    union = (p[..., 2] - p[..., 0]) * (p[..., 3] - p[..., 1])
+    union = union + (q[..., 2] - q[..., 0]) * (q[..., 3] - q[..., 1]) - inter
+    out: np.ndarray = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+    return out

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from chartproof.ocr import UNREAD_FOOTNOTE, parse_label_number
+from chartproof.reader.perception.geometry import iou_matrix
 from chartproof.reader.perception.palette import ColorLayer, text_mask
 from chartproof.reader.perception.pixels import components
 from chartproof.reader.perception.records import Box, LegendEntry, OcrToken
@@ -84,10 +85,11 @@ def find_legend(
         )
     # Swatches that are bars of the chart are value labels beside short bars, unless most
     # "bars" are swatches (a legend column looks like bars on a common edge).
-    on_bars = [e for e in entries if any(_iou(e[0].swatch_box or e[0].box, b) > 0.6 for b in bars)]
+    iou = iou_matrix([e[0].swatch_box or e[0].box for e in entries], bars)
+    on_bars = [e for e, row in zip(entries, iou, strict=True) if (row > 0.6).any()]
     # (Counted over the "bars": a row of line swatches, each a short bar, is a legend even
     # where some swatch boxes, grown by their dots, overlap their bar less.)
-    swatches = [b for b in bars if any(_iou(e[0].swatch_box or e[0].box, b) > 0.3 for e in entries)]
+    swatches = [b for b, col in zip(bars, iou.T, strict=True) if (col > 0.3).any()]
     if on_bars and len(on_bars) <= len(bars) / 2 and len(swatches) <= len(bars) / 2:
         entries = [e for e in entries if e not in on_bars]
     entries = _aligned(_coherent(entries))
@@ -199,14 +201,6 @@ def _aligned(entries: list[tuple[LegendEntry, int]]) -> list[tuple[LegendEntry, 
         return kept
     # Nothing lines up: numbers are value labels beside markers or short bars.
     return [e for e in entries if parse_label_number(e[0].label) is None]
-
-
-def _iou(a: Box, b: Box) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def legend_region(entries: Sequence[LegendEntry], pad: float = 6.0) -> Box | None:

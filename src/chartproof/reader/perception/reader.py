@@ -209,14 +209,6 @@ def _bar_boxes(found: tuple[BarLayout | None, BarLayout | None]) -> list[Box]:
     return [b.box for b in best.bars] if len(best.bars) >= 4 else []
 
 
-def _iou(a: Box, b: Box) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
 def denoise(image: np.ndarray) -> tuple[np.ndarray, bool]:
     """Median-filter an image whose flat areas are grainy (pixel noise), since colour layers
     need flat colours; returns the image and whether it was noisy. A clean render passes
