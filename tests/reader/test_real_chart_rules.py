@@ -542,8 +542,8 @@ def test_bar_rectangles(mask: np.ndarray, orientation: str, found: list[tuple[in
 
 def test_a_second_bar_search_finds_rectangles_again_only_where_the_exclusion_cut() -> None:
     """read_chart searches for bars before the legend is known and again with the legend cut
-    out: with a `memo`, the second search runs `_rects` only on the layers the cut changed,
-    and finds what a search without a memo finds."""
+    out: with a `memo`, the second search fills no labels in again, runs `_rects` only on
+    the layers the cut changed, and finds what a search without a memo finds."""
     from chartproof.reader.perception import bars
 
     img = np.full((120, 200, 3), 255, dtype=np.uint8)
@@ -560,15 +560,25 @@ def test_a_second_bar_search_finds_rectangles_again_only_where_the_exclusion_cut
         calls.append(int(mask.sum()))
         return real(mask, orientation)  # type: ignore[arg-type]
 
-    memo: bars.RectMemo = {}
+    filled: list[int] = []
+    real_fill = bars._under_labels
+
+    def fill(mask: np.ndarray, printed: object) -> np.ndarray:
+        filled.append(1)
+        return real_fill(mask, printed)  # type: ignore[arg-type]
+
+    labels = [(22.0, 50.0, 38.0, 60.0)]  # a value label printed across the first bar
+    memo = bars.RectMemo()
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(bars, "_rects", counted)
-        first = bars.find_bar_layouts(layers, memo=memo)
-        assert len(calls) == 4  # two layers, two orientations
-        again = bars.find_bar_layouts(layers, legend, memo=memo)
-        assert len(calls) == 6  # the blue layer, whose swatch the legend cut out
-        assert first == bars.find_bar_layouts(layers)
-        assert again == bars.find_bar_layouts(layers, legend)
+        mp.setattr(bars, "_under_labels", fill)
+        first = bars.find_bar_layouts(layers, labels=labels, memo=memo)
+        assert (len(calls), len(filled)) == (4, 2)  # two layers, two orientations
+        again = bars.find_bar_layouts(layers, legend, labels=labels, memo=memo)
+        # the blue layer, whose swatch the legend cut out; no label filled in again
+        assert (len(calls), len(filled)) == (6, 2)
+        assert first == bars.find_bar_layouts(layers, labels=labels)
+        assert again == bars.find_bar_layouts(layers, legend, labels=labels)
     assert again[0] is not None and len(again[0].bars) == 3
 
 

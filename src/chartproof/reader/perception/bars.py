@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -46,10 +46,14 @@ class BarLayout:
     """Share of rectangle area that stands on the baseline (orientation evidence)."""
 
 
+Rect = tuple[int, int, int, int, float]
+"""A filled rectangle of a mask: x0, y0, x1, y1 and the share of it filled (`_rects`)."""
+
+
 _BLOCK = np.ones((2, 2), np.uint8)
 
 
-def _rects(mask: np.ndarray, orientation: Orientation) -> list[tuple[int, int, int, int, float]]:
+def _rects(mask: np.ndarray, orientation: Orientation) -> list[Rect]:
     import cv2
 
     # Gridlines drawn over bars cut them across their length: close along the bar only.
@@ -127,9 +131,18 @@ def find_bars(
     return _find(layers, masks, orientation, exclude, min_thickness, labels)
 
 
-RectMemo = dict[tuple[int, str], tuple[np.ndarray, list[tuple[int, int, int, int, float]]]]
-"""The rectangles found in each layer's mask for each orientation, with the mask: a search
-on the same layers with another `exclude` finds them again only in the masks it changed."""
+@dataclass
+class RectMemo:
+    """A bar search kept for a second search on the same layers and labels with another
+    `exclude` (read_chart searches before the legend is known, and again with the legend cut
+    out): each layer's mask with the labels filled in, and the rectangles found in those
+    masks. The second search cuts `exclude` out of copies of the masks it reaches and finds
+    rectangles again only in those."""
+
+    masks: list[np.ndarray] | None = None
+    """Each layer's mask with the labels printed across its colour filled in, nothing cut."""
+    rects: dict[tuple[int, str], list[Rect]] = field(default_factory=dict)
+    """The rectangles of those masks, by layer index and orientation."""
 
 
 def find_bar_layouts(
@@ -140,29 +153,39 @@ def find_bar_layouts(
     memo: RectMemo | None = None,
 ) -> tuple[BarLayout | None, BarLayout | None]:
     """`find_bars` for the vertical and then the horizontal orientation, each layer's mask
-    (labels filled in, `exclude` cut out) made once for both. Given a `memo` filled by a
-    search on the same layers and labels, a layer whose mask `exclude` leaves as it was
-    keeps the rectangles found in it then (read_chart searches before the legend is known
-    and again with the legend cut out)."""
-    masks = _bar_masks(layers, exclude, labels)
+    (labels filled in, `exclude` cut out) made once for both. With a `memo` (`RectMemo`),
+    the masks and rectangles of an earlier search on the same layers and labels serve again
+    where `exclude` leaves a mask as it was."""
+    if memo is None:
+        masks, cut = _bar_masks(layers, exclude, labels), [True] * len(layers)
+    else:
+        if memo.masks is None:
+            memo.masks = _bar_masks(layers, (), labels)
+        masks, cut = _cut_out(memo.masks, exclude)
+    rects = None if memo is None else memo.rects
     return (
-        _find(layers, masks, "vertical", exclude, min_thickness, labels, memo),
-        _find(layers, masks, "horizontal", exclude, min_thickness, labels, memo),
+        _find(layers, masks, "vertical", exclude, min_thickness, labels, rects, cut),
+        _find(layers, masks, "horizontal", exclude, min_thickness, labels, rects, cut),
     )
 
 
-def _memo_rects(
-    memo: RectMemo | None, layer: int, mask: np.ndarray, orientation: Orientation
-) -> list[tuple[int, int, int, int, float]]:
-    """`_rects` of a layer's mask, from `memo` when it holds the same mask."""
-    if memo is None:
-        return _rects(mask, orientation)
-    seen = memo.get((layer, orientation))
-    if seen is not None and seen[0].shape == mask.shape and np.array_equal(seen[0], mask):
-        return seen[1]
-    found = _rects(mask, orientation)
-    memo[(layer, orientation)] = (mask, found)
-    return found
+def _cut_out(
+    masks: Sequence[np.ndarray], exclude: Sequence[Box]
+) -> tuple[list[np.ndarray], list[bool]]:
+    """The `masks` with the `exclude` boxes cleared, each copied only when a box holds some of
+    its pixels, and whether each was."""
+    out, cut = [], []
+    for mask in masks:
+        m = mask
+        for ex in exclude:
+            x0, y0, x1, y1 = (round(v) for v in ex)
+            box = (slice(max(0, y0), max(0, y1)), slice(max(0, x0), max(0, x1)))
+            if m[box].any():
+                m = m.copy() if m is mask else m
+                m[box] = False
+        out.append(m)
+        cut.append(m is not mask)
+    return out, cut
 
 
 def _bar_masks(
@@ -188,15 +211,25 @@ def _find(
     exclude: Sequence[Box],
     min_thickness: int,
     labels: Sequence[Box],
-    memo: RectMemo | None = None,
+    memo: dict[tuple[int, str], list[Rect]] | None = None,
+    fresh: Sequence[bool] = (),
 ) -> BarLayout | None:
-    """`find_bars` on the layers' prepared `masks` (`_bar_masks`)."""
+    """`find_bars` on the layers' prepared `masks` (`_bar_masks`). With a `memo`
+    (`RectMemo.rects`), the rectangles of each mask not `fresh` (cut since the memo was
+    filled) come from it, or go into it."""
     frame = Frame(orientation)
     h, w = layers[0].mask.shape if layers else (0, 0)
     cand: list[Bar] = []
     thin: list[Bar] = []
     for li, mask in enumerate(masks):
-        for x0, y0, x1, y1, _ in _memo_rects(memo, li, mask, orientation):
+        key = (li, orientation)
+        if memo is None or fresh[li]:
+            found = _rects(mask, orientation)
+        elif key in memo:
+            found = memo[key]
+        else:
+            found = memo[key] = _rects(mask, orientation)
+        for x0, y0, x1, y1, _ in found:
             if (x1 - x0) > 0.9 * w and (y1 - y0) > 0.9 * h:
                 continue
             box: Box = (float(x0), float(y0), float(x1), float(y1))

@@ -72,7 +72,7 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     # Bars found before the legend is known (a short bar next to its value label looks like
     # a swatch next to a legend label); with no legend, they are the chart's bars.
     labels = [t.box for t in toks if not t.vertical]
-    memo: RectMemo = {}
+    memo = RectMemo()
     unlegended = find_bar_layouts(layers, labels=labels, memo=memo) if layers else (None, None)
     legend = find_legend(
         toks,
