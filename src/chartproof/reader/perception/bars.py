@@ -156,8 +156,9 @@ def find_bar_layouts(
     (labels filled in, `exclude` cut out) made once for both. With a `memo` (`RectMemo`),
     the masks and rectangles of an earlier search on the same layers and labels serve again
     where `exclude` leaves a mask as it was."""
+    cut: list[bool] = []
     if memo is None:
-        masks, cut = _bar_masks(layers, exclude, labels), [True] * len(layers)
+        masks = _bar_masks(layers, exclude, labels)
     else:
         if memo.masks is None:
             memo.masks = _bar_masks(layers, (), labels)
@@ -194,14 +195,7 @@ def _bar_masks(
     """Each layer's mask with the labels printed across its colour filled in (`_under_labels`)
     and the `exclude` boxes cut out."""
     printed = _merged(tuple(tuple(b) for b in labels))
-    out = []
-    for lay in layers:
-        mask = _under_labels(lay.mask, printed)
-        for ex in exclude:
-            x0, y0, x1, y1 = (round(v) for v in ex)
-            mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = False
-        out.append(mask)
-    return out
+    return _cut_out([_under_labels(lay.mask, printed) for lay in layers], exclude)[0]
 
 
 def _find(
