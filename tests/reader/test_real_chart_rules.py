@@ -24,7 +24,7 @@ from chartproof.reader.perception.line_reader import _label_positions, _marked_g
 from chartproof.reader.perception.palette import ColorLayer
 from chartproof.reader.perception.records import AxisFit, Box
 from chartproof.reader.perception.scene import Scene
-from chartproof.reader.perception.split_text import split_at_marks
+from chartproof.reader.perception.split_text import _heaviest_run, split_at_marks
 
 BLUE = (40, 118, 221)
 NAVY = (15, 40, 62)
@@ -302,6 +302,36 @@ def test_a_legend_line_run_over_a_swatch_is_cut_there() -> None:
     pieces = split_at_marks([tok], [_layer(img, GREY)])
     assert [p.text for p in pieces] == ["Fossil fuels*", "Renewables*"]
     assert pieces[1].box[0] >= 240
+
+
+def test_a_letters_grey_edge_in_the_gap_does_not_widen_the_swatch() -> None:
+    # multi_col_21019 read in bfloat16: the "R" of "Renewables" centred 3 px further right
+    # put its light grey anti-aliased edge in the gap; the piece's box, clear of a "mark"
+    # reaching that edge, started past the letter and lost its swatch
+    img = np.full((60, 400, 3), 255, dtype=np.uint8)
+    img[24:30, 215:230] = GREY  # the swatch
+    img[20:34, 243] = GREY  # the letter's edge, 13 columns on
+    text = "Fossil fuels*Renewables*"
+    xs = [100.0 + 8 * i for i in range(13)] + [250.0 + 8 * i for i in range(11)]
+    tok = _tok(text, (96.0, 18.0, 334.0, 36.0), char_x=tuple(xs))
+    pieces = split_at_marks([tok], [_layer(img, GREY)])
+    assert [p.text for p in pieces] == ["Fossil fuels*", "Renewables*"]
+    assert pieces[1].box[0] == 241  # its first letter's own room, not pushed past the edge (245)
+
+
+HEAVIEST_RUN_CASES = [
+    # (pixels per column, (first, last + 1) of the heaviest run)
+    ([0, 3, 3, 0, 0, 1], (1, 3)),
+    ([1, 0, 6, 6, 6, 0, 2, 2], (2, 5)),
+    ([4, 4, 4], (0, 3)),
+    ([0, 0, 5], (2, 3)),
+    ([2, 0, 2], (0, 1)),  # a tie keeps the first run
+]
+
+
+@pytest.mark.parametrize(("counts", "run"), HEAVIEST_RUN_CASES)
+def test_heaviest_run_of_columns(counts: list[int], run: tuple[int, int]) -> None:
+    assert _heaviest_run(np.array(counts)) == run
 
 
 def test_a_wide_gap_without_a_mark_is_not_cut() -> None:

@@ -66,13 +66,31 @@ def _split(tok: OcrToken, marks: Sequence[np.ndarray]) -> list[OcrToken]:
             if int(gap.sum()) < _MIN_PIXELS:
                 continue
             if wide or _holds_swatch(m, gap, (a, b, y0, y1), tok.height, pitch):
-                cols = np.flatnonzero(gap.any(axis=0))
+                lo, hi = _heaviest_run(gap.sum(axis=0))
                 cuts.append((a + b) / 2)
-                drawn.append((float(x0 + cols[0]), float(x0 + cols[-1] + 1)))
+                drawn.append((float(x0 + lo), float(x0 + hi)))
                 break
     if not cuts:
         return [tok]
     return [_clear_of(piece, drawn) for piece in split_token(tok, cuts)]
+
+
+def _heaviest_run(counts: np.ndarray) -> tuple[int, int]:
+    """(first, last + 1) of the run of consecutive columns holding pixels whose pixels are
+    the most: the mark in a gap, without a neighbouring glyph's anti-aliased edge that shares
+    its colour a few columns away (a light grey swatch beside the "R" of "Renewables" grew
+    by the letter's edge, and the label's box, clear of the mark, lost its first letter's
+    room and its swatch)."""
+    best, best_sum, start = (0, len(counts)), -1, None
+    for i, c in enumerate([*counts.tolist(), 0]):
+        if c and start is None:
+            start = i
+        elif not c and start is not None:
+            total = int(counts[start:i].sum())
+            if total > best_sum:
+                best, best_sum = (start, i), total
+            start = None
+    return best
 
 
 def _clear_of(piece: OcrToken, drawn: Sequence[tuple[float, float]]) -> OcrToken:
