@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from chartproof import ocr
+from chartproof.ocr.runtime import available_backends
 
 from .conftest import classifier_network
 
@@ -53,7 +54,7 @@ class Recogniser:
         )
 
 
-def _crops(*ids: int, width: int = 100) -> list[np.ndarray]:
+def _crops(*ids: int, width: int = 96) -> list[np.ndarray]:
     return [np.full((48, width, 3), i, np.uint8) for i in ids]
 
 
@@ -319,7 +320,9 @@ def test_tiny_reads_plain_labels_as_the_small_recogniser(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Labels drawn in black on white: the engine with PP-OCRv6 tiny first reads them as the
-    small recogniser alone, up to spaces, and tiny itself is sure of most of them."""
+    small recogniser alone, up to spaces, and tiny itself is sure of most of them, in float32.
+    (OpenVINO's bfloat16, this machine's plan on an AMD EPYC, reads them the same, but tiny
+    is sure of only 3 of the 6 there, and the small recogniser reads the rest.)"""
     import cv2
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -333,11 +336,12 @@ def test_tiny_reads_plain_labels_as_the_small_recogniser(
         crop = np.full((40, 24 * len(text) + 20, 3), 255, np.uint8)
         cv2.putText(crop, text, (8, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 0, 0), 2)
         crops.append(crop)
-    both = ocr.OcrEngine()
+    f32 = "openvino-f32" if "openvino-f32" in available_backends() else "onnxruntime"
+    both = ocr.OcrEngine(f32)
     first = both._load().text_rec._fast
     assert first is not None
     monkeypatch.setenv(ocr.FAST_ENV, "off")
-    small = ocr.OcrEngine()
+    small = ocr.OcrEngine(f32)
     assert small._load().text_rec._fast is None
     got = [both.recognize(c) for c in crops]
     want = [small.recognize(c) for c in crops]

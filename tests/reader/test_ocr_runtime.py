@@ -5,6 +5,7 @@ reader's cache identity; every backend reads the same table."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import subprocess
 import sys
@@ -157,7 +158,7 @@ def test_the_fastest_backend_per_network_is_kept_and_ties_go_first(
     assert len(calls) == len(one) * (1 + runtime._ROUNDS)
 
 
-def test_recogniser_rounds_are_a_charts_calls_with_new_widths_off_the_steps(
+def test_recogniser_rounds_are_a_charts_calls_on_the_width_grid(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     clock, calls, shapes = _Clock(), [], []
@@ -168,15 +169,11 @@ def test_recogniser_rounds_are_a_charts_calls_with_new_widths_off_the_steps(
         for k in range(0, len(shapes), len(runtime._REC_CALLS))
     ]
     assert len(rounds) == 1 + runtime._ROUNDS
-    for r, got in enumerate(rounds):
-        assert [(n, c, h) for n, c, h, _ in got] == [(n, 3, 48) for n, _ in runtime._REC_CALLS]
-        assert [w for *_, w in got] == [
-            w if w in runtime._STEP_WIDTHS else w + 8 * r for _, w in runtime._REC_CALLS
-        ]
-    # the steps' widths come back every round; no other width is seen twice
-    others = [w for got in rounds for *_, w in got if w not in runtime._STEP_WIDTHS]
-    assert len(others) == len(set(others))
-    assert {w for got in rounds for *_, w in got} >= set(runtime._STEP_WIDTHS)
+    for got in rounds:  # the same calls every round, as the reader pads them
+        assert got == [(n, 3, 48, w) for n, w in runtime._REC_CALLS]
+    assert all(ocr.padded_width(w) == w for _, w in runtime._REC_CALLS)
+    steps = {w for w, _ in ocr.RECOGNITION_STEPS} | {320}
+    assert {w for _, w in runtime._REC_CALLS} >= steps
 
 
 def test_the_plan_is_measured_once_then_read_back(
@@ -480,6 +477,35 @@ BATCH_CASES = [
 ]
 
 
+# (the widest crop of a call, the width the call is padded to)
+PADDED_WIDTH_CASES = [
+    (1, 96),
+    (96, 96),
+    (97, 112),  # 96 * 2 ** (1/8) = 104.7, rounded up to a multiple of 8
+    (250, 256),  # the second step's width is on the grid
+    (300, 304),
+    (320, 320),  # and rapidocr's own
+    (321, 328),
+    (1000, 1000),
+    (1001, 1088),
+    (2400, 2584),
+    (10**7, 10**7),  # past the grid: its own width
+]
+
+
+@pytest.mark.parametrize(("width", "padded"), PADDED_WIDTH_CASES)
+def test_padded_width(width: int, padded: int) -> None:
+    assert ocr.padded_width(width) == padded
+
+
+def test_padded_widths_are_few_and_close() -> None:
+    grid = ocr._width_grid()
+    assert len([w for w in grid if w <= 2000]) <= 40
+    assert all(b / a <= 1.17 for a, b in itertools.pairwise(grid))  # 2 ** (1/8) + rounding
+    # rapidocr computes a call's width back from the ratio: every width of the grid survives
+    assert all(int(48 * (w / 48)) == w for w in grid)
+
+
 @pytest.mark.parametrize(("widths", "floor", "runs"), BATCH_CASES)
 def test_recognition_batches(widths: list[int], floor: int, runs: list[list[int]]) -> None:
     assert ocr.recognition_batches(widths, floor) == runs
@@ -537,7 +563,8 @@ def test_each_batch_is_padded_to_its_own_widest_crop_and_readings_keep_their_ord
     crops += [np.full((30, 50, 3), 3, np.uint8)]
     got = steps(TextRecInput(img=crops, return_word_box=True))
     narrow = ocr.RECOGNITION_STEPS[0][0]
-    assert fake.calls == [(narrow, [3, 1]), (narrow, [2])]  # each call sorted by width
+    # each call sorted by width; the wide crop (2,400 px at 48 px high) padded to the grid
+    assert fake.calls == [(narrow, [3, 1]), (2584, [2])]
     assert got.txts == ("crop 1", "crop 2", "crop 3")
     assert [w[0] for w in got.word_results] == ["crop 1", "crop 2", "crop 3"]
     assert fake.rec_image_shape == [3, 48, 320]
@@ -545,21 +572,22 @@ def test_each_batch_is_padded_to_its_own_widest_crop_and_readings_keep_their_ord
 
 @pytest.mark.skipif(not HAS_RAPIDOCR, reason="needs rapidocr")
 def test_an_unsure_crop_read_at_its_own_width_is_not_read_at_that_width_again() -> None:
-    """Every crop reads unsure. The narrow one goes through every step; the 1,010 px one was
-    read at its own width and is not read again; the 1,000 px one shared its first call with
-    it, padded to 1,010 px, so it is read once more, alone, at its own width."""
+    """Every crop reads unsure. The narrow one goes through every step; the 505 px one was
+    read at its own width's padding (544 px on the grid) and is not read again; the 500 px
+    one shared its first call with it, padded to 544 px, so it is read once more, alone, at
+    its own width's padding (504 px), and not at the last step, which would pad it so again."""
     from rapidocr.ch_ppocr_rec.typings import TextRecInput
 
     fake = FakeRecogniser(score=0.5)
     steps = ocr._PaddingSteps(fake)
-    crops = [np.full((48, w, 3), i, np.uint8) for i, w in ((1, 80), (2, 1000), (3, 1010))]
+    crops = [np.full((48, w, 3), i, np.uint8) for i, w in ((1, 80), (2, 500), (3, 505))]
     got = steps(TextRecInput(img=crops, return_word_box=False))
     (narrow, _), (middle, _) = ocr.RECOGNITION_STEPS
     assert fake.calls == [
         (narrow, [1]),
-        (narrow, [2, 3]),
+        (544, [2, 3]),
         (middle, [1]),
-        (middle, [2]),
+        (504, [2]),
         (320, [1]),
     ]
     assert got.txts == ("crop 1", "crop 2", "crop 3")
