@@ -202,6 +202,30 @@ def test_the_plan_is_measured_once_then_read_back(
     assert len(json.loads(fresh_plan.read_text(encoding="utf-8"))) == 2
 
 
+def test_the_measured_plan_chooses_among_float32_backends(
+    monkeypatch: pytest.MonkeyPatch, fresh_plan: Path
+) -> None:
+    """bfloat16 reads differently, so it is asked for, never measured in."""
+    seen: list[list[str]] = []
+
+    def measure(candidates: list[str]) -> runtime.OcrPlan:
+        seen.append(list(candidates))
+        return runtime.OcrPlan(candidates[-1], candidates[0], how="m")
+
+    monkeypatch.setattr(
+        runtime, "available_backends", lambda: ["onnxruntime", "openvino-f32", "openvino-bf16"]
+    )
+    monkeypatch.setattr(runtime, "measure_plan", measure)
+    plan = ocr.ocr_plan()
+    assert seen == [["onnxruntime", "openvino-f32"]]
+    assert (plan.det, plan.rec) == ("openvino-f32", "onnxruntime")
+    # one float32 backend besides bfloat16: nothing to measure
+    monkeypatch.setattr(runtime, "available_backends", lambda: ["openvino-f32", "openvino-bf16"])
+    runtime.ocr_plan.cache_clear()
+    assert ocr.ocr_plan().rec == "openvino-f32"
+    assert len(seen) == 1
+
+
 def test_an_unreadable_plan_file_is_measured_again(
     monkeypatch: pytest.MonkeyPatch, fresh_plan: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

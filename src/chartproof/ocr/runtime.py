@@ -13,9 +13,16 @@ runtimes' versions, so every later process (and
 every worker of a pool) reads with the same runtime and the same readings; a file lock keeps
 two processes from measuring at once. Delete the file to measure again.
 
+The measured plan chooses among the float32 backends only. bfloat16 reads differently: on an
+AMD EPYC with AVX-512 BF16, OpenVINO in bfloat16 read 1.35 times faster than in float32, but
+its tables differed on 12 of the 248 shared ChartQA charts (one lost its labels, another
+gained 16 cells), while float32 on that machine reproduced an Intel Xeon's tables to the
+cell. So by default a chart reads the same on every machine, and bfloat16 is asked for.
+
 ``$CHARTPROOF_OCR_ENGINE`` overrides the measurement for both networks: ``onnxruntime``,
-``openvino`` (OpenVINO at its default precision on this CPU), ``openvino-f32``,
-``openvino-bf16``, or ``auto`` (the measured plan, the default).
+``openvino`` (OpenVINO at its default precision on this CPU: bfloat16 where it has those
+instructions), ``openvino-f32``, ``openvino-bf16``, or ``auto`` (the measured plan, the
+default).
 """
 
 from __future__ import annotations
@@ -143,16 +150,16 @@ def available_backends() -> list[str]:
 @functools.cache
 def ocr_plan() -> OcrPlan:
     """The plan this process reads with: `$CHARTPROOF_OCR_ENGINE` when set (and not
-    ``auto``), else the one runtime installed, else the plan measured on this machine (stored,
-    or measured now and stored; see the module doc). Cached per process
-    (`ocr_plan.cache_clear()` to look again)."""
+    ``auto``), else the one float32 runtime installed, else the plan measured on this machine
+    among the float32 backends (stored, or measured now and stored; see the module doc).
+    Cached per process (`ocr_plan.cache_clear()` to look again)."""
     asked = os.environ.get(OCR_ENGINE_ENV, "").strip().lower()
     if asked and asked != "auto":
         if asked not in _REQUESTS:
             raise ValueError(f"${OCR_ENGINE_ENV}={asked!r}: choose one of {', '.join(_REQUESTS)}")
         backend = resolve(asked)
         return OcrPlan(backend, backend, how=f"${OCR_ENGINE_ENV}={asked}")
-    candidates = available_backends()
+    candidates = [b for b in available_backends() if not b.endswith("-bf16")]
     if not candidates:
         return OcrPlan("onnxruntime", "onnxruntime", how="no OCR runtime is installed")
     if len(candidates) == 1:
