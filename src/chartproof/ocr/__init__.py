@@ -121,11 +121,12 @@ DETECT_BOX_THRESHOLD = 0.3
 
 RECOGNITION_STEPS: tuple[tuple[int, float], ...] = ((96, 0.95), (256, 0.7))
 """How text crops are recognised: each step pads the crops still unread to at least its width
-(at the recogniser's 48 px height; wider crops keep their own width, and a call takes its
-widest crop's: `recognition_batches`) and keeps the readings at or above its confidence; the
-crops left after the last step are read at rapidocr's own 320 px, and that reading is kept.
-Crops read below `NOT_TEXT` at the first step, and crops already read at their own width
-when that is at least the next step's, are not read again.
+(at the recogniser's 48 px height; wider crops keep their own width, a call takes its
+widest crop's, `recognition_batches`, brought up to a grid of widths, `padded_width`) and
+keeps the readings at or above its confidence; the crops left after the last step are read
+at rapidocr's own 320 px, and that reading is kept. Crops read below `NOT_TEXT` at the first
+step, and crops already read at the padding the next step would give them, are not read
+again.
 
 rapidocr pads every crop to 320, but a chart's labels are mostly short ("26.4", "2019") and
 recognition time grows with the padded width. Narrow padding alone makes the recogniser
@@ -953,8 +954,8 @@ about 4 ms against about 0.066 ms a pixel, measured with OpenVINO and onnxruntim
 def recognition_batches(widths: Sequence[int], floor: int) -> list[list[int]]:
     """Indices of crops grouped into recogniser calls, at most `_BATCH` a call.
 
-    Each call pads its crops to its widest (and to at least `floor`), so a batch costs its
-    size times its widest crop, plus `_CALL_COST_PX`. rapidocr groups crops six by six in
+    Each call pads its crops to its widest (at least `floor`), brought up to the grid
+    (`padded_width`), so a batch costs its size times that width, plus `_CALL_COST_PX`. rapidocr groups crops six by six in
     order of width, so one 2,026 px subtitle padded the five next-widest crops (356 to
     1,204 px) to its width and cost a chart a second. Here crops sorted by width are cut into the runs of least total cost
     (dynamic programming over the sorted order), so crops of like width still share a call
