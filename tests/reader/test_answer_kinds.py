@@ -22,6 +22,7 @@ KINDS = {
     "curves": "line",
     "brands": "hbar",
     "groups": "vbar",
+    "dominance": "line",
 }
 
 

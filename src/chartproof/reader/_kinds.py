@@ -2,9 +2,9 @@
 comparison, multiple-choice questions get one of their options, label questions a label.
 
 Yes/no questions are checked, never guessed: FigureQA's shapes (the maximum, the low median,
-the smoothest curve, two curves intersecting, the largest area under a curve) are computed
-on the recovered table, and "Is A greater than B?" solves A and B as questions of their own
-and compares them. When no check applies the answer stays "unknown", with the reason."""
+the smoothest curve, two curves intersecting, the largest area under a curve, one curve
+strictly above another) are computed on the recovered table, and "Is A greater than B?"
+otherwise solves A and B as questions of their own and compares them. When no check applies the answer stays "unknown", with the reason."""
 
 from __future__ import annotations
 
@@ -269,11 +269,39 @@ def _value_of(phrase: str, solve: Solver, view: ChartView) -> tuple[float, str] 
     return None
 
 
+_CURVES = ("line", "area")
+"""Chart types whose series are curves: "Is A greater than B?" compares them point by point."""
+
+
+def _curve_check(q: str, view: ChartView) -> Check | None:
+    """FigureQA's comparison of two curves: "Is A less than B?" holds when A lies strictly
+    below B at every point both are read at (and "greater" strictly above). Only on line and
+    area charts, when both sides name a series and nothing else ("in 2015" names a point,
+    answered by reading both values there)."""
+    m = _CMP.match(q)
+    if not m or view.chart_type not in _CURVES or len(view.series) < 2:
+        return None
+    a, b = _name(m.group(1), view.series), _name(m.group(3), view.series)
+    if a is None or b is None or a == b:
+        return None
+    pairs = [
+        (p, r)
+        for p, r in zip(view.values.get(a, ()), view.values.get(b, ()), strict=False)
+        if p is not None and r is not None
+    ]
+    if len(pairs) < 2:
+        return None
+    bigger = m.group(2) in _BIGGER
+    held = [p > r if bigger else p < r for p, r in pairs]
+    word = "above" if bigger else "below"
+    return all(held), f"{a} lies {word} {b} at {sum(held)} of the {len(pairs)} points both reach"
+
+
 def check_yes_no(question: str, view: ChartView, solve: Solver) -> Check | None:
     """Whether the yes/no question's claim holds on the chart, with what was compared; None
     when no check applies."""
     q = _norm_q(question)
-    for check in (_figure_checks, _cross_check):
+    for check in (_figure_checks, _cross_check, _curve_check):
         got = check(q, view)
         if got is not None:
             return got
