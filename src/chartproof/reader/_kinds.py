@@ -4,7 +4,8 @@ comparison, multiple-choice questions get one of their options, label questions 
 Yes/no questions are checked, never guessed: FigureQA's shapes (the maximum, the low median,
 the smoothest curve, two curves intersecting, the largest area under a curve, one curve
 strictly above another) are computed on the recovered table, and "Is A greater than B?"
-otherwise solves A and B as questions of their own and compares them. When no check applies the answer stays "unknown", with the reason."""
+otherwise solves A and B as questions of their own and compares them. When no check applies
+the answer stays "unknown", with the reason."""
 
 from __future__ import annotations
 
