@@ -319,6 +319,25 @@ def test_a_letters_grey_edge_in_the_gap_does_not_widen_the_swatch() -> None:
     assert pieces[1].box[0] == 241  # its first letter's own room, not pushed past the edge (245)
 
 
+def test_a_swatch_read_as_a_dash_and_spaces_are_cut_out_of_a_legend_row() -> None:
+    # FigureQA val1 1175.png: "[swatch] Orchid [swatch] Light Slate [swatch] Violet Red" read
+    # as one token, the second swatch as "—" and the third as two spaces, so no two
+    # neighbouring characters stood a gap apart
+    img = np.full((60, 460, 3), 255, dtype=np.uint8)
+    img[27:30, 262:282] = GREY  # Light Slate's line swatch, under the "—"
+    img[27:30, 368:384] = BLUE  # Violet Red's, under the two spaces
+    text = "Orchid — Light Slate  Violet Red"
+    xs = [223, 232, 238, 244, 250, 256, 264, 271, 281, 292, 298, 304, 310, 319, 323, 327]
+    xs += [333, 339, 345, 352, 363, 375, 387, 393, 399, 405, 411, 415, 421, 427, 435, 441]
+    tok = _tok(text, (213.0, 19.0, 448.0, 38.0), char_x=tuple(float(x) for x in xs))
+    pieces = split_at_marks([tok], [_layer(img, GREY), _layer(img, BLUE)])
+    assert [p.text for p in pieces] == ["Orchid", "Light Slate", "Violet Red"]
+    assert [len(p.char_x) for p in pieces] == [6, 11, 10]
+    # a dash between words with no mark under it stays text
+    plain = np.full((60, 460, 3), 255, dtype=np.uint8)
+    assert split_at_marks([tok], [_layer(plain, GREY)]) == [tok]
+
+
 HEAVIEST_RUN_CASES = [
     # (pixels per column, (first, last + 1) of the heaviest run)
     ([0, 3, 3, 0, 0, 1], (1, 3)),

@@ -2,7 +2,9 @@
 as one token with no space, so the second entry's swatch hides inside the first's label.
 Such a token is cut where its characters stand far apart around a patch of a drawn colour,
 or a little apart around a small solid square of one (Pew's "■ Very important ■ Somewhat
-important", whose swatches are narrower than a word space is wide)."""
+important", whose swatches are narrower than a word space is wide). Spaces, and a swatch the
+OCR read as a dash (FigureQA's "Orchid — Light Slate  Violet Red"), are not counted as
+characters standing in the gap."""
 
 from __future__ import annotations
 
@@ -23,6 +25,10 @@ token may be cut (the OCR's own rule for cutting at a space)."""
 
 _MIN_PIXELS = 6
 """Least pixels of one drawn colour in the gap for it to count as a mark."""
+
+_MARK_CHARS = frozenset("—–-_•·●■▪▬|")
+"""Characters the OCR reads a legend swatch as ("Orchid — Light Slate"): with spaces, they do
+not count as glyphs bounding a gap, and go with the gap when it is cut at a mark."""
 
 _SWATCH_GAP = 1.0
 """Least distance between neighbouring character centres, in token heights, at which a
@@ -53,7 +59,10 @@ def _split(tok: OcrToken, marks: Sequence[np.ndarray]) -> list[OcrToken]:
     pitch = float(np.median(np.diff(tok.char_x)))
     cuts: list[float] = []
     drawn: list[tuple[float, float]] = []  # columns of the marks cut at
-    for a, b in itertools.pairwise(tok.char_x):
+    between: list[int] = []  # the spaces and mark-like characters inside the gaps cut at
+    solid = [k for k, ch in enumerate(tok.text) if not ch.isspace() and ch not in _MARK_CHARS]
+    for i, j in itertools.pairwise(solid):
+        a, b = tok.char_x[i], tok.char_x[j]
         if b - a <= max(_SWATCH_GAP * tok.height, 3 * pitch):
             continue
         # The gap between the two glyphs: half a character in from each centre.
@@ -69,9 +78,18 @@ def _split(tok: OcrToken, marks: Sequence[np.ndarray]) -> list[OcrToken]:
                 lo, hi = _heaviest_run(gap.sum(axis=0))
                 cuts.append((a + b) / 2)
                 drawn.append((float(x0 + lo), float(x0 + hi)))
+                between.extend(range(i + 1, j))
                 break
     if not cuts:
         return [tok]
+    if between:
+        keep = [k for k in range(len(tok.text)) if k not in set(between)]
+        tok = tok.model_copy(
+            update={
+                "text": "".join(tok.text[k] for k in keep),
+                "char_x": tuple(tok.char_x[k] for k in keep),
+            }
+        )
     return [_clear_of(piece, drawn) for piece in split_token(tok, cuts)]
 
 
