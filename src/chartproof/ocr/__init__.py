@@ -955,13 +955,13 @@ def recognition_batches(widths: Sequence[int], floor: int) -> list[list[int]]:
     """Indices of crops grouped into recogniser calls, at most `_BATCH` a call.
 
     Each call pads its crops to its widest (at least `floor`), brought up to the grid
-    (`padded_width`), so a batch costs its size times that width, plus `_CALL_COST_PX`. rapidocr groups crops six by six in
-    order of width, so one 2,026 px subtitle padded the five next-widest crops (356 to
-    1,204 px) to its width and cost a chart a second. Here crops sorted by width are cut into the runs of least total cost
-    (dynamic programming over the sorted order), so crops of like width still share a call
-    and the total is never above that of rapidocr's grouping. A crop's reading depends on
-    the width it is padded to, not on its neighbours, so only crops padded less than before
-    can read differently.
+    (`padded_width`), so a batch costs its size times that width, plus `_CALL_COST_PX`.
+    rapidocr groups crops six by six in order of width, so one 2,026 px subtitle padded the
+    five next-widest crops (356 to 1,204 px) to its width and cost a chart a second. Here
+    crops sorted by width are cut into the runs of least total cost (dynamic programming
+    over the sorted order), so crops of like width still share a call and the total is never
+    above that of rapidocr's grouping. A crop's reading depends on the width it is padded
+    to, not on its neighbours, so only crops padded less than before can read differently.
     """
     order = sorted(range(len(widths)), key=lambda i: widths[i])
     padded = [padded_width(max(floor, widths[i])) for i in order]

@@ -83,7 +83,8 @@ def _split(tok: OcrToken, marks: Sequence[np.ndarray]) -> list[OcrToken]:
     if not cuts:
         return [tok]
     if between:
-        keep = [k for k in range(len(tok.text)) if k not in set(between)]
+        dropped = set(between)
+        keep = [k for k in range(len(tok.text)) if k not in dropped]
         tok = tok.model_copy(
             update={
                 "text": "".join(tok.text[k] for k in keep),
