@@ -286,6 +286,9 @@ def compare(
     base_model: Annotated[
         str | None, typer.Option(help="Compare against this spec instead of the card's base.")
     ] = None,
+    merged: Annotated[
+        bool, typer.Option(help="Score the merged checkpoint (--merge) instead of the adapter.")
+    ] = False,
     cache: UseCache = True,
 ) -> None:
     """Evaluate base and tuned on held-out data and print them side by side."""
@@ -300,6 +303,7 @@ def compare(
         limit=limit,
         cache=cache,
         base_spec=base_model,
+        merged=merged,
     )
     console.print(result.markdown, markup=False, highlight=False, soft_wrap=True)
     console.print(f"report: {out / 'report.html'}")

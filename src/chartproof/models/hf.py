@@ -11,6 +11,7 @@ import gc
 import hashlib
 import importlib
 import inspect
+import json
 import os
 import time
 from collections.abc import Sequence
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 __all__ = [
     "HFBackend",
     "HFSettings",
+    "adapter_fingerprint",
+    "adapter_folder",
     "chat_inputs",
     "checkpoint_fingerprint",
     "conversation",
@@ -63,16 +66,20 @@ class HFSettings(Record):
     """Requests per generate call."""
     attn_implementation: str | None = None
     """Attention kernel ("sdpa", "eager", "flash_attention_2"); None for the model default."""
+    adapter: str | None = None
+    """Folder of a LoRA adapter (peft `save_pretrained` output, what `chartproof finetune`
+    writes) applied on top of the checkpoint."""
     revision: str = ""
-    """Revision for the response cache; "" to fingerprint the folder's files."""
+    """Revision for the response cache; "" to fingerprint the folder's (and adapter's) files."""
 
 
-def checkpoint_fingerprint(folder: Path) -> str:
+def checkpoint_fingerprint(folder: Path, *, full: bool = False) -> str:
     """A short content fingerprint of a checkpoint folder, for the response cache.
 
     Hashes the config, tokenizer and processor files whole, and each weights file by name,
     size and its first and last MiB: fast on multi-GB folders, and any retrained or
-    re-quantised weights change it.
+    re-quantised weights change it. `full` hashes the weight files whole (a merged LoRA
+    may change only tensors in the middle of a file).
     """
     h = hashlib.sha256()
     for name in _FINGERPRINT_FILES:
@@ -85,10 +92,41 @@ def checkpoint_fingerprint(folder: Path) -> str:
             size = p.stat().st_size
             h.update(f"{p.name}:{size}".encode())
             with p.open("rb") as f:
+                if full:
+                    for block in iter(lambda: f.read(1 << 24), b""):
+                        h.update(block)
+                    continue
                 h.update(f.read(_EDGE_BYTES))
                 if size > 2 * _EDGE_BYTES:
                     f.seek(size - _EDGE_BYTES)
                     h.update(f.read(_EDGE_BYTES))
+    return h.hexdigest()[:16]
+
+
+def adapter_folder(path: str | os.PathLike[str], *, kind: str = "hf") -> Path:
+    """The resolved LoRA adapter folder; FileNotFoundError naming it when it has no
+    adapter_config.json (`kind` names the backend in the message)."""
+    p = Path(path).expanduser()
+    if not (p / "adapter_config.json").is_file():
+        raise FileNotFoundError(
+            f"{kind}: adapter {str(p)!r} is not a LoRA adapter folder (no adapter_config.json); "
+            "pass the folder `chartproof finetune` wrote (its adapter/ subfolder)"
+        )
+    return p.resolve()
+
+
+def adapter_fingerprint(folder: Path) -> str:
+    """Content fingerprint of a LoRA adapter folder: its config as canonical JSON (keys
+    sorted, `target_modules` sorted: peft keeps them as a set, so the saved order changes
+    with the interpreter's hash seed) and its weight files whole (adapters are small)."""
+    config = json.loads((folder / "adapter_config.json").read_text(encoding="utf-8"))
+    if isinstance(config.get("target_modules"), list):
+        config["target_modules"] = sorted(config["target_modules"])
+    h = hashlib.sha256(json.dumps(config, sort_keys=True).encode())
+    for p in sorted(folder.iterdir()):
+        if p.is_file() and p.name.endswith(_WEIGHT_SUFFIXES):
+            h.update(p.name.encode())
+            h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -141,7 +179,9 @@ class HFBackend:
     the request's temperature is 0, sampling otherwise. The same code loads real SmolVLM,
     Idefics3, LLaVA / LLaVA-NeXT and Qwen2-VL / Qwen2.5-VL folders; Qwen2-VL's image processor
     (and transformers 5's fast processors in general) need torchvision, so install it
-    alongside torch for those. A failed batch becomes error responses, never an exception.
+    alongside torch for those. ``?adapter=DIR`` applies a LoRA adapter (peft) on top; the
+    name, identity and cache revision then carry it. A failed batch becomes error responses,
+    never an exception.
     """
 
     def __init__(self, path: str | os.PathLike[str], settings: HFSettings | None = None) -> None:
@@ -149,10 +189,19 @@ class HFBackend:
         require("torch", "hf", what="the Hugging Face backend (hf:)")
         require("transformers", "hf", what="the Hugging Face backend (hf:)")
         self.settings = settings or HFSettings()
-        self._name = f"hf:{self.path}"
-        revision = self.settings.revision or checkpoint_fingerprint(self.path)
-        self.identity = BackendIdentity(kind="hf", model=self.path.name, revision=revision)
-        self.processor, self.model, self.device = _load(self.path, self.settings)
+        self.adapter = (
+            adapter_folder(self.settings.adapter) if self.settings.adapter is not None else None
+        )
+        if self.adapter is not None:
+            require("peft", "hf", what="a LoRA adapter on the hf backend (hf:...?adapter=)")
+        self._name = f"hf:{self.path}" + (f"?adapter={self.adapter}" if self.adapter else "")
+        revision = self.settings.revision or "-".join(
+            [checkpoint_fingerprint(self.path)]
+            + ([adapter_fingerprint(self.adapter)] if self.adapter else [])
+        )
+        model = self.path.name + (f"+lora:{self.adapter.name}" if self.adapter else "")
+        self.identity = BackendIdentity(kind="hf", model=model, revision=revision)
+        self.processor, self.model, self.device = _load(self.path, self.settings, self.adapter)
 
     @classmethod
     def from_spec(cls, spec: BackendSpec) -> HFBackend:
@@ -162,7 +211,7 @@ class HFBackend:
 
     @property
     def name(self) -> str:
-        """``hf:`` and the checkpoint folder."""
+        """``hf:`` and the checkpoint folder (plus its adapter)."""
         return self._name
 
     def close(self) -> None:
@@ -309,7 +358,7 @@ def _checkpoint_folder(path: str | os.PathLike[str]) -> Path:
     return p.resolve()
 
 
-def _load(folder: Path, settings: HFSettings) -> tuple[Any, Any, str]:
+def _load(folder: Path, settings: HFSettings, adapter: Path | None) -> tuple[Any, Any, str]:
 
     # transformers' partial annotations fight strict mypy; the module is used as Any here
     transformers: Any = importlib.import_module("transformers")
@@ -329,6 +378,9 @@ def _load(folder: Path, settings: HFSettings) -> tuple[Any, Any, str]:
     if settings.attn_implementation:
         kwargs["attn_implementation"] = settings.attn_implementation
     model = transformers.AutoModelForImageTextToText.from_pretrained(folder, **kwargs)
+    if adapter is not None:
+        peft: Any = importlib.import_module("peft")
+        model = peft.PeftModel.from_pretrained(model, adapter, is_trainable=False)
     model.to(device)
     model.eval()
     return processor, model, device

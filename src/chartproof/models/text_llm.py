@@ -26,6 +26,8 @@ from chartproof import __version__
 from chartproof.models.base import BackendIdentity, answered, failed
 from chartproof.models.chart_text import ChartText, chart_text_from_metadata, render_chart_text
 from chartproof.models.hf import (
+    adapter_fingerprint,
+    adapter_folder,
     checkpoint_fingerprint,
     cut_at_stop,
     eos_ids,
@@ -106,16 +108,6 @@ def resolve_text_model(target: str) -> Path:
     return p.resolve()
 
 
-def _adapter_folder(path: str) -> Path:
-    p = Path(path).expanduser()
-    if not (p / "adapter_config.json").is_file():
-        raise FileNotFoundError(
-            f"text: adapter {str(p)!r} is not a LoRA adapter folder (no adapter_config.json); "
-            "pass the folder `chartproof finetune` wrote (its adapter/ subfolder)"
-        )
-    return p.resolve()
-
-
 def text_messages(request: ModelRequest, resolve: ChartResolver) -> list[dict[str, str]]:
     """The request as chat messages of plain text, each image replaced by its chart text."""
     out: list[dict[str, str]] = []
@@ -138,12 +130,6 @@ def _code_hash() -> str:
     for name in ("text_llm.py", "chart_text.py"):
         digest.update((here / name).read_bytes())
     return digest.hexdigest()[:12]
-
-
-def _adapter_fingerprint(folder: Path) -> str:
-    h = hashlib.sha256((folder / "adapter_config.json").read_bytes())
-    h.update(checkpoint_fingerprint(folder).encode())
-    return h.hexdigest()[:16]
 
 
 class _Reader:
@@ -214,7 +200,9 @@ class TextLLMBackend:
     def __init__(self, target: str, settings: TextLLMSettings | None = None) -> None:
         self.settings = settings or TextLLMSettings()
         self.path = resolve_text_model(target)
-        self.adapter = _adapter_folder(self.settings.adapter) if self.settings.adapter else None
+        self.adapter = (
+            adapter_folder(self.settings.adapter, kind="text") if self.settings.adapter else None
+        )
         require("torch", "hf", what="the text-over-table backend (text:)")
         require("transformers", "hf", what="the text-over-table backend (text:)")
         if self.adapter is not None:
@@ -228,7 +216,7 @@ class TextLLMBackend:
         )
         revision = self.settings.revision or "-".join(
             [checkpoint_fingerprint(self.path)]
-            + ([_adapter_fingerprint(self.adapter)] if self.adapter else [])
+            + ([adapter_fingerprint(self.adapter)] if self.adapter else [])
             + [_code_hash()]
         )
         self.identity = BackendIdentity(

@@ -4,7 +4,6 @@ config, and the memory estimate of `--dry-run`. torch/transformers/peft load on 
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import json
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from chartproof.models.hf import adapter_fingerprint as _adapter_fingerprint
 from chartproof.models.hf import chat_inputs, checkpoint_fingerprint, conversation
 from chartproof.models.registry import require
 from chartproof.models.text_llm import NAMED_MODELS, resolve_text_model, text_messages
@@ -118,14 +118,16 @@ class BaseCheckpoint:
     device: str
     """Where the model runs."""
 
-    def eval_spec(self, adapter: Path | None = None) -> str:
-        """The `chartproof eval --model` spec that asks this model (with an adapter)."""
+    def eval_spec(self, adapter: Path | None = None, *, merged: Path | None = None) -> str:
+        """The `chartproof eval --model` spec that asks this model: the base alone, with a
+        LoRA `adapter` on top (``text:NAME?adapter=DIR`` / ``hf:PATH?adapter=DIR``), or a
+        `merged` checkpoint folder written by ``--merge``."""
+        prefix = "text" if self.kind == "text" else "hf"
+        if merged is not None:
+            return f"{prefix}:{merged}"
         query = f"?adapter={adapter}" if adapter is not None else ""
-        if self.kind == "text":
-            if adapter is None:
-                return f"text:{self.name}"
-            return f"text:{self.name}{query}"
-        return f"hf:{self.path}"
+        target = self.name if self.kind == "text" else str(self.path)
+        return f"{prefix}:{target}{query}"
 
     @property
     def end_token(self) -> str:
@@ -307,14 +309,10 @@ def collate(items: list[Encoded], pad_id: int) -> dict[str, Any]:
 
 
 def adapter_fingerprint(folder: Path) -> str:
-    """Hash of an adapter folder's config and weights (the card records it)."""
-    h = hashlib.sha256()
-    for name in ("adapter_config.json", "adapter_model.safetensors", "adapter_model.bin"):
-        p = folder / name
-        if p.is_file():
-            h.update(name.encode())
-            h.update(p.read_bytes())
-    return h.hexdigest()[:16]
+    """Hash of an adapter folder's config and weights (the card records it; the same
+    function keys the eval backends' caches): stable across processes, see
+    `chartproof.models.hf.adapter_fingerprint`."""
+    return _adapter_fingerprint(folder)
 
 
 # ----------------------------------------------------------------------------- memory

@@ -93,6 +93,8 @@ class TrainingCard(Record):
     """Merged model folder, relative to the card, when asked for."""
     eval_spec: str = ""
     """`chartproof eval --model` spec of the tuned model."""
+    merged_eval_spec: str = ""
+    """The same for the merged checkpoint (``--merge``), "" without one."""
     base_eval_spec: str = ""
     """The same for the base model."""
     chartproof: str = __version__

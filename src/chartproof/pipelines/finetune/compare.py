@@ -16,7 +16,7 @@ from chartproof.metrics.cf_sensitivity import counterfactual_sensitivity
 from chartproof.pipelines.finetune._card import TRAIN_IMAGES_FILE, read_card
 from chartproof.types import RunSummary
 
-__all__ = ["Comparison", "compare_tuned", "held_out_overlap", "run_figures"]
+__all__ = ["Comparison", "compare_tuned", "held_out_overlap", "run_figures", "weights_identity"]
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,43 @@ def run_figures(run: Path, data: str | Path) -> dict[str, tuple[float | None, in
     return out
 
 
+def weights_identity(spec: str, *, full: bool = False) -> str | None:
+    """What weights a local ``hf:`` / ``text:`` spec resolves to: the checkpoint's
+    fingerprint plus its adapter's (``?adapter=``); None for other kinds (an API model,
+    the reader). The checkpoint fingerprint reads each weight file's first and last MiB;
+    `full` hashes the weight files whole (a merged LoRA may change only middle layers)."""
+    from chartproof.models.hf import adapter_fingerprint, adapter_folder, checkpoint_fingerprint
+    from chartproof.models.registry import parse_spec
+    from chartproof.models.text_llm import resolve_text_model
+
+    parsed = parse_spec(spec)
+    if parsed.kind == "text":
+        folder = resolve_text_model(parsed.target)
+    elif parsed.kind == "hf":
+        folder = Path(parsed.target).expanduser().resolve()
+    else:
+        return None
+    parts = [checkpoint_fingerprint(folder, full=full)]
+    adapter = parsed.options.get("adapter")
+    if adapter:
+        parts.append(adapter_fingerprint(adapter_folder(str(adapter), kind=parsed.kind)))
+    return "+".join(parts)
+
+
+def _refuse_same_weights(base: str, tuned: str) -> None:
+    """ValueError when both specs resolve to the same weights (base scored twice)."""
+    first = weights_identity(base)
+    if first is None or first != weights_identity(tuned):
+        return
+    if weights_identity(base, full=True) != weights_identity(tuned, full=True):
+        return
+    raise ValueError(
+        f"finetune compare: base {base!r} and tuned {tuned!r} resolve to the same weights "
+        f"(fingerprint {first}); the tuned model must carry its adapter (?adapter=DIR) or be "
+        "the merged checkpoint"
+    )
+
+
 def _fmt(x: float | None) -> str:
     return "not computed" if x is None else f"{x:.4f}"
 
@@ -89,9 +126,14 @@ def compare_tuned(
     cache: bool | str | Path = True,
     base_spec: str | None = None,
     batch_size: int | None = None,
+    merged: bool = False,
 ) -> Comparison:
     """Evaluate the base and the tuned model of the finetune folder `tuned` on `data` (refused
-    when any of its charts was trained on), into `out/base` and `out/tuned`, and compare."""
+    when any of its charts was trained on), into `out/base` and `out/tuned`, and compare.
+
+    The tuned model is the base with the card's adapter, or with `merged` the merged
+    checkpoint (``--merge``). Refused (ValueError) when both resolve to the same weights:
+    an old card whose VLM spec lacked the adapter would otherwise score the base twice."""
     from chartproof.pipelines.evaluate import evaluate
     from chartproof.reports import report
 
@@ -105,7 +147,16 @@ def compare_tuned(
         )
     out_dir = Path(out)
     runs = {"base": out_dir / "base", "tuned": out_dir / "tuned"}
-    specs = {"base": base_spec or card.base_eval_spec, "tuned": card.eval_spec}
+    tuned_spec = card.eval_spec
+    if merged:
+        if not card.merged_eval_spec:
+            raise ValueError(
+                f"{card_dir}: the run wrote no merged checkpoint (train with --merge), or its "
+                "card predates merged_eval_spec"
+            )
+        tuned_spec = card.merged_eval_spec
+    specs = {"base": base_spec or card.base_eval_spec, "tuned": tuned_spec}
+    _refuse_same_weights(specs["base"], specs["tuned"])
     figures: dict[str, dict[str, tuple[float | None, int]]] = {}
     for name, run in runs.items():
         evaluate(

@@ -32,6 +32,7 @@ from chartproof.pipelines.finetune._base import (
 )
 from chartproof.pipelines.finetune._card import (
     CARD_FILE,
+    LossPoint,
     TrainingCard,
     losses_from,
     read_card,
@@ -408,6 +409,7 @@ def train_and_finish(
         last = transformers.trainer_utils.get_last_checkpoint(str(checkpoints))
     if torch.cuda.is_available() and not on_cpu:
         torch.cuda.reset_peak_memory_stats()
+    trainer.add_callback(_log_at_saves(card.train.max_steps))
     started = time.monotonic()
     finished = _finished_checkpoint(last, card.train.max_steps)
     if finished is not None:
@@ -433,28 +435,67 @@ def train_and_finish(
         model.processing.save_pretrained(str(out / "merged"))
         merged_rel = "merged"
     write_train_images(train_images, out)
+    losses = losses_from(list(trainer.state.log_history))
+    steps = int(trainer.state.global_step)
     card = card.model_copy(
         update={
-            "steps": int(trainer.state.global_step),
+            "steps": steps,
             "resumed_from": Path(last).name if last else None,
-            "losses": losses_from(list(trainer.state.log_history)),
-            "final_train_loss": metrics.get("train_loss"),
+            "losses": losses,
+            "final_train_loss": run_mean_loss(losses, steps, metrics.get("train_loss")),
             "seconds": round(seconds, 2),
             "samples_per_second": metrics.get("train_samples_per_second"),
             "peak_memory_gib": peak,
             "adapter_fingerprint": adapter_fingerprint(adapter),
             "merged": merged_rel,
             "eval_spec": model.eval_spec(adapter.resolve()),
+            "merged_eval_spec": (
+                model.eval_spec(merged=(out / "merged").resolve()) if merged_rel else ""
+            ),
             "base_eval_spec": model.eval_spec(),
         }
     )
     if finished is not None and (out / CARD_FILE).is_file():
         # keep the figures the run that did the training measured
         before = read_card(out)
-        keep = ("final_train_loss", "seconds", "samples_per_second", "peak_memory_gib")
+        keep = ("seconds", "samples_per_second", "peak_memory_gib")
         card = card.model_copy(update={k: getattr(before, k) for k in keep})
     write_card(card, out)
     return card
+
+
+def run_mean_loss(
+    losses: Sequence[LossPoint], steps: int, fallback: float | None = None
+) -> float | None:
+    """Mean training loss over all `steps` of the run, from the logged losses (each the mean
+    since the previous log, so weighted by its span). A resumed run's log history holds the
+    checkpoint's logs too, and `_log_at_saves` makes every checkpoint a log point, so this
+    equals the uninterrupted run's figure; Trainer's own train_loss covers only the steps of
+    the last call. `fallback` when the logs do not reach the last step."""
+    total, previous = 0.0, 0
+    for point in losses:
+        if point.loss is None:
+            continue
+        total += point.loss * (point.step - previous)
+        previous = point.step
+    if steps <= 0 or previous != steps:
+        return fallback
+    return total / steps
+
+
+def _log_at_saves(max_steps: int) -> Any:
+    """A callback that logs the training loss at every checkpoint and at the last step, so
+    that no step's loss is held only in memory when a run stops at a checkpoint."""
+    transformers: Any = importlib.import_module("transformers")
+
+    class LogAtSaves(transformers.TrainerCallback):  # type: ignore[misc]
+        def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+            step = state.global_step
+            if step >= max_steps or (args.save_steps and step % int(args.save_steps) == 0):
+                control.should_log = True
+            return control
+
+    return LogAtSaves()
 
 
 def _bf16() -> bool:
