@@ -2,8 +2,12 @@
 rate and first-error ratio per task type (the robustness metric ARM is in
 `chartproof.metrics.robustness`).
 
-Pure functions of per-step correctness, dependencies and final correctness: no model, no
-answer parsing (the evaluation protocol decides what "correct" means).
+Pure functions of per-step correctness, dependencies and final correctness. What "correct"
+means is ChartR's: ACC is exact match, so a step or final answer is right when it is the gold
+answer under the typed rules of `chartproof.answers.matches` with no numeric tolerance
+(`exact_answer`: 9.39 is not 9.4, "9.40" is). The chain protocol records both verdicts per
+step; ISA/CSA/FAA/CFA use the exact one, and `isa_tol`... beside them use the gold's own
+tolerance (5 % relative), named as such wherever they appear (`MATCHING`).
 """
 
 from __future__ import annotations
@@ -13,18 +17,29 @@ from typing import Any
 
 from pydantic import model_validator
 
+from chartproof.answers import matches
 from chartproof.metrics.registry import Metric, RunInput, scorer
-from chartproof.types import ChainStepRecord, Record, Sample, Step, StepRecord
+from chartproof.types import Answer, ChainStepRecord, Record, Sample, Step, StepRecord
 
 __all__ = [
+    "MATCHING",
     "ChainOutcome",
     "chain_scores",
     "chain_step_scores",
     "error_analysis",
+    "exact_answer",
     "first_error_ratio",
     "outcome_from_steps",
     "step_error_rate",
+    "step_right",
 ]
+
+MATCHING = {
+    "exact": "exact match (ChartR's ACC): typed answers, no numeric tolerance",
+    "tolerance": "the gold's tolerance (5 % relative for numbers, ChartQA's relaxed rule)",
+}
+"""The two step-matching rules, as every summary names them: `isa`... use exact,
+`isa_tol`... use tolerance."""
 
 FINAL = "final"
 """Task-type label of the final question when the outcome does not give one."""
@@ -185,6 +200,46 @@ def outcome_from_steps(steps: Sequence[StepRecord], final_correct: bool) -> Chai
     )
 
 
+def exact_answer(gold: Answer) -> Answer:
+    """The gold answer with no numeric tolerance (ChartR's exact match)."""
+    return gold if gold.tolerance == 0 else gold.model_copy(update={"tolerance": 0.0})
+
+
+def step_right(prediction: str, gold: Answer, rule: str = "exact") -> bool:
+    """Whether a prediction is `gold` under a `MATCHING` rule."""
+    if rule not in MATCHING:
+        raise ValueError(f"step matching {rule!r}: expected one of {sorted(MATCHING)}")
+    return matches(prediction, exact_answer(gold) if rule == "exact" else gold)
+
+
+@scorer(
+    kind="sample",
+    name="chain_final",
+    protocols=("chain",),
+    metrics=[
+        Metric(
+            "final_exact",
+            "final answer, exact",
+            description="the composite question's answer by exact match (ChartR's FAA rule)",
+        )
+    ],
+)
+def chain_final(prediction: str, gold: Answer) -> dict[str, float | None]:
+    """The final answer under exact match (FAA/CFA use it; `accuracy` keeps the tolerance)."""
+    return {"final_exact": float(step_right(prediction, gold, "exact"))}
+
+
+def _with_tolerance(steps: Sequence[StepRecord]) -> list[StepRecord]:
+    """The records with `correct` set to the tolerant verdict (records from before the
+    exact rule hold only `correct`, which was the tolerant one)."""
+    out: list[StepRecord] = []
+    for st in steps:
+        if isinstance(st, ChainStepRecord) and st.correct_with_tolerance is not None:
+            st = st.model_copy(update={"correct": st.correct_with_tolerance})
+        out.append(st)
+    return out
+
+
 @scorer(
     kind="step",
     name="chain",
@@ -194,19 +249,42 @@ def outcome_from_steps(steps: Sequence[StepRecord], final_correct: bool) -> Chai
         Metric("csa", "CSA", headline={"chain": 1}, description="chained step accuracy"),
         Metric("faa", "FAA", headline={"chain": 2}, description="final answer accuracy"),
         Metric("cfa", "CFA", headline={"chain": 3}, description="chain-faithful accuracy"),
+        *(
+            Metric(
+                f"{m}_tol",
+                f"{m.upper()} (5 % tolerance)",
+                description=f"{m.upper()} with steps matched within the gold's tolerance",
+            )
+            for m in ("isa", "csa", "faa", "cfa")
+        ),
     ],
 )
 def chain_step_scores(
     sample: Sample, steps: Sequence[StepRecord], scores: Mapping[str, float | None]
 ) -> dict[str, float | None]:
-    """Per-chain ISA/CSA/FAA/CFA (ChartR): the run's values are their means over chains."""
-    return dict(chain_scores(outcome_from_steps(steps, scores.get("accuracy") == 1.0)))
+    """Per-chain ISA/CSA/FAA/CFA (ChartR) by exact match, and the same within the gold's
+    tolerance as `*_tol`: the run's values are their means over chains."""
+    final_exact = scores.get("final_exact", scores.get("accuracy")) == 1.0
+    out: dict[str, float | None] = dict(chain_scores(outcome_from_steps(steps, final_exact)))
+    tolerant = outcome_from_steps(_with_tolerance(steps), scores.get("accuracy") == 1.0)
+    out.update({f"{k}_tol": v for k, v in chain_scores(tolerant).items()})
+    return out
 
 
 @scorer(kind="run", name="chain_diagnostics", protocols=("chain",), section="chain")
 def chain_diagnostics(run: RunInput) -> dict[str, Any] | None:
-    """Step error rate and first-error ratio per task type over the answered chains."""
+    """Step error rate and first-error ratio per task type over the answered chains (steps
+    matched exactly), and the matching rule of each chain figure."""
     if run.protocol != "chain":
         return None
     outcomes = [outcome_from_steps(r.steps, r.scores.get("faa") == 1.0) for r in run.answered]
-    return dict(error_analysis(outcomes))
+    out = dict(error_analysis(outcomes))
+    out["matching"] = {"isa, csa, faa, cfa": MATCHING["exact"], "*_tol": MATCHING["tolerance"]}
+    rescued = [
+        st
+        for r in run.answered
+        for st in r.steps
+        if isinstance(st, ChainStepRecord) and st.correct_with_tolerance and not st.correct
+    ]
+    out["steps_right_only_within_tolerance"] = len(rescued)
+    return out

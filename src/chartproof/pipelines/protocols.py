@@ -14,8 +14,8 @@ from typing import ClassVar, Literal, TypeAlias
 
 from pydantic import JsonValue
 
-from chartproof.answers import matches
 from chartproof.datasets import resolve_image
+from chartproof.metrics.chains import step_right
 from chartproof.metrics.registry import metric, scorers
 from chartproof.models import Backend, PromptSet, build_request, default_prompts
 from chartproof.models.chart_text import chart_metadata
@@ -404,7 +404,8 @@ class ChainProtocol(Protocol):
                     gold=st.answer.text(),
                     prediction=pred,
                     output=resp.text,
-                    correct=matches(pred, st.answer),
+                    correct=step_right(pred, st.answer, "exact"),
+                    correct_with_tolerance=step_right(pred, st.answer, "tolerance"),
                 )
             )
         prediction = _answer_of(final)

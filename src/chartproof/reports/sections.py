@@ -447,13 +447,32 @@ def robustness_section(summary: RunSummary | Mapping[str, Any]) -> Html:
                 fmt(v.arm, 4),
             ]
         )
+    heads = rob.headline_levels
     parts.append(
         table(
-            ["metric", "original", *perts, "ARM"],
+            ["metric", "original", *(f"{p} (level {heads.get(p, '?')})" for p in perts), "ARM"],
             rows,
-            caption="metric (%) per perturbation; ARM = (M_orig − mean M_v) / M_orig (ChartR)",
+            caption="metric (%) per perturbation at its headline level; ARM = (M_orig − mean "
+            f"M_v) / M_orig (ChartR), M_orig over the {rob.n_original} originals with variants"
+            + (
+                f" ({rob.excluded_originals} other unperturbed samples left out)"
+                if rob.excluded_originals
+                else ""
+            ),
         )
     )
+    levels = sorted({lv for v in rob.metrics.values() for lv in v.arm_by_level}, key=int)
+    if levels:
+        parts.append(
+            table(
+                ["metric", *(f"level {lv}" for lv in levels)],
+                [
+                    [metric_label(m), *(fmt(v.arm_by_level.get(lv), 4) for lv in levels)]
+                    for m, v in rob.metrics.items()
+                ],
+                caption="ARM per intensity level (the sweep: the perturbations that have it)",
+            )
+        )
     metric = headline_metric(s)
     curves = rob.curves.get(metric) or {}
     if curves:

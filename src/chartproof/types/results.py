@@ -53,7 +53,10 @@ class ChainStepRecord(Record):
     output: str = ""
     """The model's raw reply."""
     correct: bool
-    """Whether the prediction matches the gold answer."""
+    """Whether the prediction is the gold answer by exact match (ChartR's ACC: typed, no
+    numeric tolerance; runs before that rule recorded the tolerant verdict here)."""
+    correct_with_tolerance: bool | None = None
+    """Whether it matches within the gold's tolerance (5 % for numbers); None in old runs."""
     error: str | None = None
     """Why the step's model call failed (then it counts as wrong)."""
 
@@ -279,13 +282,19 @@ class RobustnessRow(SummarySection):
     """One metric on the originals, per perturbation, and its ARM."""
 
     original: float | None = None
-    """Mean on the unperturbed samples."""
+    """Mean on the unperturbed samples that have perturbed variants in the run."""
     by_perturbation: dict[str, float | None] = {}
-    """Mean per perturbation."""
+    """Mean per perturbation at its headline level (`RobustnessSection.headline_levels`)."""
     arm: float | None = None
-    """ChartR's average robustness metric (None when undefined)."""
+    """ChartR's average robustness metric over the headline levels (None when undefined)."""
     arm_note: str | None = None
     """Why ARM is undefined, when it is."""
+    by_level: dict[str, dict[str, float | None]] = {}
+    """Mean per perturbation and level (the sweep)."""
+    arm_by_perturbation: dict[str, float | None] = {}
+    """(M_orig − M_p) / M_orig per perturbation at its headline level."""
+    arm_by_level: dict[str, float | None] = {}
+    """ARM over the perturbations that have each level."""
 
 
 class RobustnessSection(SummarySection):
@@ -295,6 +304,13 @@ class RobustnessSection(SummarySection):
     """Per metric, its row."""
     curves: dict[str, dict[str, list[tuple[float, float]]]] = {}
     """Per metric and perturbation, (level, value) points from level 0 (the original)."""
+    n_original: int | None = None
+    """Originals in M_original (those with perturbed variants)."""
+    excluded_originals: int = 0
+    """Unperturbed samples left out of M_original (reconstructions, counterfactuals, charts
+    without variants)."""
+    headline_levels: dict[str, str] = {}
+    """The level of each perturbation the headline figures use ("all": levels pooled)."""
 
 
 class FamiliesSection(SummarySection):
