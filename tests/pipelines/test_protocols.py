@@ -97,6 +97,9 @@ def test_premise_protocol(chain_data: tuple[Path, dict[str, Sample]], tmp_path: 
     # one true premise in four: always saying True is right a quarter of the time
     assert _metrics(rec2.summary)["premise_accuracy"] == pytest.approx(0.25)
     assert _metrics(rec2.summary)["acc_vpp"] == 0.0
+    # the authors' chained mode keeps only true premises: always True passes every chain
+    assert _metrics(rec2.summary)["acc_vpp_chained"] == 1.0
+    assert rec2.summary["premise"]["vpp"]["chained_true"]["dcp"] == 0.0
     kinds = rec2.summary["premise"]["by_kind"]
     assert set(kinds) <= {"SP", "DP", "RP", "MP", "structural", "data", "reasoning", "math"}
 

@@ -9,7 +9,13 @@ Premises are generated 1 true : 3 false, so answering "false" to everything scor
 `mcc` (Matthews correlation, 0 for any constant answer) do not reward it.
 
 Pure functions of per-premise correctness; sequences are the ordered premise lists of one
-question each.
+question each. What a sequence holds has two definitions (`VPP_DEFINITIONS`), each figure
+named with its own: `all_premises` chains every premise asked, the
+false distractors included (the headline `acc_vpp` and the Table-4 figures); the RealCQA-V2
+authors' evaluator (`run_vpp_eval.py`, mode `chained_true`) chains each question's TRUE
+premises only (`acc_vpp_chained`). Under the authors' definition answering "true" to every
+premise scores Acc_VPP 1.0 and DCP 0, so its figures carry that baseline. Premise accuracy,
+balanced accuracy, MCC and the baseline count every premise.
 """
 
 from __future__ import annotations
@@ -32,9 +38,11 @@ __all__ = [
     "KIND_CODES",
     "KIND_ORDER",
     "PREMISE_RULE",
+    "VPP_DEFINITIONS",
     "PremiseOutcome",
     "acc_vpp",
     "balanced_accuracy",
+    "chained_true",
     "dcp",
     "mcc",
     "premise_accuracy",
@@ -42,6 +50,7 @@ __all__ = [
     "premise_figures",
     "premise_metrics",
     "premise_step_scores",
+    "vpp_figures",
 ]
 
 KIND_ORDER: tuple[PremiseKind, ...] = ("structural", "data", "reasoning", "math")
@@ -49,6 +58,14 @@ KIND_ORDER: tuple[PremiseKind, ...] = ("structural", "data", "reasoning", "math"
 
 KIND_CODES: dict[str, str] = {"structural": "SP", "data": "DP", "reasoning": "RP", "math": "MP"}
 """RealCQA-V2's short names of the premise kinds."""
+
+VPP_DEFINITIONS = {
+    "chained_true": "each question's true premises only, the authors' chained mode "
+    "(RealCQA-V2 run_vpp_eval.py)",
+    "all_premises": "each question's premises, the false distractors included",
+}
+"""How a VPP sequence is built, by name: the `acc_vpp` metric uses all_premises,
+`acc_vpp_chained` chained_true; the summary's `premise.vpp` gives Acc_VPP and DCP under both."""
 
 DCP_ALL_RIGHT_NOTE = (
     "no sequence has a wrong premise: the seed's formula divides by zero; DCP is 0 by the "
@@ -237,16 +254,58 @@ def _premise_steps(steps: Sequence[StepRecord]) -> list[PremiseStepRecord]:
             "acc_vpp",
             "Acc_VPP",
             headline={"premise": 2},
-            description="1 when every premise of the sample is judged right",
+            description="1 when every premise of the sample, distractors included, is right",
+        ),
+        Metric(
+            "acc_vpp_chained",
+            "Acc_VPP (true premises, authors' chained mode)",
+            description="1 when every true premise of the sample is judged right "
+            "(RealCQA-V2 run_vpp_eval chained_true; always 'true' scores 1)",
         ),
     ],
 )
 def premise_step_scores(
     sample: Sample, steps: Sequence[StepRecord], scores: Mapping[str, float | None]
 ) -> dict[str, float | None]:
-    """Premise accuracy and Acc_VPP of one sample's premise sequence."""
-    right = [[st.correct for st in _premise_steps(steps)]]
-    return {"premise_accuracy": premise_accuracy(right), "acc_vpp": acc_vpp(right)}
+    """Premise accuracy and Acc_VPP of one sample's premise sequence, under both sequence
+    definitions (`VPP_DEFINITIONS`; None for chained_true when no premise is true)."""
+    records = _premise_steps(steps)
+    right = [[st.correct for st in records]]
+    true_only = [st.correct for st in records if st.truth]
+    return {
+        "premise_accuracy": premise_accuracy(right),
+        "acc_vpp": acc_vpp(right),
+        "acc_vpp_chained": acc_vpp([true_only]) if true_only else None,
+    }
+
+
+def chained_true(
+    sequences: Sequence[Sequence[PremiseOutcome]],
+) -> list[list[PremiseOutcome]]:
+    """The authors' chained sequences: each question's true premises (questions with none
+    drop out, as grouping the true premises by question drops them there)."""
+    out = [[p for p in q if p.truth] for q in sequences]
+    return [q for q in out if q]
+
+
+def vpp_figures(sequences: Sequence[Sequence[PremiseOutcome]]) -> dict[str, Any]:
+    """Acc_VPP, DCP, premise accuracy and counts under each sequence definition."""
+    out: dict[str, Any] = {}
+    for name, seqs in (
+        ("all_premises", [list(q) for q in sequences if q]),
+        ("chained_true", chained_true(sequences)),
+    ):
+        flat = [[p.correct for p in q] for q in seqs]
+        value = dcp(flat)
+        out[name] = {
+            "definition": VPP_DEFINITIONS[name],
+            "acc_vpp": acc_vpp(flat),
+            "dcp": value,
+            "premise_accuracy": premise_accuracy(flat),
+            "sequences": len(flat),
+            "premises": sum(len(q) for q in flat),
+        }
+    return out
 
 
 PREMISE_RULE = (
@@ -255,7 +314,7 @@ PREMISE_RULE = (
 )
 """The one counting rule behind every premise figure of a summary (stated in the report)."""
 
-_FIGURES = ("premise_accuracy", "premise_balanced_accuracy", "acc_vpp")
+_FIGURES = ("premise_accuracy", "premise_balanced_accuracy", "acc_vpp", "acc_vpp_chained")
 
 
 def _premise_sequences(
@@ -286,7 +345,11 @@ def _premise_score(metric: str, seqs: Sequence[Sequence[PremiseOutcome]]) -> dic
     baseline = figures["baseline"]
     base = baseline if isinstance(baseline, dict) else {}
     n_prem = sum(len(q) for q in seqs)
-    if metric == "acc_vpp":
+    if metric in ("acc_vpp", "acc_vpp_chained"):
+        if metric == "acc_vpp_chained":
+            seqs = chained_true(seqs)
+            figures = {**figures, "acc_vpp": acc_vpp([[p.correct for p in q] for q in seqs])}
+            base = {"answer": "true", "acc_vpp": 1.0} if seqs else {}
         value, n = figures["acc_vpp"], len(seqs)
         stderr = (
             (value * (1 - value) / (n - 1)) ** 0.5 if isinstance(value, float) and n > 1 else None
@@ -335,6 +398,7 @@ def premise_figures(summary: dict[str, Any], run: RunInput) -> None:
     results = run.results
     seqs = _premise_sequences(results, run.samples)
     premise = dict(premise_metrics(list(seqs.values())))
+    premise["vpp"] = vpp_figures(list(seqs.values()))
     premise["rule"] = PREMISE_RULE
     premise["questions"] = len(results)
     premise["failed"] = sum(1 for r in results if r.error is not None)

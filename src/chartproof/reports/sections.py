@@ -412,9 +412,22 @@ def premise_section(summary: RunSummary | Mapping[str, Any]) -> Html:
             ["premise kind", "accuracy %", "balanced acc. %", "MCC", "Acc_VPP %", "DCP %", "n"],
             rows,
             caption="layout of RealCQA-V2 Table 4, with class-balanced figures and the "
-            "constant-answer baseline",
+            "constant-answer baseline; Acc_VPP and DCP here chain every premise asked",
         )
     )
+    if prem.vpp:
+        parts.append(
+            table(
+                ["VPP sequence", "Acc_VPP %", "DCP %", "premise acc. %", "sequences"],
+                [
+                    [v.definition, pct(v.acc_vpp), pct(v.dcp), pct(v.premise_accuracy), v.sequences]
+                    for v in prem.vpp.values()
+                ],
+                caption="Acc_VPP and DCP by sequence definition (the summary's Acc_VPP is "
+                "the first; the second is the RealCQA-V2 authors' evaluator, where always "
+                "'true' scores Acc_VPP 100 % and DCP 0)",
+            )
+        )
     rule, failed = prem.rule, prem.failed
     parts.append(
         el(

@@ -59,6 +59,7 @@ from chartproof.types.results import (
     SampleResult,
     Score,
     StepRecord,
+    VPPFigures,
 )
 
 __all__ = [
@@ -106,6 +107,7 @@ __all__ = [
     "TextPart",
     "Transform",
     "Usage",
+    "VPPFigures",
     "chart_type_names",
     "register_chart_type",
     "unregister_chart_type",

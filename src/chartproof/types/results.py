@@ -30,6 +30,7 @@ __all__ = [
     "Score",
     "StepRecord",
     "SummarySection",
+    "VPPFigures",
 ]
 
 
@@ -265,9 +266,31 @@ class PremiseFigures(SummarySection):
     """Short name of the premise kind (SP, DP, RP, MP) in `by_kind` entries."""
 
 
-class PremiseSection(PremiseFigures):
-    """Premise figures overall and per kind, with the counting rule (premise protocol)."""
+class VPPFigures(SummarySection):
+    """Acc_VPP and DCP under one definition of a VPP sequence."""
 
+    definition: str = ""
+    """What a sequence holds."""
+    acc_vpp: float | None = None
+    """Share of sequences with every premise right."""
+    dcp: float | None = None
+    """Depth of correct premises over the sequences with an error."""
+    premise_accuracy: float | None = None
+    """Share of the premises in these sequences judged right."""
+    sequences: int = 0
+    """Sequences counted."""
+    premises: int = 0
+    """Premises in them."""
+
+
+class PremiseSection(PremiseFigures):
+    """Premise figures overall and per kind, with the counting rule (premise protocol).
+    The Table-4 figures (`acc_vpp`, `dcp`, `by_kind`) chain every premise; `vpp` gives
+    Acc_VPP and DCP under each sequence definition (all_premises, and chained_true: the
+    authors' evaluator)."""
+
+    vpp: dict[str, VPPFigures] = {}
+    """Acc_VPP and DCP per sequence definition (all_premises, chained_true)."""
     by_kind: dict[str, PremiseFigures] = {}
     """The figures per premise kind, in RealCQA-V2 order."""
     rule: str | None = None
