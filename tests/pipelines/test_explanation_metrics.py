@@ -62,13 +62,40 @@ def test_roscoe_and_ngram_in_summary_and_report(data: Path, tmp_path: Path) -> N
     assert by["roscoe_src"]["value"] is None and by["roscoe_as"]["value"] is None
     # the renormalised stand-in weighs FS (0.20) and PC (0.05) only: (0.2 * 0.8 + 0.05 * 0.75) / 0.25
     assert by["roscoe_as_renormalised"]["value"] == pytest.approx((0.2 * 0.8 + 0.05 * 0.75) / 0.25)
+    # named wherever it appears: not the paper's nine-score AS
+    assert by["roscoe_as_renormalised"]["note"] == (
+        "AS over 2 of 9 scores (not computed: FT, IS, IC, SRC, SFC, PS, GS): not the paper's AS"
+    )
     assert len(fake.items) == len(samples)
-    assert {it.answer for it in fake.items} == {s.answer.text() for s in samples.values()}
+    # the paper's source context: the prompt's instruction, then the question (no answer)
+    assert {it.answer for it in fake.items} == {None}
+    assert {it.question for it in fake.items} == {s.question for s in samples.values()}
+    (instruction,) = {it.instruction for it in fake.items}
+    assert instruction and instruction.startswith("Look at the chart and answer the question.")
+    assert "Question:" not in instruction and "{question}" not in instruction
     corpus = rec.summary["ngram"]["corpus"]
     # explanations identical to the references
     assert corpus["bleu4"] == pytest.approx(1.0) and corpus["rouge_l"] == pytest.approx(1.0)
     html = report(tmp_path / "run").read_text()
     assert "layout of ChartQA-X Table 5" in html and "layout of ChartQA-X Table 6" in html
+    assert "AS over 2 of 9 scores" in html
+
+
+def test_roscoe_source_with_the_answer_is_an_option(data: Path) -> None:
+    from chartproof.metrics.explanations import roscoe_stage
+    from chartproof.types import SampleResult
+
+    samples = {s.id: s for s in load_samples(data).samples}
+    sid, sample = next(iter(samples.items()))
+    result = SampleResult(
+        sample_id=sid, protocol="direct", model="m", prediction="12", explanation="Because."
+    )
+    fake = FakeRoscoe()
+    roscoe_stage(scorer=fake, instruction="Explain.", source="answer")([result], samples)
+    roscoe_stage(scorer=fake, instruction="Explain.")([result], samples)
+    answer_mode, paper = fake.items
+    assert (answer_mode.answer, answer_mode.instruction) == ("12", None)
+    assert (paper.answer, paper.instruction, paper.question) == (None, "Explain.", sample.question)
 
 
 def test_unknown_metric_is_refused(data: Path, tmp_path: Path) -> None:

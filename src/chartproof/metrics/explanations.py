@@ -5,14 +5,20 @@ samples' reference explanations (corpus statistics need every candidate at once)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from chartproof.metrics.registry import Metric, scorer
 from chartproof.types import Sample, SampleResult
 
-__all__ = ["RoscoeStage", "ngram_summary", "roscoe_stage"]
+__all__ = ["RoscoeStage", "ngram_summary", "roscoe_as_label", "roscoe_notes", "roscoe_stage"]
 
 _ROSCOE_CODES = ("FS", "FT", "IS", "IC", "SRC", "SFC", "PS", "PC", "GS", "AS")
+_NINE = _ROSCOE_CODES[:-1]
+
+RoscoeSource = Literal["paper", "answer"]
+"""What ROSCOE's source context s holds: "paper" (ChartQA-X §3.3: the instruction followed by
+the question; the chart's table too under ``with_table``, as in its Table 10) or "answer"
+(the question and the model's own answer, chartproof's earlier default)."""
 
 
 class RoscoeStage:
@@ -22,12 +28,23 @@ class RoscoeStage:
     Scores are stored as `roscoe_fs` … `roscoe_gs` and `roscoe_as` (the names of
     `metrics.roscoe.roscoe_summary`); None = not computed
     (SRC/SFC and therefore AS without an NLI model); `roscoe_as_renormalised` is AS with
-    the weights renormalised over the scores that were computed, named as the stand-in it is.
+    the weights renormalised over the scores that were computed, which the summary labels
+    "AS over N of 9 scores" (`roscoe_notes`). The source context is the paper's by default
+    (`RoscoeSource`): the run's prompt instruction and the question.
     """
 
-    def __init__(self, scorer: Any = None, *, with_table: bool = False) -> None:
+    def __init__(
+        self,
+        scorer: Any = None,
+        *,
+        with_table: bool = False,
+        instruction: str | None = None,
+        source: RoscoeSource = "paper",
+    ) -> None:
         self._scorer = scorer
         self._with_table = with_table
+        self._instruction = instruction
+        self._source = source
 
     def _get(self) -> Any:
         if self._scorer is None:
@@ -50,12 +67,14 @@ class RoscoeStage:
             r = results[i]
             s = samples[r.sample_id]
             table = s.table.to_csv() if self._with_table and s.table is not None else None
+            paper = self._source == "paper"
             items.append(
                 RoscoeItem(
                     explanation=r.explanation or "",
                     question=s.question,
-                    answer=r.prediction,
+                    answer=None if paper else r.prediction,
                     context=table,
+                    instruction=self._instruction if paper else None,
                     id=s.id,
                 )
             )
@@ -78,13 +97,58 @@ class RoscoeStage:
     name="roscoe",
     metrics=[
         *(Metric(f"roscoe_{c.lower()}", f"ROSCOE {c}") for c in _ROSCOE_CODES),
-        Metric("roscoe_as_renormalised", "ROSCOE AS (renormalised)"),
+        Metric(
+            "roscoe_as_renormalised",
+            "ROSCOE AS over the computed scores",
+            description="AS with the weights renormalised over the scores computed: not the "
+            "paper's AS when any is missing (the summary says over how many of 9)",
+        ),
     ],
 )
-def roscoe_stage(*, scorer: Any = None, with_table: bool = False) -> RoscoeStage:
+def roscoe_stage(
+    *,
+    scorer: Any = None,
+    with_table: bool = False,
+    instruction: str | None = None,
+    source: RoscoeSource = "paper",
+) -> RoscoeStage:
     """The stage that adds ROSCOE scores to each batch of results (`scorer` overrides the
-    offline default `RoscoeScorer()`)."""
-    return RoscoeStage(scorer, with_table=with_table)
+    offline default `RoscoeScorer()`; `instruction` is the prompt's instruction, part of the
+    paper's source context)."""
+    return RoscoeStage(scorer, with_table=with_table, instruction=instruction, source=source)
+
+
+def roscoe_as_label(results: Sequence[SampleResult]) -> str | None:
+    """ "AS over N of 9 scores (missing: ...)" for the explanations scored, where AS was
+    renormalised over fewer than nine; None when every scored explanation had all nine."""
+    counts: set[int] = set()
+    missing: set[str] = set()
+    for r in results:
+        if r.scores.get("roscoe_as_renormalised") is None:
+            continue
+        have = [c for c in _NINE if r.scores.get(f"roscoe_{c.lower()}") is not None]
+        counts.add(len(have))
+        missing.update(c for c in _NINE if c not in have)
+    if not counts or counts == {9}:
+        return None
+    n = str(min(counts)) if len(counts) == 1 else f"{min(counts)}–{max(counts)}"
+    order = [c for c in _NINE if c in missing]
+    return f"AS over {n} of 9 scores (not computed: {', '.join(order)}): not the paper's AS"
+
+
+@scorer(kind="summary", name="roscoe_notes")
+def roscoe_notes(summary: dict[str, Any], run: Any) -> None:
+    """Label every `roscoe_as_renormalised` figure of the summary (headline row, breakdown
+    cells, grid) "AS over N of 9 scores" when it is not the paper's nine-score AS."""
+    label = roscoe_as_label(run.results)
+    if label is None:
+        return
+    rows = [*summary.get("metrics", []), *summary.get("grid", [])]
+    for cells in summary.get("breakdowns", {}).values():
+        rows.extend(cells)
+    for row in rows:
+        if isinstance(row, dict) and row.get("metric") == "roscoe_as_renormalised":
+            row["note"] = label
 
 
 @scorer(kind="explanation", name="ngram", section="ngram")

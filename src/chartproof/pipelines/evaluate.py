@@ -4,7 +4,8 @@ resumable run folder (config, append-only results, summary)."""
 from __future__ import annotations
 
 import logging
-from collections import deque
+import string
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from itertools import islice
@@ -25,6 +26,7 @@ from chartproof.models.base import (
     in_flight,
 )
 from chartproof.models.cache import with_cache
+from chartproof.models.prompts import PromptTemplate
 from chartproof.models.registry import run_identity
 from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
 from chartproof.pipelines.summarize import summarize
@@ -270,8 +272,10 @@ def run_evaluation(
             # explanation scorers without a summary section score each batch as it finishes
             # (stored with the results, so a resumed run never rescores)
             models = {"roscoe": roscoe_scorer}
+            # ROSCOE's source context is the paper's: the prompt's instruction + the question
+            extra = {"roscoe": {"instruction": prompt_instruction(template)}}
             stages = [
-                explainers[m].fn(scorer=models.get(m), with_table=with_table)
+                explainers[m].fn(scorer=models.get(m), with_table=with_table, **extra.get(m, {}))
                 for m in explainers
                 if m in metrics and explainers[m].section is None
             ]
@@ -320,6 +324,20 @@ def run_evaluation(
         wrapped.close()
         if store is not None:
             store.close()
+
+
+def prompt_instruction(template: PromptTemplate) -> str:
+    """The instruction of a prompt without its filled-in parts: the template's lines with
+    each field left empty, dropping lines that held only a short label and a field
+    ("Question: {question}"), so the question is not counted twice in ROSCOE's source."""
+    keep: list[str] = []
+    for line in template.text.splitlines():
+        fields = [f for _, f, _, _ in string.Formatter().parse(line) if f]
+        literal = "".join(t for t, _, _, _ in string.Formatter().parse(line))
+        if fields and len(literal.strip()) <= 24:
+            continue
+        keep.append(line.format_map(defaultdict(str)) if fields else line)
+    return "\n".join(keep).strip()
 
 
 def _matches(sample: Sample, where: dict[str, str]) -> bool:

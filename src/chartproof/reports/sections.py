@@ -573,14 +573,18 @@ def roscoe_section(summary: RunSummary | Mapping[str, Any]) -> Html:
     by = _by_metric(s.metrics)
     cells = [by.get(f"roscoe_{c.lower()}") for c in (*_ROSCOE_ORDER, "AS_renormalised")]
     row = [_model(s), *(fmt(c.value) if c else "–" for c in cells)]
-    notes = sorted({c.note for c in cells if c and c.note})
+    as_renorm = cells[-1]
+    # "AS over N of 9 scores (...): not the paper's AS" when scores were missing
+    label = as_renorm.note.split(" (")[0] if as_renorm and as_renorm.note else "AS renorm."
+    notes = sorted({c.note for c in cells[:-1] if c and c.note})
     parts: list[Html] = [
         el("h2", "Explanation quality: ROSCOE"),
         table(
-            ["model", *_ROSCOE_ORDER, "AS renorm."],
+            ["model", *_ROSCOE_ORDER, label],
             [row],
-            caption="means over answered samples — layout of ChartQA-X Table 5; AS renorm. is "
-            "the answer-selection score with the weights renormalised over the scores computed",
+            caption="means over answered samples — layout of ChartQA-X Table 5; the last column "
+            "is the answer-selection score with the weights renormalised over the scores "
+            "computed, not the paper's AS when fewer than 9 were",
         ),
     ]
     if notes:

@@ -48,6 +48,7 @@ def run_figures(run: Path, data: str | Path) -> dict[str, tuple[float | None, in
     for score in summary.metrics:
         if not score.group:
             out[score.metric] = (score.value, score.n)
+
     if summary.ngram is not None:
         for name, value in summary.ngram.corpus.items():
             out[f"ngram/{name}"] = (value, summary.ngram.n)
@@ -111,6 +112,20 @@ def _refuse_same_weights(base: str, tuned: str) -> None:
     )
 
 
+def _labels(runs: Sequence[Path]) -> dict[str, str]:
+    """Figures shown under a longer name: ROSCOE AS over fewer than 9 scores says so."""
+    notes: list[str] = []
+    for run in runs:
+        summary = RunSummary.read(json.loads((run / "summary.json").read_text(encoding="utf-8")))
+        for score in summary.metrics:
+            named = score.metric == "roscoe_as_renormalised" and not score.group
+            if named and score.note and score.note not in notes:
+                notes.append(score.note)
+    return (
+        {"roscoe_as_renormalised": f"roscoe_as_renormalised ({'; '.join(notes)})"} if notes else {}
+    )
+
+
 def _fmt(x: float | None) -> str:
     return "not computed" if x is None else f"{x:.4f}"
 
@@ -171,6 +186,7 @@ def compare_tuned(
             batch_size=batch_size,
         )
         figures[name] = run_figures(run, data)
+    labels = _labels(list(runs.values()))
     rows: list[dict[str, Any]] = []
     for key in figures["base"]:
         b, nb = figures["base"][key]
@@ -190,7 +206,8 @@ def compare_tuned(
     for r in rows:
         change = "" if r["delta"] is None else f"{r['delta']:+.4f}"
         lines.append(
-            f"| {r['figure']} | {_fmt(r['base'])} | {_fmt(r['tuned'])} | {change} "
+            f"| {labels.get(r['figure'], r['figure'])} | {_fmt(r['base'])} "
+            f"| {_fmt(r['tuned'])} | {change} "
             f"| {r['n'][0]} / {r['n'][1]} |"
         )
     markdown = "\n".join(lines) + "\n"
