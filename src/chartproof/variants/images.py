@@ -1,11 +1,15 @@
 """Chart images as arrays and PNG bytes: one decoding and one deterministic encoding.
 
 Every perturbation works on H×W×3 uint8 RGB arrays; transparency is flattened onto white.
+Encoded images are checked before they are decoded (bytes, then the pixel count in the
+header), so a small file that declares a huge canvas (a decompression bomb, e.g. one a
+sandboxed script returned) is refused in one line instead of costing gigabytes.
 """
 
 from __future__ import annotations
 
 import io
+import warnings
 from pathlib import Path
 from typing import TypeAlias
 
@@ -13,7 +17,21 @@ import numpy as np
 from numpy.typing import NDArray
 from PIL import Image
 
-__all__ = ["RGB", "ImageInput", "encode_png", "to_rgb"]
+__all__ = [
+    "MAX_IMAGE_BYTES",
+    "MAX_PIXELS",
+    "RGB",
+    "ImageInput",
+    "encode_png",
+    "open_image",
+    "to_rgb",
+]
+
+MAX_IMAGE_BYTES = 64 * 1024 * 1024
+"""Largest encoded image decoded (bytes)."""
+MAX_PIXELS = 16_000_000
+"""Largest canvas decoded (width × height; 4000 × 4000). Decoding costs about 4 bytes a
+pixel per copy, so the cap keeps one image under ~200 MB of the parent's memory."""
 
 RGB: TypeAlias = NDArray[np.uint8]
 """An H×W×3 uint8 image."""
@@ -23,19 +41,26 @@ ImageInput: TypeAlias = bytes | NDArray[np.generic] | Image.Image | Path
 (H×W grey, H×W×3 RGB or H×W×4 RGBA), a PIL image, or a file path."""
 
 
-def to_rgb(image: ImageInput) -> RGB:
+def to_rgb(
+    image: ImageInput, *, max_pixels: int = MAX_PIXELS, max_bytes: int = MAX_IMAGE_BYTES
+) -> RGB:
     """Decode or convert `image` to an H×W×3 uint8 RGB array (alpha composited on white).
 
-    Raises ValueError for arrays of another shape and for bytes that are not an image.
+    Raises ValueError for arrays of another shape, for bytes that are not an image, and for
+    an encoded image over `max_bytes` or whose header declares more than `max_pixels`
+    (checked before anything is decoded).
     """
     if isinstance(image, np.ndarray):
         return _array_to_rgb(image)
     if isinstance(image, Path):
+        size = image.stat().st_size
+        if size > max_bytes:
+            raise ValueError(f"image of {size} bytes is over the {max_bytes}-byte cap")
         image = image.read_bytes()
     pil: Image.Image
     if isinstance(image, bytes):
+        pil = open_image(image, max_pixels=max_pixels, max_bytes=max_bytes)
         try:
-            pil = Image.open(io.BytesIO(image))
             pil.load()
         except Exception as exc:
             raise ValueError(f"not a decodable image ({len(image)} bytes): {exc}") from exc
@@ -46,6 +71,31 @@ def to_rgb(image: ImageInput) -> RGB:
         white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
         pil = Image.alpha_composite(white, rgba)
     return np.asarray(pil.convert("RGB"), dtype=np.uint8).copy()
+
+
+def open_image(
+    data: bytes, *, max_pixels: int = MAX_PIXELS, max_bytes: int = MAX_IMAGE_BYTES
+) -> Image.Image:
+    """A lazily opened PIL image whose header passed the caps: nothing is decoded yet.
+
+    Raises ValueError (one line) for bytes over `max_bytes`, bytes no decoder recognises,
+    and a canvas over `max_pixels` (PIL's own bomb guard is only a warning below 2 ×
+    `Image.MAX_IMAGE_PIXELS`)."""
+    if len(data) > max_bytes:
+        raise ValueError(f"image of {len(data)} bytes is over the {max_bytes}-byte cap")
+    try:
+        with warnings.catch_warnings():  # the pixel cap below is the guard
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            pil = Image.open(io.BytesIO(data))
+    except Exception as exc:
+        raise ValueError(f"not a decodable image ({len(data)} bytes): {exc}") from exc
+    width, height = pil.size
+    if width <= 0 or height <= 0 or width * height > max_pixels:
+        raise ValueError(
+            f"image of {width}×{height} pixels is over the {max_pixels}-pixel cap "
+            f"({len(data)} bytes; a decompression bomb?)"
+        )
+    return pil
 
 
 def _array_to_rgb(arr: NDArray[np.generic]) -> RGB:
