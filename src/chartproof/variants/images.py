@@ -9,13 +9,14 @@ sandboxed script returned) is refused in one line instead of costing gigabytes.
 from __future__ import annotations
 
 import io
-import warnings
 from pathlib import Path
 from typing import TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
 from PIL import Image
+
+from chartproof._images import MAX_IMAGE_BYTES, MAX_PIXELS, open_image
 
 __all__ = [
     "MAX_IMAGE_BYTES",
@@ -27,11 +28,6 @@ __all__ = [
     "to_rgb",
 ]
 
-MAX_IMAGE_BYTES = 64 * 1024 * 1024
-"""Largest encoded image decoded (bytes)."""
-MAX_PIXELS = 16_000_000
-"""Largest canvas decoded (width × height; 4000 × 4000). Decoding costs about 4 bytes a
-pixel per copy, so the cap keeps one image under ~200 MB of the parent's memory."""
 
 RGB: TypeAlias = NDArray[np.uint8]
 """An H×W×3 uint8 image."""
@@ -71,31 +67,6 @@ def to_rgb(
         white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
         pil = Image.alpha_composite(white, rgba)
     return np.asarray(pil.convert("RGB"), dtype=np.uint8).copy()
-
-
-def open_image(
-    data: bytes, *, max_pixels: int = MAX_PIXELS, max_bytes: int = MAX_IMAGE_BYTES
-) -> Image.Image:
-    """A lazily opened PIL image whose header passed the caps: nothing is decoded yet.
-
-    Raises ValueError (one line) for bytes over `max_bytes`, bytes no decoder recognises,
-    and a canvas over `max_pixels` (PIL's own bomb guard is only a warning below 2 ×
-    `Image.MAX_IMAGE_PIXELS`)."""
-    if len(data) > max_bytes:
-        raise ValueError(f"image of {len(data)} bytes is over the {max_bytes}-byte cap")
-    try:
-        with warnings.catch_warnings():  # the pixel cap below is the guard
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            pil = Image.open(io.BytesIO(data))
-    except Exception as exc:
-        raise ValueError(f"not a decodable image ({len(data)} bytes): {exc}") from exc
-    width, height = pil.size
-    if width <= 0 or height <= 0 or width * height > max_pixels:
-        raise ValueError(
-            f"image of {width}×{height} pixels is over the {max_pixels}-pixel cap "
-            f"({len(data)} bytes; a decompression bomb?)"
-        )
-    return pil
 
 
 def _array_to_rgb(arr: NDArray[np.generic]) -> RGB:
