@@ -13,6 +13,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "chartproof"
 LAYERS: dict[str, int] = {
     "_cachedir": 0,
     "_heap": 0,
+    "_images": 0,
     "model_files": 1,
     "numeric": 0,
     "seeds": 0,

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from chartproof.datasets import load_dataset
 from chartproof.datasets.errors import DatasetError
@@ -32,7 +33,7 @@ def test_shared_release_loads_every_row() -> None:
 
 def _folder(tmp_path: Path, rows: list[object]) -> Path:
     (tmp_path / "images").mkdir()
-    (tmp_path / "images" / "a.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    Image.new("RGB", (4, 4)).save(tmp_path / "images" / "a.png")  # images are decoded on load
     lines = [r if isinstance(r, str) else json.dumps(r) for r in rows]
     (tmp_path / "chartbias.jsonl").write_text("\n".join(lines) + "\n")
     return tmp_path

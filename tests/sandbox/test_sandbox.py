@@ -232,10 +232,13 @@ def test_matplotlib_code_makes_a_png() -> None:
 
 def test_no_os_layer_means_no_run(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sandbox_runner, "isolation_backend", lambda: None)
-    monkeypatch.setattr(sandbox_runner, "_works", lambda backend: False)
+    monkeypatch.setattr(sandbox_runner, "_probe", lambda backend: f"{backend} said: no way")
     for isolate in ("auto", "bwrap", "unshare"):
-        with pytest.raises(IsolationUnavailable, match="none-unsafe"):
+        with pytest.raises(IsolationUnavailable, match="none-unsafe") as caught:
             run_code("pass", SandboxPolicy(**{**BASE, "isolate": isolate}))
+        # the backend's own message is in the one line
+        said = "bwrap said: no way; unshare said: no way" if isolate == "auto" else isolate
+        assert said in str(caught.value)
     result = run_code("pass", SandboxPolicy(**{**BASE, "isolate": "none-unsafe"}))
     assert result.ok and result.isolation == ("process", "rlimits", "audit")
     with pytest.raises(ValueError, match="no guard at all"):

@@ -1,16 +1,20 @@
-"""Image files of a dataset: safe resolution inside the dataset folder, SHA-256 hashes,
-and the dataset fingerprint that run records carry."""
+"""Image files of a dataset: safe resolution inside the dataset folder, validation when a
+dataset loads, SHA-256 hashes, and the dataset fingerprint that run records carry."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
 from chartproof.types import ImageRef, Sample
 
 __all__ = [
+    "IMAGE_FORMATS",
+    "check_image",
     "dataset_fingerprint",
     "hash_image",
     "image_size",
@@ -19,6 +23,9 @@ __all__ = [
 ]
 
 _CHUNK = 1 << 20
+
+IMAGE_FORMATS = frozenset({"PNG", "JPEG", "GIF", "WEBP", "BMP", "TIFF"})
+"""Raster formats a dataset image may be in (what PIL decodes and model APIs accept)."""
 
 
 def resolve_image(root: Path, ref: ImageRef | str) -> Path:
@@ -38,6 +45,54 @@ def resolve_image(root: Path, ref: ImageRef | str) -> Path:
     if not real.is_file():
         raise FileNotFoundError(f"image file {rel!r} not found in {base}")
     return real
+
+
+def check_image(root: Path, ref: ImageRef | str) -> Path:
+    """`resolve_image`, then the file is checked the way a model or reader will read it:
+    not empty, within the byte and pixel caps of `chartproof.variants.images` (read from the
+    header, before decoding: the decompression-bomb guard), a raster format of
+    `IMAGE_FORMATS` (an SVG or text file named .png fails), and decodable to the end (a
+    truncated or corrupt file fails; JPEGs are decoded at 1/8 scale, PNGs checked chunk by
+    chunk). Raises ValueError with one line naming the file and the problem; each file is
+    checked once per size and modification time."""
+    path = resolve_image(root, ref)
+    stat = path.stat()
+    problem = _image_problem(str(path), stat.st_size, stat.st_mtime_ns)
+    if problem is not None:
+        rel = ref.path if isinstance(ref, ImageRef) else ref
+        raise ValueError(f"image file {rel!r}: {problem}")
+    return path
+
+
+@functools.lru_cache(maxsize=65536)
+def _image_problem(path: str, size: int, mtime_ns: int) -> str | None:
+    from PIL import Image
+
+    from chartproof._images import MAX_IMAGE_BYTES, open_image
+
+    if size == 0:
+        return "empty file (0 bytes)"
+    if size > MAX_IMAGE_BYTES:
+        return f"{size} bytes is over the {MAX_IMAGE_BYTES}-byte cap"
+    data = Path(path).read_bytes()
+    try:
+        im = open_image(data)
+    except ValueError as exc:
+        return str(exc)
+    if im.format not in IMAGE_FORMATS:
+        return f"format {im.format} is not one of {', '.join(sorted(IMAGE_FORMATS))}"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            if im.format == "PNG":
+                im.verify()  # every chunk's CRC, to IEND, without inflating pixels
+            else:
+                if im.format == "JPEG":
+                    im.draft(im.mode, (max(1, im.width // 8), max(1, im.height // 8)))
+                im.load()
+    except Exception as exc:
+        return f"corrupt or truncated {im.format} ({type(exc).__name__}: {exc})"
+    return None
 
 
 def hash_image(path: Path) -> str:

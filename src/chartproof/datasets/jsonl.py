@@ -15,7 +15,7 @@ from types import TracebackType
 from pydantic import ValidationError
 
 from chartproof.datasets.errors import LoadResult, RowError, RowLog, validation_message
-from chartproof.datasets.images import resolve_image
+from chartproof.datasets.images import check_image, resolve_image
 from chartproof.types import Sample
 
 __all__ = [
@@ -211,7 +211,7 @@ def iter_samples(
 
 def _image_problem(root: Path, sample: Sample) -> str | None:
     try:
-        resolve_image(root, sample.image)
+        check_image(root, sample.image)
     except (OSError, ValueError) as exc:
         return str(exc)
     return None

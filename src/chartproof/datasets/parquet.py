@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from chartproof.datasets.embedded import default_image_cache
 from chartproof.datasets.errors import LoadResult, RowError, RowLog, validation_message
-from chartproof.datasets.images import resolve_image
+from chartproof.datasets.images import check_image, resolve_image
 from chartproof.datasets.jsonl import gc_paused
 from chartproof.types import ImageRef, Sample
 
@@ -201,7 +201,7 @@ def _checked_sample(
         if image_dir is not None and row.get(IMAGE_BYTES) is not None:
             _write_image(root, sample.image, row[IMAGE_BYTES])
         elif check_images or image_dir is not None:
-            resolve_image(root, sample.image)
+            check_image(root, sample.image)
     except (OSError, ValueError) as exc:
         log.error(
             RowError(

@@ -1,6 +1,9 @@
 """The local executor: this process (``local:1``) or a pool of worker processes on this
 machine (``local``, ``local:N``). Results come back in input order, so the output never
-depends on the worker count; a worker process that dies is replaced and its items rerun."""
+depends on the worker count; a worker process that dies is replaced and its items rerun.
+Workers end when the process that started them dies, even by SIGKILL (a watchdog thread in
+each sees its parent change), and with them multiprocessing's resource tracker, which
+exits once no process holds its pipe."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -31,8 +35,23 @@ time would otherwise loop forever)."""
 _STATE: Any = None
 
 
-def _init_worker(setup: Setup | None) -> None:
+_WATCH_S = 0.25
+
+
+def _watch_parent(parent: int) -> None:
+    """End this worker as soon as `parent` is no longer its parent (it died and the worker
+    was re-parented): a killed CLI must not leave its pool running."""
+    while os.getppid() == parent:
+        time.sleep(_WATCH_S)
+    os._exit(1)
+
+
+def _init_worker(setup: Setup | None, parent: int | None = None) -> None:
     global _STATE
+    if parent is not None:
+        if os.getppid() != parent:  # the parent died while this worker started
+            os._exit(1)
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     # one thread per worker: the pool itself is the parallelism
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(var, "1")
@@ -101,7 +120,7 @@ class LocalPool:
                 max_workers=self._workers,
                 mp_context=process_context(),
                 initializer=_init_worker,
-                initargs=(self._setup,),
+                initargs=(self._setup, os.getpid()),
             )
         return self._pool
 

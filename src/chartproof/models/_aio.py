@@ -15,11 +15,13 @@ from concurrent.futures import Future
 from typing import Any, Protocol, TypeVar
 
 __all__ = [
+    "MAX_REPLY_BYTES",
     "AiohttpPoster",
     "HttpStatusError",
     "HttpxPoster",
     "JsonPoster",
     "LoopThread",
+    "ReplyTooLarge",
     "TransportError",
     "env_proxy",
 ]
@@ -27,6 +29,8 @@ __all__ = [
 T = TypeVar("T")
 
 _HTTPX_POOL = 8
+MAX_REPLY_BYTES = 16 * 1024 * 1024
+"""Largest reply body read from a server (a chat completion with logprobs is a few MB)."""
 
 
 class LoopThread:
@@ -101,11 +105,29 @@ class TransportError(Exception):
         super().__init__(detail)
 
 
+class ReplyTooLarge(Exception):
+    """A reply body over the cap: refused as it streams in (never retried)."""
+
+    def __init__(self, limit: int, declared: int | None = None) -> None:
+        self.limit = limit
+        said = f" (declared {declared} bytes)" if declared is not None else ""
+        super().__init__(f"reply body over the {limit}-byte cap{said}")
+
+
+def _declared_length(headers: Mapping[str, str]) -> int | None:
+    value = headers.get("content-length") or headers.get("Content-Length")
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
 class JsonPoster(Protocol):
     """POSTs JSON bytes to one endpoint over a pooled connection set; returns the reply body.
 
     Follows redirects (as the openai client does). Raises `HttpStatusError` for a final reply
-    other than 2xx and `TransportError` when no reply came (or redirects went round in circles).
+    other than 2xx, `TransportError` when no reply came (or redirects went round in circles)
+    and `ReplyTooLarge` for a body over its byte cap (read no further than the cap).
     """
 
     async def post(self, data: bytes, headers: Mapping[str, str]) -> bytes:
@@ -124,11 +146,18 @@ class AiohttpPoster:
     around `post`): aiohttp's own would add a timer per call and fire under the caller's.
     """
 
-    def __init__(self, url: str, headers: Mapping[str, str], concurrency: int) -> None:
+    def __init__(
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        concurrency: int,
+        max_bytes: int = MAX_REPLY_BYTES,
+    ) -> None:
         import aiohttp
 
         self._aiohttp = aiohttp
         self._url = url
+        self._max_bytes = max_bytes
         connector = aiohttp.TCPConnector(limit=concurrency, limit_per_host=0)
         # the proxy the environment names, looked up once: aiohttp's trust_env looks it up
         # on every call, in a worker thread (~0.3 ms of CPU each)
@@ -152,7 +181,17 @@ class AiohttpPoster:
         """See `JsonPoster.post`."""
         try:
             async with self._session.post(self._url, data=data, headers=headers) as reply:
-                raw = await reply.read()
+                limit = self._max_bytes
+                declared = _declared_length(reply.headers)
+                if declared is not None and declared > limit:
+                    raise ReplyTooLarge(limit, declared)
+                raw = await reply.content.read(limit + 1)
+                if len(raw) > limit:
+                    raise ReplyTooLarge(limit)
+                while chunk := await reply.content.read(limit + 1 - len(raw)):
+                    raw += chunk
+                    if len(raw) > limit:
+                        raise ReplyTooLarge(limit)
                 status = reply.status
                 if not 200 <= status < 300:
                     raise HttpStatusError(status, reply.headers, raw)
@@ -175,12 +214,18 @@ class HttpxPoster:
     """
 
     def __init__(
-        self, url: str, headers: Mapping[str, str], concurrency: int, timeout_s: float
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        concurrency: int,
+        timeout_s: float,
+        max_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         import httpx
 
         self._httpx = httpx
         self._url = url
+        self._max_bytes = max_bytes
         n_pools = -(-concurrency // _HTTPX_POOL)
         sizes = [len(range(i, concurrency, n_pools)) for i in range(n_pools)]
         # one TLS context for all (loading the CA bundle takes ~35 ms per client)
@@ -204,17 +249,33 @@ class HttpxPoster:
         free = self._free
         i = max(range(len(free)), key=free.__getitem__)
         free[i] -= 1
+        limit = self._max_bytes
         try:
-            reply = await self._clients[i].post(self._url, content=data, headers=headers)
+            request = self._clients[i].build_request(
+                "POST", self._url, content=data, headers=headers
+            )
+            reply = await self._clients[i].send(request, stream=True)
+            try:
+                declared = _declared_length(reply.headers)
+                if declared is not None and declared > limit:
+                    raise ReplyTooLarge(limit, declared)
+                body = bytearray()
+                async for chunk in reply.aiter_bytes():  # decoded: the cap bounds memory
+                    body += chunk
+                    if len(body) > limit:
+                        raise ReplyTooLarge(limit)
+            finally:
+                await reply.aclose()
         except httpx.TimeoutException as e:
             raise TransportError("timeout", f"{type(e).__name__}: {e}") from e
         except httpx.RequestError as e:  # transport failures and redirect loops
             raise TransportError("connection", f"{type(e).__name__}: {e}") from e
         finally:
             free[i] += 1
+        raw = bytes(body)
         if not 200 <= reply.status_code < 300:
-            raise HttpStatusError(reply.status_code, reply.headers, reply.content)
-        return reply.content
+            raise HttpStatusError(reply.status_code, reply.headers, raw)
+        return raw
 
     async def close(self) -> None:
         """See `JsonPoster.close`."""

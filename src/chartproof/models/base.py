@@ -14,6 +14,7 @@ from chartproof.models.prompts import default_prompts
 from chartproof.types import ModelRequest, ModelResponse, Record, Usage
 
 __all__ = [
+    "MAX_REPLY_CHARS",
     "Backend",
     "BackendIdentity",
     "Borrowed",
@@ -116,6 +117,11 @@ def request_choices(request: ModelRequest) -> tuple[str, ...]:
     return ()
 
 
+MAX_REPLY_CHARS = 1_000_000
+"""Longest reply text a backend may hand back (a derender script or a long chain of
+thought is tens of kilobytes)."""
+
+
 def answered(
     request: ModelRequest,
     model: str,
@@ -125,7 +131,12 @@ def answered(
     latency_s: float = 0.0,
     cached: bool = False,
 ) -> ModelResponse:
-    """A successful response, with the text parsed for the request's prompt."""
+    """A successful response, with the text parsed for the request's prompt; a failed one
+    ("reply_too_large") for text over `MAX_REPLY_CHARS`, so no backend's runaway reply is
+    parsed, cached or written to a run's results."""
+    if len(text) > MAX_REPLY_CHARS:
+        error = f"reply_too_large: {len(text)} characters over the {MAX_REPLY_CHARS} cap"
+        return failed(request, model, error, latency_s=latency_s)
     return ModelResponse(
         request_id=request.id,
         model=model,

@@ -36,6 +36,7 @@ from chartproof.models._aio import (
     HttpxPoster,
     JsonPoster,
     LoopThread,
+    ReplyTooLarge,
     TransportError,
 )
 from chartproof.models.base import BackendIdentity, answered, failed
@@ -419,6 +420,8 @@ def _classify(error: BaseException) -> tuple[str, bool, float | None]:
     """(reason, retryable, server-requested wait in seconds) for a failed attempt."""
     if isinstance(error, TransportError):
         return error.reason, True, None
+    if isinstance(error, ReplyTooLarge):  # the same request would get the same reply
+        return "reply_too_large", False, None
     if isinstance(error, TimeoutError):  # the per-attempt limit
         return "timeout", True, None
     if isinstance(error, HttpStatusError):

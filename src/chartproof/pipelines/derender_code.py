@@ -53,6 +53,9 @@ __all__ = [
 ]
 
 DERENDER_PROMPT = "derender_code"
+MAX_TABLE_BYTES = 1024 * 1024
+"""Largest data.csv a script may hand back (a chart's table is kilobytes; parsing costs
+about 40 times the file's size in memory)."""
 """The built-in prompt asked (`chartproof.models.prompts`); its size fields are filled from
 the image."""
 
@@ -256,7 +259,13 @@ def redraw_reply(
         return DerenderResult(
             **base, status="no_image", reason=f"unreadable image: {exc}", code=code, sandbox=run
         )
-    redrawn = _read_table(run.files.get("data.csv"))
+    csv = run.files.get("data.csv")
+    if csv is not None and len(csv) > MAX_TABLE_BYTES:
+        reason = f"data.csv of {len(csv)} bytes is over the {MAX_TABLE_BYTES}-byte cap"
+        return DerenderResult(
+            **base, status="sandbox_failed", reason=reason, code=code, sandbox=run
+        )
+    redrawn = _read_table(csv)
     agreement = None
     if table is not None and redrawn is not None:
         agreement = data_agreement(table, redrawn, cfg.data_tolerance)

@@ -19,13 +19,20 @@ class Html(str):
     __slots__ = ()
 
 
+# Unicode bidirectional controls (embeddings, overrides, isolates, marks): in model output
+# they can make shown text read differently from what it is ("Trojan Source").
+_BIDI = {c: f"[U+{c:04X}]" for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F),
+                                     *range(0x2066, 0x206A))}  # fmt: skip
+
+
 def esc(value: object) -> Html:
-    """Escape anything that is not already `Html`."""
+    """Escape anything that is not already `Html`; bidi controls become visible "[U+202E]"
+    marks, so no text is shown in an order other than the one it has."""
     if isinstance(value, Html):
         return value
     if value is None:
         return Html("")
-    return Html(html.escape(str(value), quote=True))
+    return Html(html.escape(str(value).translate(_BIDI), quote=True))
 
 
 def join(parts: Iterable[object], sep: str = "") -> Html:

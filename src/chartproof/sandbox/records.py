@@ -66,8 +66,8 @@ class SandboxPolicy(Record):
     isolate: Isolation = "auto"
     """Operating-system isolation, the primary layer: "bwrap" (bubblewrap: read-only view
     of the interpreter and libraries, private size-capped work dir, own user, pid, network,
-    ipc and mount namespaces, uid 65534, no capabilities), "unshare" (util-linux fallback
-    for non-root users: user, mount, pid and network namespaces, fresh /proc), "auto" (the
+    ipc and mount namespaces, uid 65534, no capabilities), "unshare" (the fallback: the same
+    minimal root built by `sandbox._minroot` in namespaces util-linux `unshare` makes), "auto" (the
     first that works here) or "none-unsafe" (no OS isolation: the audit guard and limits
     only; never for untrusted code). Without an OS layer, "auto" refuses to run."""
     audit: bool = True
@@ -75,7 +75,7 @@ class SandboxPolicy(Record):
     operating-system layer on its own; refused together with isolate="none-unsafe"."""
     max_disk_mb: int = Field(default=256, ge=1)
     """Total bytes the code may write (size of its private tmpfs), work dir and /tmp
-    together; under "unshare" and "none-unsafe" only single files are capped."""
+    together; under "none-unsafe" only single files are capped."""
     max_files: int = Field(default=4096, ge=1)
     """Files and folders the code may create (counted by the audit guard)."""
     autosave: str | None = "figure.png"

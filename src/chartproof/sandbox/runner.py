@@ -12,10 +12,11 @@ Layers, each reported in `SandboxResult.isolation`:
    namespaces, ptrace, kernel modules, BPF, io_uring and, unless the policy allows child
    processes, every fork. When chartproof runs as root, bwrap itself is started
    as uid 65534 (see `_stage`), so the guest is unprivileged on the host too and
-   RLIMIT_NPROC binds. Where bwrap is missing, non-root users get `unshare` (user, mount,
-   pid and network namespaces and a fresh /proc; the host's files stay visible with that
-   user's own permissions). With no OS layer, code does not run unless the policy says
-   `isolate="none-unsafe"`.
+   RLIMIT_NPROC binds. Where bwrap is missing or fails, `_minroot` builds the same
+   minimal root inside namespaces `unshare` makes (private tmpfs root, read-only binds of
+   only the sources, pivot_root, fresh /proc, capped tmpfs, uid 65534, no capabilities,
+   seccomp); the probe that picks the backend keeps each backend's own error, and with
+   neither, code does not run unless the policy says `isolate="none-unsafe"`.
 2. Resource limits set in the child before any untrusted line runs (address space, CPU
    time, file size, open files, processes).
 3. An audit hook (see `_guest`) that ends the process on network use, process creation,
@@ -63,14 +64,16 @@ __all__ = [
 
 _GUEST = Path(_guest.__file__).resolve()
 _STAGE = Path(_stage.__file__).resolve()
-_UNSHARE = ("--user", "--map-root-user", "--mount", "--mount-proc", "--net", "--pid", "--fork",
-            "--kill-child")  # fmt: skip
+_MINROOT = _GUEST.with_name("_minroot.py")
+_UNSHARE = ("--user", "--map-root-user", "--mount", "--propagation", "private", "--net", "--pid",
+            "--fork", "--kill-child", "--uts", "--ipc")  # fmt: skip
 _NOBODY = 65534
 _BOX = "/sandbox"  # the private tmpfs inside bwrap: work dir, tmp and matplotlib config
 # what bwrap gives; "seccomp" is added where `_seccomp` knows the machine (x86_64, aarch64)
 _BWRAP_LAYERS = ("bwrap", "mountns", "userns", "pidns", "netns", "ipcns", "uid-unprivileged",
                  "no-caps", "disk-cap")  # fmt: skip
-_UNSHARE_LAYERS = ("unshare", "mountns", "userns", "pidns", "netns")
+_UNSHARE_LAYERS = ("unshare", "mountns", "userns", "pidns", "netns", "ipcns", "private-root",
+                   "uid-unprivileged", "no-caps", "disk-cap")  # fmt: skip
 _HEADER_MAX = 4096
 
 
@@ -97,7 +100,7 @@ def run_code(
         _check_name(name)
     root = Path(tempfile.mkdtemp(prefix="chartproof-sandbox-"))
     try:
-        if backend == "bwrap":
+        if backend in ("bwrap", "unshare"):
             work = f"{_BOX}/work"
         else:
             (root / "work").mkdir()
@@ -129,32 +132,39 @@ def isolation_available() -> bool:
 def isolation_backend() -> str | None:
     """ "bwrap" or "unshare" when that layer starts a trivial interpreter here, else None.
 
-    `unshare` is only a fallback for non-root users: run by root it would map the guest onto
-    host root."""
+    "unshare" is the fallback where bwrap is missing or fails: `_minroot` builds the same
+    minimal root bwrap does, inside namespaces `unshare` makes."""
     if not sys.platform.startswith("linux"):
         return None
-    if _works("bwrap"):
-        return "bwrap"
-    if _works("unshare"):
-        return "unshare"
+    for backend in ("bwrap", "unshare"):
+        if _probe(backend) is None:
+            return backend
     return None
 
 
 @functools.lru_cache(maxsize=2)
-def _works(backend: str) -> bool:
-    if shutil.which(backend) is None or (backend == "unshare" and os.geteuid() == 0):
-        return False
+def _probe(backend: str) -> str | None:
+    """None when `backend` runs a trivial interpreter here, else why not (its own stderr)."""
+    if shutil.which(backend) is None:
+        return f"{backend} is not installed"
     root = Path(tempfile.mkdtemp(prefix="chartproof-sandbox-probe-"))
     try:
         cmd = _command(backend, SandboxPolicy(), root, [sys.executable, "-I", "-S", "-c", "pass"])
         done = subprocess.run(
-            cmd, capture_output=True, timeout=30, check=False, env=_environment("/")
+            cmd, capture_output=True, timeout=30, check=False, env=_environment("/"), cwd=root
         )
-    except (OSError, subprocess.SubprocessError):
-        return False
+    except (OSError, subprocess.SubprocessError, IsolationUnavailable) as exc:
+        return f"{backend}: {exc}"
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    return done.returncode == 0
+    if done.returncode == 0:
+        return None
+    said = " ".join(done.stderr.decode("utf-8", "replace").split())[-400:]
+    return f"{backend} exited with {done.returncode}: {said or 'no message'}"
+
+
+def _works(backend: str) -> bool:
+    return _probe(backend) is None
 
 
 def require_isolation(policy: SandboxPolicy) -> str:
@@ -173,11 +183,13 @@ def _choose(policy: SandboxPolicy) -> str:
         return found
     if policy.isolate in ("bwrap", "unshare") and _works(policy.isolate):
         return policy.isolate
-    wanted = "bubblewrap or unshare" if policy.isolate == "auto" else policy.isolate
+    tried = ("bwrap", "unshare") if policy.isolate == "auto" else (policy.isolate,)
+    why = "; ".join(str(_probe(b)) for b in tried if sys.platform.startswith("linux"))
     raise IsolationUnavailable(
-        f"sandbox: no operating-system isolation ({wanted}) works here, so model-written code "
-        "will not run. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; "
-        "scripts/system-packages does it) or, only for code you trust, pass "
+        f"sandbox: no operating-system isolation ({' or '.join(tried)}) works here"
+        f"{f' ({why})' if why else ''}, so model-written code will not run. Install "
+        "bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; scripts/system-packages "
+        "does it) and allow unprivileged user namespaces, or, only for code you trust, pass "
         "isolate='none-unsafe'"
     )
 
@@ -243,14 +255,15 @@ def _guest_config(
     backend: str,
 ) -> dict[str, object]:
     sys_path = _interpreter_paths()
-    mpl_dir = f"{_BOX}/mpl" if backend == "bwrap" else _mpl_cache()
+    boxed = backend in ("bwrap", "unshare")
+    mpl_dir = f"{_BOX}/mpl" if boxed else _mpl_cache()
     return {
         "sys_path": sys_path,
         "workdir": work,
         "script": script,
         "source": code,
         "files": {k: base64.b64encode(v).decode() for k, v in files.items()},
-        "setup_files": _mpl_files(mpl_dir) if backend == "bwrap" else {},
+        "setup_files": _mpl_files(mpl_dir) if boxed else {},
         "mplconfigdir": mpl_dir,
         # the guest's own source is readable so tracebacks through it can be printed
         "read_roots": [*sys_path, _mpl_cache(), mpl_dir, str(_GUEST), *policy.read_roots],
@@ -311,6 +324,19 @@ def _bind_sources(policy: SandboxPolicy) -> list[str]:
     return kept
 
 
+def _top_links() -> list[tuple[str, str]]:
+    """The host's top-level symlinks into /usr (merged-/usr systems), as (path, target)."""
+    tops = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+    return [(top, os.readlink(top)) for top in tops if os.path.islink(top)]
+
+
+def _tmp_link(sources: list[str]) -> bool:
+    """Whether /tmp can be the symlink to the private tmp: not when a source (a checkout or
+    venv under /tmp) needs /tmp as a directory to be mounted in; /tmp then holds only those
+    read-only binds, and TMPDIR still names the private tmp."""
+    return not any(s == "/tmp" or s.startswith("/tmp/") for s in sources)
+
+
 def _command(
     backend: str,
     policy: SandboxPolicy,
@@ -318,19 +344,66 @@ def _command(
     argv: list[str],
     seccomp_fd: int | None = None,
 ) -> list[str]:
-    """The full command line that starts `argv` under `backend` (bwrap loads the seccomp
-    program it reads from `seccomp_fd`)."""
+    """The full command line that starts `argv` under `backend` (bwrap or the `_minroot`
+    launcher loads the seccomp program it reads from `seccomp_fd`)."""
     if backend == "none-unsafe":
         return argv
-    if backend == "unshare":
-        exe = shutil.which("unshare")
-        assert exe is not None
-        return [exe, *_UNSHARE, *argv]
-    exe = shutil.which("bwrap")
-    assert exe is not None
+    exe = shutil.which(backend)
+    if exe is None:
+        raise IsolationUnavailable(f"sandbox: {backend} is not installed")
     sources = _bind_sources(policy)
     as_root = os.geteuid() == 0
     stage = root / "stage"
+    binds = [(str(stage / str(i)) if as_root else src, src) for i, src in enumerate(sources)]
+    env = _environment(f"{_BOX}/work", f"{_BOX}/mpl")
+    if backend == "unshare":
+        (root / "newroot").mkdir()
+        spec = {
+            "newroot": str(root / "newroot"), "box": _BOX, "binds": binds,
+            "links": [[link, target] for link, target in _top_links()],
+            "disk_bytes": policy.max_disk_mb * 1024 * 1024, "inodes": policy.max_files + 64,
+            "tmp_link": _tmp_link(sources), "seccomp_fd": seccomp_fd, "argv": argv, "env": env,
+        }  # fmt: skip
+        # the launcher's source goes on the command line: as root it runs as uid 65534,
+        # which may not reach this checkout, only the staged interpreter
+        box = [exe, *_UNSHARE, "--", _staged(sys.executable, binds), "-I", "-S", "-B", "-c",
+               _MINROOT.read_text(encoding="utf-8"), json.dumps(spec)]  # fmt: skip
+    else:
+        box = _bwrap_args(exe, policy, binds, _tmp_link(sources), seccomp_fd, env, argv)
+    if not as_root:
+        return box
+    unshare, mount = shutil.which("unshare"), shutil.which("mount")
+    if unshare is None or mount is None:
+        raise IsolationUnavailable("sandbox: running the sandbox as root needs unshare and mount")
+    stage.mkdir()
+    root.chmod(0o755)  # the unprivileged launcher must reach the stage folder
+    staged = {
+        "stage": str(stage), "mount": mount, "sources": sources,
+        "uid": _NOBODY, "gid": _NOBODY, "argv": box,
+    }  # fmt: skip
+    return [unshare, "--mount", "--propagation", "private", "--",
+            sys.executable, "-I", "-S", "-B", str(_STAGE), json.dumps(staged)]  # fmt: skip
+
+
+def _staged(path: str, binds: list[tuple[str, str]]) -> str:
+    """Where `path` (symlinks followed) is reachable before the new root exists: its bind
+    source (the stage copy when running as root)."""
+    real = os.path.realpath(path)
+    for source, target in binds:
+        if real == target or real.startswith(target.rstrip("/") + "/"):
+            return source + real[len(target) :]
+    return path
+
+
+def _bwrap_args(
+    exe: str,
+    policy: SandboxPolicy,
+    binds: list[tuple[str, str]],
+    tmp_link: bool,
+    seccomp_fd: int | None,
+    env: Mapping[str, str],
+    argv: list[str],
+) -> list[str]:
     box = [
         exe,
         "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
@@ -339,35 +412,21 @@ def _command(
     ]  # fmt: skip
     if seccomp_fd is not None:
         box += ["--seccomp", str(seccomp_fd)]
-    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
-        if os.path.islink(top):
-            box += ["--symlink", os.readlink(top), top]
-    for i, src in enumerate(sources):
-        box += ["--ro-bind", str(stage / str(i)) if as_root else src, src]
+    for link, target in _top_links():
+        box += ["--symlink", target, link]
+    for source, target in binds:
+        box += ["--ro-bind", source, target]
     box += [
         "--proc", "/proc", "--dev", "/dev",
         "--size", str(policy.max_disk_mb * 1024 * 1024), "--tmpfs", _BOX,
         "--dir", f"{_BOX}/work", "--dir", f"{_BOX}/work/tmp", "--dir", f"{_BOX}/mpl",
-        "--symlink", f"{_BOX}/work/tmp", "/tmp",
-        "--remount-ro", "/dev", "--remount-ro", "/",
-        "--chdir", f"{_BOX}/work",
     ]  # fmt: skip
-    for key, value in _environment(f"{_BOX}/work", f"{_BOX}/mpl").items():
+    if tmp_link:
+        box += ["--symlink", f"{_BOX}/work/tmp", "/tmp"]
+    box += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", f"{_BOX}/work"]
+    for key, value in env.items():
         box += ["--setenv", key, value]
-    box += ["--", *argv]
-    if not as_root:
-        return box
-    unshare, mount = shutil.which("unshare"), shutil.which("mount")
-    if unshare is None or mount is None:
-        raise IsolationUnavailable("sandbox: running bwrap as root needs unshare and mount")
-    stage.mkdir()
-    root.chmod(0o755)  # the unprivileged bwrap must reach the stage folder
-    spec = {
-        "stage": str(stage), "mount": mount, "sources": sources,
-        "uid": _NOBODY, "gid": _NOBODY, "argv": box,
-    }  # fmt: skip
-    return [unshare, "--mount", "--propagation", "private", "--",
-            sys.executable, "-I", "-S", "-B", str(_STAGE), json.dumps(spec)]  # fmt: skip
+    return [*box, "--", *argv]
 
 
 def _execute(
@@ -378,7 +437,8 @@ def _execute(
     read_end, write_end = os.pipe()
     config["out_fd"] = write_end
     keep = [write_end]
-    program = seccomp_program(allow_fork=policy.max_processes > 0) if backend == "bwrap" else None
+    boxed = backend in ("bwrap", "unshare")
+    program = seccomp_program(allow_fork=policy.max_processes > 0) if boxed else None
     if program is not None:
         (root / "seccomp.bpf").write_bytes(program)
         keep.append(os.open(root / "seccomp.bpf", os.O_RDONLY))
@@ -399,7 +459,7 @@ def _execute(
                 stdin=subprocess.PIPE,
                 stdout=out,
                 stderr=err,
-                cwd=work if backend != "bwrap" else root,
+                cwd=root if boxed else work,
                 env=env,
                 start_new_session=True,
                 close_fds=True,

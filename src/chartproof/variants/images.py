@@ -1,6 +1,9 @@
 """Chart images as arrays and PNG bytes: one decoding and one deterministic encoding.
 
 Every perturbation works on H×W×3 uint8 RGB arrays; transparency is flattened onto white.
+Encoded images are checked before they are decoded (bytes, then the pixel count in the
+header), so a small file that declares a huge canvas (a decompression bomb, e.g. one a
+sandboxed script returned) is refused in one line instead of costing gigabytes.
 """
 
 from __future__ import annotations
@@ -13,7 +16,18 @@ import numpy as np
 from numpy.typing import NDArray
 from PIL import Image
 
-__all__ = ["RGB", "ImageInput", "encode_png", "to_rgb"]
+from chartproof._images import MAX_IMAGE_BYTES, MAX_PIXELS, open_image
+
+__all__ = [
+    "MAX_IMAGE_BYTES",
+    "MAX_PIXELS",
+    "RGB",
+    "ImageInput",
+    "encode_png",
+    "open_image",
+    "to_rgb",
+]
+
 
 RGB: TypeAlias = NDArray[np.uint8]
 """An H×W×3 uint8 image."""
@@ -23,19 +37,26 @@ ImageInput: TypeAlias = bytes | NDArray[np.generic] | Image.Image | Path
 (H×W grey, H×W×3 RGB or H×W×4 RGBA), a PIL image, or a file path."""
 
 
-def to_rgb(image: ImageInput) -> RGB:
+def to_rgb(
+    image: ImageInput, *, max_pixels: int = MAX_PIXELS, max_bytes: int = MAX_IMAGE_BYTES
+) -> RGB:
     """Decode or convert `image` to an H×W×3 uint8 RGB array (alpha composited on white).
 
-    Raises ValueError for arrays of another shape and for bytes that are not an image.
+    Raises ValueError for arrays of another shape, for bytes that are not an image, and for
+    an encoded image over `max_bytes` or whose header declares more than `max_pixels`
+    (checked before anything is decoded).
     """
     if isinstance(image, np.ndarray):
         return _array_to_rgb(image)
     if isinstance(image, Path):
+        size = image.stat().st_size
+        if size > max_bytes:
+            raise ValueError(f"image of {size} bytes is over the {max_bytes}-byte cap")
         image = image.read_bytes()
     pil: Image.Image
     if isinstance(image, bytes):
+        pil = open_image(image, max_pixels=max_pixels, max_bytes=max_bytes)
         try:
-            pil = Image.open(io.BytesIO(image))
             pil.load()
         except Exception as exc:
             raise ValueError(f"not a decodable image ({len(image)} bytes): {exc}") from exc

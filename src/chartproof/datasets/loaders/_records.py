@@ -13,7 +13,7 @@ from pydantic import JsonValue, ValidationError
 from chartproof.datasets.answers import type_answer
 from chartproof.datasets.choices import choice_answer, read_choices, split_options
 from chartproof.datasets.errors import LoadResult, RowError, RowLog, validation_message
-from chartproof.datasets.images import resolve_image
+from chartproof.datasets.images import check_image
 from chartproof.datasets.tables import read_table
 from chartproof.types import Answer, ImageRef, Sample
 
@@ -167,8 +167,31 @@ def load_record_file(
     ctx = RecordContext(
         file=str(file), root=root, dataset=name or file.stem, log=log, check_images=check_images
     )
-    samples = records_to_samples(read(file, log), fields, ctx)
+    read_any = False
+
+    def counted() -> Iterator[tuple[int, Mapping[str, JsonValue]]]:
+        nonlocal read_any
+        for item in read(file, log):
+            read_any = True
+            yield item
+
+    samples = records_to_samples(counted(), fields, ctx)
+    if not read_any and not log.errors:
+        log.error(RowError(file=str(file), line=1, message="no records: the file is empty"))
     return LoadResult(samples=samples, errors=log.errors, root=root)
+
+
+def _kind(value: JsonValue) -> str:
+    """What a JSON value is, for an error line: "a number (3.5)", "a list of 2 items"."""
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, int | float):
+        return f"a number ({value!r:.40})"
+    if isinstance(value, list):
+        return f"a list of {len(value)} items"
+    if isinstance(value, dict):
+        return f"an object with {len(value)} keys"
+    return type(value).__name__
 
 
 def _text(value: JsonValue) -> str | None:
@@ -206,6 +229,9 @@ def record_to_sample(
         )
 
     raw_id = record.get(fields.id) if fields.id else None
+    if raw_id is not None and (isinstance(raw_id, bool) or not isinstance(raw_id, str | int)):
+        fail(f"sample id must be text or a whole number, got {_kind(raw_id)}", fields.id, None)
+        return None
     sample_id = _text(raw_id) if raw_id is not None else f"{ctx.dataset}-{line}"
     if not sample_id:
         fail("sample id must be a non-empty string or number", fields.id, None)
@@ -220,7 +246,12 @@ def record_to_sample(
         ("question", fields.question),
         ("answer", fields.answer),
     ):
-        value = _text(record.get(key)) if key else None
+        raw = record.get(key) if key else None
+        if role != "answer" and raw is not None and not isinstance(raw, str):
+            # a number or list here is a mapping mistake, not text to stringify
+            fail(f"{role} must be text, got {_kind(raw)}", key, sample_id)
+            return None
+        value = _text(raw) if key else None
         if value is None or not value.strip():
             got = "missing" if record.get(key) is None else f"not usable: {record.get(key)!r}"
             fail(f"{role} is {got}", key or role, sample_id)
@@ -230,7 +261,7 @@ def record_to_sample(
     try:
         image = ImageRef(path=required["image"])
         if ctx.check_images:
-            resolve_image(ctx.root, image)
+            check_image(ctx.root, image)
     except (ValidationError, OSError, ValueError) as exc:
         message = validation_message(exc)[1] if isinstance(exc, ValidationError) else str(exc)
         fail(message, fields.image, sample_id)

@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import JsonValue, ValidationError
 
 from chartproof.datasets.errors import LoadResult, RowError, RowLog, validation_message
-from chartproof.datasets.images import resolve_image
+from chartproof.datasets.images import check_image
 from chartproof.datasets.loaders._records import iter_jsonl_records, one_data_file
 from chartproof.types import Answer, ImageRef, Sample
 
@@ -82,7 +82,7 @@ def _row(
     try:
         ref = ImageRef(path=image)
         if check_images:
-            resolve_image(root, ref)
+            check_image(root, ref)
     except (ValidationError, OSError, ValueError) as exc:
         fail(
             validation_message(exc)[1] if isinstance(exc, ValidationError) else str(exc),

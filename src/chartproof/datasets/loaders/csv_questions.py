@@ -28,7 +28,14 @@ def iter_csv_records(path: Path, log: RowLog) -> Iterator[tuple[int, dict[str, J
         return
     reader = csv.reader(text.splitlines(keepends=True))
     header: list[str] | None = None
-    for row in reader:
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:  # e.g. a field over csv.field_size_limit() (128 KiB)
+            log.error(RowError(file=str(path), line=reader.line_num, message=f"bad CSV: {exc}"))
+            continue
         line = reader.line_num
         if header is None:
             header = [h.strip() for h in row]
