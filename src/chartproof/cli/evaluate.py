@@ -106,6 +106,10 @@ def evaluate(
     for m in summary.metrics[:6]:
         shown = "n/a" if m.value is None else f"{100 * m.value:.2f} %"
         console.print(f"  {m.metric:<20} {shown}  (n={m.n})")
+    from chartproof.metrics.conventions import convention_lines
+
+    for line in convention_lines(summary.model_dump(mode="json")):
+        console.print(line, highlight=False)
     counts = summary.counts
     console.print(
         f"  answered {counts.answered}, failed {counts.failed}, "

@@ -29,6 +29,7 @@ __all__ = [
     "card",
     "chain_section",
     "comparison",
+    "conventions_section",
     "failures",
     "family_section",
     "fmt",
@@ -603,6 +604,55 @@ def ngram_section(summary: RunSummary | Mapping[str, Any]) -> Html:
                     ]
                 ),
                 cls="note",
+            )
+        )
+    return join(parts)
+
+
+@report_section("conventions", order=5)
+def conventions_section(summary: RunSummary | Mapping[str, Any]) -> Html:
+    """Each benchmark's published score beside chartproof's, and where the two disagree
+    (`metrics.conventions`); every model output is escaped by `table`."""
+    section = summary_of(summary).section("conventions") or {}
+    rows = []
+    differ: list[list[object]] = []
+    for name, fig in section.items():
+        plus = fig.get("acc_plus")
+        rows.append(
+            [
+                name,
+                fig.get("title"),
+                pct(fig.get("official")),
+                pct(fig.get("chartproof")),
+                fig.get("n"),
+                fig.get("disagree"),
+                "" if plus is None else f"{pct(plus)} ({fig.get('pairs')} pairs)",
+            ]
+        )
+        for d in fig.get("disagreements", []):
+            differ.append(
+                [name, d["sample_id"], d["prediction"], d["gold"], d["official"], d["chartproof"]]
+            )
+    parts: list[Html] = [
+        el("h2", "Published scoring conventions"),
+        table(
+            ["convention", "scorer", "official %", "chartproof %", "n", "disagree", "Acc+"],
+            rows,
+            caption="each benchmark's reference scorer reproduced exactly, beside chartproof's accuracy",
+        ),
+        el(
+            "p",
+            "; ".join(f"{name}: {fig.get('reference')}" for name, fig in section.items()),
+            cls="note",
+        ),
+    ]
+    if differ:
+        parts.append(
+            table(
+                ["convention", "sample", "prediction", "gold", "official", "chartproof"],
+                differ,
+                cls="grid text",
+                caption="samples where the published scorer and chartproof disagree",
             )
         )
     return join(parts)
