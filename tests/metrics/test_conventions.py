@@ -61,10 +61,19 @@ def test_chartqa_table_size_and_where_the_references_differ() -> None:
     assert vlm and all(g.startswith("[") for _, g in vlm)
 
 
-@pytest.mark.parametrize("dataset", ["chartqa", "plotqa", "chartqapro", "chartqax"])
+@pytest.mark.parametrize("dataset", ["chartqa", "plotqa"])
 def test_chartqa_family_uses_relaxed_correctness(dataset: str) -> None:
     conv = convention_for(_sample(dataset, "12"))
     assert conv is not None and conv.name == "chartqa"
+
+
+def test_conventions_pick_by_dataset() -> None:
+    names = {d: convention_for(_sample(d, "1")) for d in ("dvqa", "figureqa", "chartbench")}
+    assert {d: c.name if c else None for d, c in names.items()} == {
+        "dvqa": "exact",
+        "figureqa": "binary",
+        "chartbench": "chartbench",
+    }
 
 
 @pytest.mark.parametrize("case", _cases("convention_dvqa.json"), ids=_id)
@@ -110,6 +119,8 @@ def test_figureqa_binary(prediction: str, gold: bool, right: bool) -> None:
 
 def test_unknown_dataset_has_no_convention() -> None:
     assert convention_for(_sample("opencqa", "x")) is None
+    # ChartQA-Pro has a scorer of its own (ANLS, year flags), not pix2struct's
+    assert convention_for(_sample("chartqapro", "x")) is None
     assert convention_for(_sample("jsonl", "x")) is None
 
 

@@ -6,11 +6,14 @@ is Asia, 2006 is not the year 2005), so its numbers are not the ones on the lead
 A convention is the scorer a benchmark's numbers are published with, kept verbatim, quirks
 included (each quirk is a row of its case table in `tests/metrics/cases/convention_*.json`,
 recorded by running the reference code side by side). A convention is chosen from the
-loader's `Sample.source["dataset"]`; a dataset without one gets chartproof's score only.
+loader's `Sample.source["dataset"]`; a dataset without one gets chartproof's score only
+(ChartQA-Pro's own scorer, VLMEvalKit `dataset/utils/chartqapro.py`, with ANLS and year
+flags, and CharXiv's judge grading are not reproduced yet). PlotQA's authors publish no
+scorer; their relaxed accuracy (Methani et al., 2020) is the definition pix2struct cites.
 
 | dataset | convention | reference |
 |---|---|---|
-| chartqa, plotqa, chartqapro, chartqax | `chartqa` relaxed correctness | pix2struct `metrics.relaxed_correctness` (= lmms-eval, VLMEvalKit) |
+| chartqa, plotqa | `chartqa` relaxed correctness | pix2struct `metrics.relaxed_correctness` (= lmms-eval, VLMEvalKit) |
 | dvqa | `exact` | VLMEvalKit `vqa_eval.process_line(method="accuracy")` |
 | figureqa | `binary` | FigureQA's 1/0 answers, no published scorer |
 | chartbench | `chartbench` | ChartBench `Stat/stat_all_metric.py` (Acc, Acc+, NQA) |
@@ -241,12 +244,13 @@ def _register_builtin() -> None:
             name="chartqa",
             title="relaxed correctness (pix2struct)",
             reference=(
-                "google-research/pix2struct pix2struct/metrics.py relaxed_correctness; "
-                "identical in lmms-eval tasks/chartqa/utils.py and VLMEvalKit "
-                "dataset/utils/vqa_eval.py (which strips the prediction)"
+                "google-research/pix2struct pix2struct/metrics.py relaxed_correctness "
+                "on the stripped prediction; the same function in lmms-eval "
+                "tasks/chartqa/utils.py (no strip) and VLMEvalKit dataset/utils/vqa_eval.py "
+                "(which reads a bracketed gold as alternatives)"
             ),
             score=_chartqa,
-            datasets=("chartqa", "plotqa", "chartqapro", "chartqax"),
+            datasets=("chartqa", "plotqa"),
         )
     )
     register_convention(
