@@ -33,6 +33,7 @@ def test_builtin_ids() -> None:
         "derender_code@1",
         "explain_candidate@1",
         "explain_verify@1",
+        "judge_answer@1",
         "mc@1",
         "narrative@1",
         "premise@1",

@@ -161,6 +161,7 @@ _METRICS: dict[str, Metric] = {}
 _HOMES = (
     "chartproof.metrics.accuracy",
     "chartproof.metrics.conventions",
+    "chartproof.metrics.judging",
     "chartproof.metrics.choice",
     "chartproof.metrics.robustness",
     "chartproof.metrics.chains",

@@ -197,6 +197,20 @@ BUILTIN_PROMPTS: tuple[PromptTemplate, ...] = (
         "Explanation to check: {explanation}",
     ),
     PromptTemplate(
+        name="judge_answer",
+        version=1,
+        output="verdict",
+        description="Judge scoring (`eval --judge`): a model grades a candidate answer against "
+        "the reference answer of a chart question, text only, for open and free-form answers.",
+        text="You are grading an answer to a question about a chart. Compare the candidate "
+        "answer with the reference answer. Call it correct if it states the same answer: the "
+        "same entity, the same number up to rounding or a unit written out, the same yes or "
+        "no, the same items of a list; wording, extra explanation and formatting do not "
+        "matter. Call it incorrect if it gives another answer, several answers, or none. "
+        "Reply with one word: Correct or Incorrect.\n\nQuestion: {question}\n"
+        "Reference answer: {reference}\nCandidate answer: {candidate}",
+    ),
+    PromptTemplate(
         name="derender_code",
         version=1,
         output="code",

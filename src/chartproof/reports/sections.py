@@ -36,6 +36,7 @@ __all__ = [
     "header",
     "headline",
     "headline_metric",
+    "judge_section",
     "metric_label",
     "ngram_section",
     "pct",
@@ -653,6 +654,42 @@ def conventions_section(summary: RunSummary | Mapping[str, Any]) -> Html:
                 differ,
                 cls="grid text",
                 caption="samples where the published scorer and chartproof disagree",
+            )
+        )
+    return join(parts)
+
+
+@report_section("judge", order=6)
+def judge_section(summary: RunSummary | Mapping[str, Any]) -> Html:
+    """The judge's verdicts and their agreement with the rule-based scores
+    (`metrics.judging`); every model output is escaped by `table`."""
+    j = summary_of(summary).section("judge") or {}
+    rows = [
+        [rule, a.get("n"), pct(a.get("agreement")), fmt(a.get("kappa"))]
+        for rule, a in (j.get("agreement") or {}).items()
+    ]
+    differ = [
+        [d["sample_id"], d["prediction"], fmt(d["judge"]), fmt(d["accuracy"]), fmt(d["official"])]
+        for d in j.get("disagreements", [])
+    ]
+    parts: list[Html] = [
+        el("h2", "Judge"),
+        el(
+            "p",
+            f"{j.get('model')} with {j.get('prompt')}: {pct(j.get('judge'))} % of "
+            f"{j.get('n')} answers judged correct; {j.get('ungraded', 0)} not graded "
+            "(failed call or no verdict).",
+            cls="note",
+        ),
+        table(["rule", "n", "agreement %", "Cohen's κ"], rows, caption="judge vs rule"),
+    ]
+    if differ:
+        parts.append(
+            table(
+                ["sample", "prediction", "judge", "accuracy", "official"],
+                differ,
+                cls="grid text",
+                caption="samples where the judge and chartproof's accuracy disagree",
             )
         )
     return join(parts)
