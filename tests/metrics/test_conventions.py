@@ -120,7 +120,8 @@ def test_figureqa_binary(prediction: str, gold: bool, right: bool) -> None:
 def test_unknown_dataset_has_no_convention() -> None:
     assert convention_for(_sample("opencqa", "x")) is None
     # ChartQA-Pro has a scorer of its own (ANLS, year flags), not pix2struct's
-    assert convention_for(_sample("chartqapro", "x")) is None
+    conv = convention_for(_sample("chartqapro", "x"))
+    assert conv is not None and conv.name == "chartqapro"
     assert convention_for(_sample("jsonl", "x")) is None
 
 
@@ -147,3 +148,22 @@ def test_realcqa_table_covers_every_answer_type() -> None:
     assert kinds == {"Binary", "Numerical", "String", "Unranked List", "Ranked List"}
     # nDCG values strictly between 0 and 1 are in the table, not only hits and misses
     assert any(0 < r["eval_pmc"] < 1 for r in rows if r["answer_type"] == "Ranked List")
+
+
+@pytest.mark.parametrize("case", _cases("convention_chartqapro.json"), ids=_id)
+def test_chartqapro_matches_vlmevalkit(case: dict[str, Any]) -> None:
+    sample = _sample(
+        "chartqapro",
+        case["gold"],
+        Answer.of_text(case["gold"]),
+        year_flags=case["year_flags"],
+        question_type=case["question_type"],
+    )
+    got = convention("chartqapro").score(case["prediction"], sample)
+    assert got == pytest.approx(case["vlmevalkit"], abs=1e-9)
+
+
+def test_chartqapro_table_size() -> None:
+    rows = _cases("convention_chartqapro.json")
+    assert len(rows) >= 200
+    assert any(0 < r["vlmevalkit"] < 1 for r in rows)  # ANLS and partial lists

@@ -7,8 +7,7 @@ A convention is the scorer a benchmark's numbers are published with, kept verbat
 included (each quirk is a row of its case table in `tests/metrics/cases/convention_*.json`,
 recorded by running the reference code side by side). A convention is chosen from the
 loader's `Sample.source["dataset"]`; a dataset without one gets chartproof's score only
-(ChartQA-Pro's own scorer, VLMEvalKit `dataset/utils/chartqapro.py`, with ANLS and year
-flags, and CharXiv's judge grading are not reproduced yet). PlotQA's authors publish no
+(CharXiv's judge grading is not reproduced yet). PlotQA's authors publish no
 scorer; their relaxed accuracy (Methani et al., 2020) is the definition pix2struct cites.
 
 | dataset | convention | reference |
@@ -18,13 +17,15 @@ scorer; their relaxed accuracy (Methani et al., 2020) is the definition pix2stru
 | figureqa | `binary` | FigureQA's 1/0 answers, no published scorer |
 | chartbench | `chartbench` | ChartBench `Stat/stat_all_metric.py` (Acc, Acc+, NQA) |
 | realcqa | `realcqa` | RealCQA `code/evaluation/eval_PMC.py` |
+| chartqapro | `chartqapro` | VLMEvalKit `dataset/utils/chartqapro.py` (relaxed + ANLS, year flags) |
 
 What a sample must carry (loaders fill it): `source["answer_raw"]` (the answer as the
 release spells it; `gold.text()` otherwise), `source["answers"]` (a list of accepted
 answers, when the release gives several: the best one counts, as pix2struct and ChartBench
 take the max), `Sample.pair_id` (or `source["pair_id"]`; ChartBench: the two yes/no
 questions asked of one chart share it, and Acc+ counts a pair right when both are), `source["answer_type"]` (RealCQA:
-"Binary", "Numerical", "String", "Unranked List", "Ranked List").
+"Binary", "Numerical", "String", "Unranked List", "Ranked List"), `source["year_flags"]`
+and `source["question_type"]` (ChartQA-Pro: the row's "YES"/"NO" year flags, its type).
 
 The per-sample value is the metric `official`; the run scorer writes the summary section
 `conventions` (per convention: its mean, chartproof's accuracy on the same samples, Acc+
@@ -281,7 +282,19 @@ def _register_builtin() -> None:
             pairs=True,
         )
     )
+    from chartproof.metrics._chartqapro import chartqapro_score
     from chartproof.metrics._realcqa import realcqa_score
+
+    register_convention(
+        Convention(
+            name="chartqapro",
+            title="relaxed correctness + ANLS (ChartQA-Pro)",
+            reference="open-compass/VLMEvalKit dataset/utils/chartqapro.py "
+            "evaluate_predictions_chartqapro",
+            score=chartqapro_score,
+            datasets=("chartqapro",),
+        )
+    )
 
     register_convention(
         Convention(
@@ -407,12 +420,11 @@ def _headline_notes(summary: dict[str, Any], run: RunInput) -> None:
 
 
 def convention_lines(summary: Mapping[str, Any]) -> list[str]:
-    """Plain lines for the terminal: each convention's number beside chartproof's."""
+    """Plain lines for the terminal: each convention's number beside chartproof's, and the
+    judge's with its agreement (`metrics.judging`)."""
     section = summary.get("conventions")
-    if not isinstance(section, Mapping):
-        return []
     lines = []
-    for name, fig in section.items():
+    for name, fig in (section if isinstance(section, Mapping) else {}).items():
         line = (
             f"  {name} convention ({fig['title']}): {100 * fig['official']:.2f} %  "
             f"vs chartproof accuracy {100 * fig['chartproof']:.2f} %  "
@@ -421,6 +433,16 @@ def convention_lines(summary: Mapping[str, Any]) -> list[str]:
         if fig.get("acc_plus") is not None:
             line += f"; Acc+ {100 * fig['acc_plus']:.2f} % over {fig['pairs']} pairs"
         lines.append(line)
+    judge = summary.get("judge")
+    if isinstance(judge, Mapping) and judge.get("judge") is not None:
+        agree = judge.get("agreement", {}).get("accuracy") or {}
+        share = agree.get("agreement")
+        lines.append(
+            f"  judge {judge.get('model')} ({judge.get('prompt')}): "
+            f"{100 * judge['judge']:.2f} % of {judge['n']} graded"
+            + (f", agrees with accuracy on {100 * share:.2f} %" if share is not None else "")
+            + (f", {judge['ungraded']} not graded" if judge.get("ungraded") else "")
+        )
     return lines
 
 
