@@ -167,3 +167,14 @@ def test_chartqapro_table_size() -> None:
     rows = _cases("convention_chartqapro.json")
     assert len(rows) >= 200
     assert any(0 < r["vlmevalkit"] < 1 for r in rows)  # ANLS and partial lists
+
+
+def test_missing_answer_scores_zero_in_every_convention() -> None:
+    from chartproof.metrics.conventions import official_score
+
+    sample = _sample("chartbench", "No", Answer.boolean(False))
+    # ChartBench's own rule counts an empty reply to a "no" question right ...
+    assert convention("chartbench").score("", sample) == 1.0
+    # ... chartproof counts a missing answer wrong, failures included
+    assert official_score("", sample.answer, sample=sample) == {"official": 0.0}
+    assert official_score("x", Answer.of_text("x"), sample=_sample("opencqa", "x")) == {}

@@ -27,6 +27,8 @@ ROWS = {
     "s6": ("chartbench", "Yes", "yes", "p2"),
     "s7": ("chartbench", "No", "Yes", "p2"),  # pair p2: one wrong
     "s8": ("opencqa", "rising", "rising", None),  # no convention: chartproof only
+    "s9": ("chartqa", "5", "FAIL", None),  # a failed call: wrong under both
+    "sa": ("opencqa", "flat", "FAIL", None),  # a failed call without a convention
 }
 
 
@@ -50,7 +52,10 @@ def _dataset(root: Path) -> None:
 
 
 def _answer(request: ModelRequest) -> str:
-    return ROWS[str(request.metadata["sample_id"])][2]
+    answer = ROWS[str(request.metadata["sample_id"])][2]
+    if answer == "FAIL":
+        raise RuntimeError("the model server is down")
+    return answer
 
 
 def test_conventions_beside_chartproof(tmp_path: Path) -> None:
@@ -61,20 +66,22 @@ def test_conventions_beside_chartproof(tmp_path: Path) -> None:
     summary = record.read_summary()
     section = summary.section("conventions")
     chartqa, bench = section["chartqa"], section["chartbench"]
-    assert chartqa["n"] == 4 and bench["n"] == 4
-    assert chartqa["official"] == pytest.approx(2 / 4)  # s0, s2
-    assert chartqa["chartproof"] == pytest.approx(3 / 4)  # s1, s2, s3
+    assert chartqa["n"] == 5 and bench["n"] == 4
+    assert chartqa["official"] == pytest.approx(2 / 5)  # s0, s2
+    assert chartqa["chartproof"] == pytest.approx(3 / 5)  # s1, s2, s3
     assert chartqa["disagree"] == 3 and chartqa["official_only"] == 1
     assert {d["sample_id"] for d in chartqa["disagreements"]} == {"s0", "s1", "s3"}
     assert bench["official"] == pytest.approx(3 / 4)
     assert bench["pairs"] == 2 and bench["acc_plus"] == pytest.approx(1 / 2)
-    # the headline names the rule behind each number; opencqa's s8 has no official score
+    # the headline names the rule behind each number; opencqa's s8 and sa have no official
+    # score, the failed chartqa s9 scores 0
     rows = {m.metric: m for m in summary.metrics}
-    assert rows["official"].n == 8
+    assert rows["official"].n == 9
+    assert rows["official"].value == pytest.approx((2 + 3) / 9)
     assert rows["official"].note is not None and "chartqa" in rows["official"].note
     assert rows["accuracy"].note is not None and "chartproof" in rows["accuracy"].note
     lines = convention_lines(summary.model_dump(mode="json"))
-    assert any("chartqa" in line and "50.00 %" in line for line in lines)
+    assert any("chartqa" in line and "40.00 %" in line for line in lines)
     assert any("Acc+ 50.00 % over 2 pairs" in line for line in lines)
 
     from chartproof.reports import report

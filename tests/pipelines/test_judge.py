@@ -149,3 +149,97 @@ def test_agreement(a: list[bool], b: list[bool], share: float, kappa: float | No
     got = agreement(a, b)
     assert got["agreement"] == pytest.approx(share)
     assert got["kappa"] == (None if kappa is None else pytest.approx(kappa))
+
+
+# CharXiv: id -> (kind, template id or instruction category, gold, model answer, judge reply)
+CHARXIV = {
+    "r1": ("reasoning", 3, "0.01", "0.012", '{"extracted_answer": "0.012", "score": 0}'),
+    "r2": ("reasoning", 1, "(b)", "b", '```json\n{"extracted_answer": "b", "score": 1}\n```'),
+    "d1": ("descriptive", 10, "4", "four lines", '{"extract_answer_T1": 4, "score_T1": 1}'),
+    "d2": ("descriptive", 13, "A, B", "B, A", "no json here"),
+}
+
+
+def _charxiv_dataset(root: Path) -> None:
+    (root / "images").mkdir(parents=True, exist_ok=True)
+    samples = []
+    for i, (sid, (kind, ident, gold, _, _)) in enumerate(CHARXIV.items()):
+        Image.new("RGB", (8, 8), (i * 30, 0, 0)).save(root / "images" / f"{sid}.png")
+        ids = {"inst_category": ident} if kind == "reasoning" else {"qid": ident}
+        samples.append(
+            Sample(
+                id=sid,
+                image=ImageRef(path=f"images/{sid}.png"),
+                question=f"Asked {sid} with instructions",
+                answer=type_answer(gold),
+                source={
+                    "dataset": "charxiv",
+                    "answer_raw": gold,
+                    "charxiv_kind": kind,
+                    "raw_question": f"Raw question {sid}",
+                    **ids,
+                },
+            )
+        )
+    save_samples(samples, root)
+
+
+def test_charxiv_samples_get_charxiv_grading_prompts(tmp_path: Path) -> None:
+    _charxiv_dataset(tmp_path / "data")
+    prompts: dict[str, str] = {}
+
+    def judge(request: ModelRequest) -> str:
+        text = request.messages[0].content[0]
+        assert isinstance(text, TextPart)
+        for sid, (kind, _, gold, answer, reply) in CHARXIV.items():
+            if kind == "reasoning" and f"* Question: Raw question {sid}" in text.text:
+                assert f"* Ground Truth: {gold}\n    * Response: {answer}" in text.text
+                prompts[sid] = request.prompt
+                return reply
+            if (
+                kind == "descriptive"
+                and f"Response 1: {answer}\nGround Truth 1: {gold}" in text.text
+            ):
+                prompts[sid] = request.prompt
+                return reply
+        raise AssertionError(text.text[-300:])
+
+    def model(request: ModelRequest) -> str:
+        return CHARXIV[str(request.metadata["sample_id"])][3]
+
+    record = evaluate(
+        tmp_path / "data",
+        out=tmp_path / "run",
+        backend=ScriptedBackend(model),
+        cache=False,
+        judge=ScriptedBackend(judge, name="scripted:judge"),
+    )
+    assert prompts == {
+        "r1": "charxiv_reasoning_3@1",
+        "r2": "charxiv_reasoning_1@1",
+        "d1": "charxiv_descriptive_quant@1",
+        "d2": "charxiv_descriptive_enum@1",
+    }
+    from chartproof.runs import load_run
+
+    judged = {r.sample_id: r.scores["judge"] for r in load_run(tmp_path / "run")[1]}
+    assert judged == {"r1": 0.0, "r2": 1.0, "d1": 1.0, "d2": None}
+    assert record.read_summary().section("judge")["ungraded"] == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "score"),
+    [
+        ('{"extracted_answer": "b", "score": 1}', True),
+        ('{"extract_answer_T1": "x", "score_T1": 0}', False),
+        ('Sure: {"score": 1}', True),
+        ('{"score": -1}', None),
+        ('{"score": 0.5}', None),
+        ("Correct", None),
+        ("{not json}", None),
+    ],
+)
+def test_json_score(text: str, score: bool | None) -> None:
+    from chartproof.pipelines.judge import json_score
+
+    assert json_score(text) is score

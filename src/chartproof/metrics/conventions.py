@@ -323,15 +323,18 @@ _register_builtin()
             "official score",
             headline={"direct": 0.5, "chain": 4.5},
             description="the benchmark's published scorer (`metrics.conventions`)",
+            on_failure="recorded",
         )
     ],
 )
 def official_score(prediction: str, gold: Any, *, sample: Sample) -> dict[str, float | None]:
-    """The sample's benchmark convention's score; nothing for a dataset without one."""
+    """The sample's benchmark convention's score; nothing for a dataset without one. A
+    missing answer (a failed call, an empty reply) scores 0, as everywhere in chartproof,
+    although ChartBench's rule would count an empty reply to a "no" question right."""
     conv = convention_for(sample)
     if conv is None:
         return {}
-    return {"official": conv.score(prediction, sample)}
+    return {"official": conv.score(prediction, sample) if prediction.strip() else 0.0}
 
 
 @scorer(kind="run", name="conventions", section="conventions")

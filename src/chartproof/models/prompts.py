@@ -228,6 +228,59 @@ BUILTIN_PROMPTS: tuple[PromptTemplate, ...] = (
 )
 
 
+def _charxiv_text(text: str) -> str:
+    # the benchmark's text holds braces (JSON examples, LaTeX): escape them, then map its
+    # <|...|> markers to this module's fields
+    escaped = text.replace("{", "{{").replace("}", "}}")
+    for marker, field in (
+        ("<|question|>", "{question}"),
+        ("<|ground_truth|>", "{reference}"),
+        ("<|response|>", "{candidate}"),
+        ("<|OVERARCHING_QUESTION|>", "{overarching}"),
+    ):
+        escaped = escaped.replace(marker, field)
+    return escaped
+
+
+def _charxiv_prompts() -> tuple[PromptTemplate, ...]:
+    """CharXiv's grading prompts (`models._charxiv_prompts`): one per reasoning instruction
+    category, and one per descriptive rubric holding a single response (the official script
+    puts up to five responses of one template into a query)."""
+    from chartproof.models import _charxiv_prompts as cx
+
+    out = [
+        PromptTemplate(
+            name=f"charxiv_reasoning_{k}",
+            version=1,
+            output="verdict",
+            description=f"CharXiv's grading prompt for reasoning questions of instruction "
+            f"category {k}; the judge replies JSON with extracted_answer and score.",
+            text=_charxiv_text(cx.REASONING_PREFIX + rules),
+        )
+        for k, rules in cx.REASONING_RULES.items()
+    ]
+    prefix = cx.DESCRIPTIVE_PREFIX.replace("<|NUM_TRIPLETS|>", "1").replace(
+        "<|JSON_KEYS|>", str(["extract_answer_T1", "score_T1"])
+    )
+    out += [
+        PromptTemplate(
+            name=f"charxiv_descriptive_{rubric}",
+            version=1,
+            output="verdict",
+            description=f"CharXiv's grading prompt for descriptive questions graded by the "
+            f"{rubric} rubric, one response per query; the judge replies JSON with "
+            "extract_answer_T1 and score_T1.",
+            text=_charxiv_text(prefix + text)
+            + "T1:\nResponse 1: {candidate}\nGround Truth 1: {reference}\n\n",
+        )
+        for rubric, text in cx.DESCRIPTIVE_RUBRICS.items()
+    ]
+    return tuple(out)
+
+
+BUILTIN_PROMPTS += _charxiv_prompts()
+
+
 def render_earlier(earlier: Sequence[tuple[str, str]], steps: Sequence[int] | None = None) -> str:
     """The block of earlier (question, answer) pairs a chain step shows; "" when there are none.
 
