@@ -9,8 +9,13 @@ compare answers here, so a rule changes in one place and every stage agrees. The
 * number — within the gold's relative tolerance of |target| (inclusive, with a tiny float
   slack), read from the text by `numbers_in` ("1,234", "12%", "$3.4bn", "about 12 kg"); a
   target that looks like a calendar year (an integer from 1800 to 2100 without a unit) must
-  match exactly (2019 is not 2020, although it is within 5 %).
-* bool — yes/no/true/false, also as the first word ("Yes, it is").
+  match exactly (2019 is not 2020, although it is within 5 %). A scale word multiplies
+  ("12 million" is 12,000,000, not 12, unless the gold's unit is that scale); a "%" reads
+  as the printed number and as its fraction ("3%" is 3 and 0.03), a bare number is never
+  multiplied by 100 (0.12 is not "12%").
+* bool — yes/no/true/false/1/0 (FigureQA's and RealCQA's official spellings), also as the
+  first word when a mark or a clause follows ("Yes, it is", "No it is not"); "No idea",
+  "No data" and hedges ("Yes and no", "yes/no") are no answer.
 * list — the same items in any order, paired one to one; ranked list — in the same order.
   Items that are numbers follow the number rule.
 
@@ -48,7 +53,7 @@ _NUMBER = re.compile(
     r"[-−+]?[$€£¥]?"  # U+2212 is the typographic minus
     r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
     r"(?:\s*%)?"
-    r"(?:\s*(?P<scale>thousand|million|billion|trillion|bn|k|m|b)\b)?"
+    r"(?:\s*(?P<scale>thousand|million|billion|trillion|bn)\b|(?P<letter>[kmb])\b)?"
     r"|(?<![\w.,])[-−]?\.\d+",
     re.IGNORECASE,
 )
@@ -67,8 +72,33 @@ _MARK_SEP = re.compile(r"\s*(?:;|\n|,(?!\d{3}(?!\d)))\s*")
 _WORD_SEP = re.compile(r"\band\b|&", re.IGNORECASE)
 _LEADING_OR = re.compile(r"^or\s+", re.IGNORECASE)
 _BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
-_YES = frozenset({"yes", "true", "y"})
-_NO = frozenset({"no", "false", "n"})
+_YES = frozenset({"yes", "true", "y", "1"})
+_NO = frozenset({"no", "false", "n", "0"})
+_LEADING_BOOL = re.compile(
+    r"(?P<word>yes|no|true|false)(?:(?P<mark>\s*[,.;:!—–]|$)|\s+(?P<next>[\w']+))"
+)
+_HEDGE = re.compile(r"(yes|no|true|false)\s*(?:,|/|\band\b|\bor\b|&)?\s*(yes|no|true|false)\b")
+# a leading yes/no followed by a clause ("No it is not"), not by a noun ("No idea")
+_CLAUSE_START = frozenset(
+    [
+        "it",
+        "it's",
+        "its",
+        "they",
+        "there",
+        "that",
+        "this",
+        "these",
+        "those",
+        "the",
+        "i",
+        "we",
+        "he",
+        "she",
+        "you",
+        "which",
+    ]
+)
 
 
 # --------------------------------------------------------------------------- reading
@@ -89,41 +119,60 @@ def numbers_in(text: str) -> tuple[float, ...]:
 
     The whole text is tried first with `parse_number` ("1,234", "12%", "$3.4", "1e5");
     otherwise exactly one distinct number must appear among words ("about 12 kg"). A scale
-    word after it adds the scaled reading: "12 million" → (12.0, 12000000.0).
+    word multiplies ("12 million" → 12000000.0, "$3.4bn", "1.2k"; a lone letter only when
+    written against the number, as "12 m" is twelve metres); a "%" adds the fraction as a
+    second reading: "3%" → (3.0, 0.03).
     """
+    return tuple(value for value, _ in _readings(text))
+
+
+def _readings(text: str) -> tuple[tuple[float, str | None], ...]:
+    """(value, scale word the value was multiplied by) for each reading of `numbers_in`."""
     s = text.strip().strip(_QUOTES).rstrip(_TRAILING).strip()
     whole = parse_number(s)
     if whole is not None:
-        return (whole,)
-    readings: dict[float, tuple[float, ...]] = {}
+        return _percent_readings(whole, s, None)
+    readings: dict[float, tuple[tuple[float, str | None], ...]] = {}
     for m in _NUMBER.finditer(s):
         token = m.group(0)
-        scale = m.group("scale")
+        scale = m.group("scale") or m.group("letter")
         if scale:
-            token = token[: m.start("scale") - m.start()]
+            token = token[: m.start("scale" if m.group("scale") else "letter") - m.start()]
         value = parse_number(token.replace(" ", ""))
         if value is None:
             continue
-        scaled = value * _SCALES[scale.casefold()] if scale else None
-        readings[value] = (value,) if scaled is None else (value, scaled)
+        if scale:
+            readings[value] = ((value * _SCALES[scale.casefold()], scale.casefold()),)
+        else:
+            readings[value] = _percent_readings(value, token, None)
     if len(readings) != 1:
         return ()
     return next(iter(readings.values()))
 
 
+def _percent_readings(
+    value: float, token: str, scale: str | None
+) -> tuple[tuple[float, str | None], ...]:
+    if token.rstrip().endswith("%") and value != 0:
+        return ((value, scale), (value / 100, scale))
+    return ((value, scale),)
+
+
 def parse_bool(text: str) -> bool | None:
-    """Read yes/no/true/false (also as the first word: "Yes, it is"); None otherwise."""
+    """Read yes/no/true/false/1/0, also as the first word when a mark or a clause follows
+    ("Yes, it is", "No it is not"); None otherwise ("No idea", "Yes and no", "yes/no")."""
     s = normalize_text(text)
     if s in _YES:
         return True
     if s in _NO:
         return False
-    first = re.split(r"[\s,.;:!]+", s, maxsplit=1)[0]
-    if first in {"yes", "true"}:
-        return True
-    if first in {"no", "false"}:
-        return False
-    return None
+    hedge = _HEDGE.match(s)
+    if hedge and (hedge.group(1) in _YES) != (hedge.group(2) in _YES):
+        return None
+    m = _LEADING_BOOL.match(s)
+    if m is None or (m.group("mark") is None and m.group("next") not in _CLAUSE_START):
+        return None
+    return m.group("word") in _YES
 
 
 def split_items(text: str, *, words: bool = True) -> tuple[str, ...]:
@@ -158,8 +207,23 @@ def number_close(value: float, target: float, tolerance: float, unit: str | None
 
 
 def number_right(prediction: str, target: float, tolerance: float, unit: str | None) -> bool:
-    """Whether a number read from the prediction text is close to the target."""
-    return any(number_close(p, target, tolerance, unit) for p in numbers_in(prediction))
+    """Whether a number read from the prediction text is close to the target. A scaled
+    reading ("12 million") also counts unscaled when the gold's unit is that scale word
+    (gold 12 with unit "million")."""
+    scale_unit = _scale_of(unit)
+    for value, scale in _readings(prediction):
+        if scale is not None and scale_unit is not None and _SCALES[scale] == scale_unit:
+            value /= scale_unit
+        if number_close(value, target, tolerance, unit):
+            return True
+    return False
+
+
+def _scale_of(unit: str | None) -> float | None:
+    if unit is None:
+        return None
+    word = unit.strip().casefold()
+    return _SCALES.get(word) or _SCALES.get(word.removesuffix("s"))
 
 
 def matches(prediction: str, gold: Answer) -> bool:

@@ -104,6 +104,10 @@ def test_levenshtein(a: str, b: str, d: int) -> None:
 
 
 def test_numbers_in_scale_readings() -> None:
-    assert numbers_in("$3.4bn") == (3.4, 3.4e9)
+    assert numbers_in("$3.4bn") == (3.4e9,)
+    assert numbers_in("12 million") == (12e6,)
+    assert numbers_in("12M") == (12e6,)
+    assert numbers_in("12 m") == (12.0,)  # metres: a lone letter after a space is no scale
+    assert numbers_in("3%") == (3.0, 0.03)
     assert numbers_in("Q3 revenue was 12") == (12.0,)
     assert numbers_in("between 10 and 12") == ()

@@ -76,6 +76,16 @@ def evaluate(
     ] = False,
     report: Annotated[bool, typer.Option(help="Write RUN/report.html at the end.")] = True,
     executor: Executor = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            help="Backend spec of a judge grading each answer against the gold "
+            "(openai:MODEL@URL, text:smollm2); cached like every call."
+        ),
+    ] = None,
+    judge_prompt: Annotated[
+        str, typer.Option(help="The judge's prompt (name or name@version).")
+    ] = "judge_answer",
     quiet: Quiet = False,
 ) -> None:
     """Ask MODEL every sample of DATA under a protocol and score the answers."""
@@ -99,6 +109,8 @@ def evaluate(
         shuffle_choices=shuffle_choices,
         rotate_choices=rotate_choices,
         executor=executor,
+        judge=judge,
+        judge_prompt=judge_prompt,
     )
     with progress_bar(f"eval {protocol}", not quiet) as hook, exit_on_bad_input():
         record = run_evaluation(settings, progress=hook)
@@ -106,6 +118,10 @@ def evaluate(
     for m in summary.metrics[:6]:
         shown = "n/a" if m.value is None else f"{100 * m.value:.2f} %"
         console.print(f"  {m.metric:<20} {shown}  (n={m.n})")
+    from chartproof.metrics.conventions import convention_lines
+
+    for line in convention_lines(summary.model_dump(mode="json")):
+        console.print(line, highlight=False)
     counts = summary.counts
     console.print(
         f"  answered {counts.answered}, failed {counts.failed}, "

@@ -23,9 +23,12 @@ chartproof fixes, each pinned in `tests/metrics/cases/accuracy_relaxed.json`:
 * years — a target that looks like a calendar year (an integer from 1800 to 2100 with no
   unit) must match exactly: 2019 vs 2020 is within 5 % but names a different year.
   The cost: a count in that range (say 1,950 shops) is also compared exactly.
-* units and words around a number — "$12 million", "about 12 kg" and "The answer is 12."
-  are read as 12 (and, after a scale word, also as 12 000 000); a prediction holding two
-  different numbers ("10-12", "12 in 2019") gives no number and is compared as text.
+* units and words around a number — "about 12 kg" and "The answer is 12." are read as
+  12; a scale word multiplies ("$12 million" is 12 000 000, which a gold 12 does not
+  match); a prediction holding two different numbers ("10-12", "12 in 2019") gives no
+  number and is compared as text.
+* "%" on the prediction — "3%" is read as 3 and as 0.03, so it matches a gold 12 printed
+  as "3 %" and a gold written as the fraction 0.03.
 * the 5 % boundary is inclusive with a tiny float slack, so 1.05 vs 1 is right
   (pix2struct's 0.050000000000000044 > 0.05 makes it wrong).
 """
@@ -38,6 +41,7 @@ from chartproof.answers import (
     normalize_text,
     number_right,
     numbers_in,
+    parse_bool,
     split_items,
 )
 from chartproof.metrics.registry import Metric, scorer
@@ -68,14 +72,19 @@ def relaxed_accuracy(
     A number gold (or a text gold that reads as one number) allows `tolerance` relative
     error (default 5 %, not `gold.tolerance`, so values stay comparable with the papers);
     a list gold ("[10, 12]" in ChartQA) needs the same items in any order (ranked lists: in
-    order), numbers among them with the same tolerance; every other gold needs a
-    case-insensitive match of `gold.text()` after normalising.
+    order), numbers among them with the same tolerance; a yes/no gold reads the prediction
+    as `score_answer` does (`parse_bool`: "Yes, it is", "True" and "1" are yes, "No idea"
+    is no answer); every other gold needs a case-insensitive match of `gold.text()` after
+    normalising.
     """
     target = _gold_number(gold)
     if target is not None:
         return float(number_right(prediction, target, tolerance, gold.unit))
     if gold.kind in ("list", "ranked_list"):
         return float(list_right(split_items(prediction), gold, tolerance))
+    if gold.kind == "bool":
+        # the same reading as `score_answer`: "Yes, it is" and "True" are yes
+        return float(parse_bool(prediction) is gold.value)
     return float(normalize_text(prediction) == normalize_text(gold.text()))
 
 

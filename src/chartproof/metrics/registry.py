@@ -160,6 +160,8 @@ _METRICS: dict[str, Metric] = {}
 # modules whose import registers chartproof's own scorers, in registration order
 _HOMES = (
     "chartproof.metrics.accuracy",
+    "chartproof.metrics.conventions",
+    "chartproof.metrics.judging",
     "chartproof.metrics.choice",
     "chartproof.metrics.robustness",
     "chartproof.metrics.chains",

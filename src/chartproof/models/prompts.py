@@ -197,6 +197,20 @@ BUILTIN_PROMPTS: tuple[PromptTemplate, ...] = (
         "Explanation to check: {explanation}",
     ),
     PromptTemplate(
+        name="judge_answer",
+        version=1,
+        output="verdict",
+        description="Judge scoring (`eval --judge`): a model grades a candidate answer against "
+        "the reference answer of a chart question, text only, for open and free-form answers.",
+        text="You are grading an answer to a question about a chart. Compare the candidate "
+        "answer with the reference answer. Call it correct if it states the same answer: the "
+        "same entity, the same number up to rounding or a unit written out, the same yes or "
+        "no, the same items of a list; wording, extra explanation and formatting do not "
+        "matter. Call it incorrect if it gives another answer, several answers, or none. "
+        "Reply with one word: Correct or Incorrect.\n\nQuestion: {question}\n"
+        "Reference answer: {reference}\nCandidate answer: {candidate}",
+    ),
+    PromptTemplate(
         name="derender_code",
         version=1,
         output="code",
@@ -212,6 +226,59 @@ BUILTIN_PROMPTS: tuple[PromptTemplate, ...] = (
         "Reply with the script in one ```python code block.",
     ),
 )
+
+
+def _charxiv_text(text: str) -> str:
+    # the benchmark's text holds braces (JSON examples, LaTeX): escape them, then map its
+    # <|...|> markers to this module's fields
+    escaped = text.replace("{", "{{").replace("}", "}}")
+    for marker, field in (
+        ("<|question|>", "{question}"),
+        ("<|ground_truth|>", "{reference}"),
+        ("<|response|>", "{candidate}"),
+        ("<|OVERARCHING_QUESTION|>", "{overarching}"),
+    ):
+        escaped = escaped.replace(marker, field)
+    return escaped
+
+
+def _charxiv_prompts() -> tuple[PromptTemplate, ...]:
+    """CharXiv's grading prompts (`models._charxiv_prompts`): one per reasoning instruction
+    category, and one per descriptive rubric holding a single response (the official script
+    puts up to five responses of one template into a query)."""
+    from chartproof.models import _charxiv_prompts as cx
+
+    out = [
+        PromptTemplate(
+            name=f"charxiv_reasoning_{k}",
+            version=1,
+            output="verdict",
+            description=f"CharXiv's grading prompt for reasoning questions of instruction "
+            f"category {k}; the judge replies JSON with extracted_answer and score.",
+            text=_charxiv_text(cx.REASONING_PREFIX + rules),
+        )
+        for k, rules in cx.REASONING_RULES.items()
+    ]
+    prefix = cx.DESCRIPTIVE_PREFIX.replace("<|NUM_TRIPLETS|>", "1").replace(
+        "<|JSON_KEYS|>", str(["extract_answer_T1", "score_T1"])
+    )
+    out += [
+        PromptTemplate(
+            name=f"charxiv_descriptive_{rubric}",
+            version=1,
+            output="verdict",
+            description=f"CharXiv's grading prompt for descriptive questions graded by the "
+            f"{rubric} rubric, one response per query; the judge replies JSON with "
+            "extract_answer_T1 and score_T1.",
+            text=_charxiv_text(prefix + text)
+            + "T1:\nResponse 1: {candidate}\nGround Truth 1: {reference}\n\n",
+        )
+        for rubric, text in cx.DESCRIPTIVE_RUBRICS.items()
+    ]
+    return tuple(out)
+
+
+BUILTIN_PROMPTS += _charxiv_prompts()
 
 
 def render_earlier(earlier: Sequence[tuple[str, str]], steps: Sequence[int] | None = None) -> str:

@@ -25,7 +25,7 @@ from chartproof.models.base import (
     explanation_generator,
     in_flight,
 )
-from chartproof.models.cache import with_cache
+from chartproof.models.cache import ResponseCache, with_cache
 from chartproof.models.prompts import PromptTemplate
 from chartproof.models.registry import run_identity
 from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
@@ -86,6 +86,11 @@ class EvalSettings(Record):
     """Also ask every circular rotation of a multiple-choice sample's options."""
     executor: str | None = None
     """Where a CPU-bound model runs (`chartproof.executors` spec; None: every local core)."""
+    judge: str | None = None
+    """Backend spec of a judge that grades every answer against the gold (`pipelines.judge`);
+    None: no judge."""
+    judge_prompt: str = "judge_answer"
+    """The judge's prompt (name or name@version)."""
 
     @field_validator("protocol")
     @classmethod
@@ -133,6 +138,8 @@ def evaluate(
     backend: Backend | None = None,
     executor: str | Executor | None = None,
     progress: ProgressHook | None = None,
+    judge: str | Backend | None = None,
+    judge_prompt: str = "judge_answer",
 ) -> RunRecord:
     """Evaluate `model` on the dataset `data` and write the run to `out`.
 
@@ -155,7 +162,9 @@ def evaluate(
     built-in reader, an ``hf:`` model on the CPU) is fanned out over `executor` ("local": one
     copy per core, the default; "local:1": this process; "ray[:ADDRESS]"), each worker
     loading it once; the results do not depend on the executor and only this process writes
-    the run.
+    the run. `judge` (a backend spec, or a built backend) grades every answer against the
+    gold with `judge_prompt` (`pipelines.judge`); the summary's `judge` section gives its
+    agreement with the rule-based scores.
     """
     settings = EvalSettings(
         data=str(data),
@@ -175,6 +184,8 @@ def evaluate(
         shuffle_choices=shuffle_choices,
         rotate_choices=rotate_choices,
         executor=executor if isinstance(executor, str) else None,
+        judge=judge if isinstance(judge, str) else None,
+        judge_prompt=judge_prompt,
     )
     return run_evaluation(
         settings,
@@ -182,6 +193,7 @@ def evaluate(
         progress=progress,
         roscoe_scorer=roscoe_scorer,
         executor=None if isinstance(executor, str) else executor,
+        judge_backend=None if judge is None or isinstance(judge, str) else judge,
     )
 
 
@@ -192,9 +204,11 @@ def run_evaluation(
     progress: ProgressHook | None = None,
     roscoe_scorer: Any = None,
     executor: Executor | None = None,
+    judge_backend: Backend | None = None,
 ) -> RunRecord:
     """Run the evaluation `settings` describe (see `evaluate`); an open `executor` (shared
-    by several runs, as the demo does) overrides `settings.executor`."""
+    by several runs, as the demo does) overrides `settings.executor`, and a built
+    `judge_backend` (not closed) grades the answers in place of `settings.judge`."""
     cfg = settings
     data, model, out, protocol, prompt = cfg.data, cfg.model, cfg.out, cfg.protocol, cfg.prompt
     prompts_file, limit, where, metrics = cfg.prompts_file, cfg.limit, cfg.where, cfg.metrics
@@ -248,6 +262,10 @@ def run_evaluation(
         **({"rotate_choices": True} if rotate_choices else {}),
         "generation": gen.model_dump(),
     }
+    judge_id = _judge_identity(cfg, judge_backend, prompts)
+    if judge_id is not None:
+        config["judge"] = judge_id
+    judging: tuple[Backend, ResponseCache | None] | None = None
     fingerprint = dataset_fingerprint(samples, loaded.root)
     todo_all = [s for s in samples if applies(protocol, s)]
     where_to_run = executor if executor is not None else cfg.executor
@@ -279,6 +297,9 @@ def run_evaluation(
                 for m in explainers
                 if m in metrics and explainers[m].section is None
             ]
+            if judge_id is not None:
+                judging = _judge_backend(cfg, judge_backend)
+                stages.append(_judge_stage(judging[0], judge_id["prompt"], prompts))
             # samples per batch: enough to keep every request slot of an API backend busy,
             # small enough to record often
             size = batch_size or max(16, 4 * in_flight(wrapped))
@@ -298,6 +319,8 @@ def run_evaluation(
                     summary[entry.section] = entry.fn(
                         results, by_id, generator=explanation_generator(inner)
                     )
+            if judge_id is not None and isinstance(summary.get("judge"), dict):
+                summary["judge"] |= judge_id
             # what the model saw, for every table of the report ("text over table" backends)
             label = getattr(inner, "label", None)
             summary["model"] = f"{model_name} ({label})" if isinstance(label, str) else model_name
@@ -324,6 +347,38 @@ def run_evaluation(
         wrapped.close()
         if store is not None:
             store.close()
+        if judging is not None:
+            judging[0].close()
+            if judging[1] is not None:
+                judging[1].close()
+
+
+def _judge_identity(
+    cfg: EvalSettings, given: Backend | None, prompts: Any
+) -> dict[str, str] | None:
+    """The judge's recorded name and prompt id (part of the run's configuration)."""
+    if given is None and cfg.judge is None:
+        return None
+    prompt_id = (prompts or _default_prompts()).get(cfg.judge_prompt).id
+    name = given.name if given is not None else run_identity(str(cfg.judge))
+    return {"model": name, "prompt": prompt_id}
+
+
+def _judge_backend(
+    cfg: EvalSettings, given: Backend | None
+) -> tuple[Backend, ResponseCache | None]:
+    """The judge behind the run's response cache (a given backend is borrowed: not closed)."""
+    if given is not None:
+        return with_cache(Borrowed(given), cfg.cache)
+    from chartproof.models import load_backend
+
+    return with_cache(load_backend(str(cfg.judge)), cfg.cache)
+
+
+def _judge_stage(backend: Backend, prompt: str, prompts: Any) -> Any:
+    from chartproof.pipelines.judge import judge_stage
+
+    return judge_stage(backend, prompts=prompts or _default_prompts(), prompt=prompt)
 
 
 def prompt_instruction(template: PromptTemplate) -> str:

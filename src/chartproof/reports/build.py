@@ -8,6 +8,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
+from chartproof.reports import scoring_sections  # noqa: F401  (registers its sections)
 from chartproof.reports.gallery import gallery
 from chartproof.reports.html import Html, el, page
 from chartproof.reports.sections import (
