@@ -14,14 +14,17 @@ from chartproof.datasets.answers import type_answer
 from chartproof.datasets.choices import choice_answer, read_choices, split_options
 from chartproof.datasets.errors import LoadResult, RowError, RowLog, validation_message
 from chartproof.datasets.images import resolve_image
+from chartproof.datasets.loaders._json import read_json
 from chartproof.datasets.tables import read_table
 from chartproof.types import Answer, ImageRef, Sample
 
 __all__ = [
     "FieldMap",
     "RecordContext",
+    "iter_json_records",
     "iter_jsonl_records",
     "load_record_file",
+    "lookup",
     "one_data_file",
     "record_to_sample",
     "records_to_samples",
@@ -105,7 +108,9 @@ def one_data_file(path: Path, suffix: str, missing: str) -> Path:
 
 
 def iter_jsonl_records(path: Path, log: RowLog) -> Iterator[tuple[int, dict[str, JsonValue]]]:
-    """(line, record) for each JSON object line of a file; other lines become row errors."""
+    """(line, record) for each JSON object line of a file; other lines become row errors.
+    ValueError (one line) when the file is one JSON array or object rather than JSON Lines."""
+    _refuse_json_document(path)
     with path.open("rb") as f:
         for lineno, raw in enumerate(f, start=1):
             try:
@@ -135,6 +140,42 @@ def iter_jsonl_records(path: Path, log: RowLog) -> Iterator[tuple[int, dict[str,
                 )
                 continue
             yield lineno, record
+
+
+def _refuse_json_document(path: Path) -> None:
+    """ValueError when the file starts a JSON array, or holds one object spread over lines."""
+    with path.open("rb") as f:
+        head = f.read(1 << 16).decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    first_line = head.split("\n", 1)[0].strip()
+    if head.startswith("["):
+        kind = "a JSON array"
+    elif head.startswith("{") and first_line in ("{", "{\r"):
+        kind = "one JSON object spread over lines"
+    else:
+        return
+    raise ValueError(
+        f"{path}: this is {kind}, not JSON Lines (one object a line); "
+        f"load it with 'json:{path}' (same field options) or the benchmark's loader"
+    )
+
+
+def iter_json_records(path: Path, log: RowLog) -> Iterator[tuple[int, dict[str, JsonValue]]]:
+    """(position, record) of a JSON document: an array of objects, or an object whose values
+    are objects (keyed by id: the key becomes `id` when the record has none, else `_key`);
+    other items become row errors."""
+    data = read_json(path)
+    if isinstance(data, dict) and any(isinstance(v, dict) for v in data.values()):
+        items: list[tuple[str | None, JsonValue]] = list(data.items())
+    elif isinstance(data, list):
+        items = [(None, v) for v in data]
+    else:
+        raise ValueError(f"{path}: expected a JSON array of records or an object of records by id")
+    for pos, (key, item) in enumerate(items, start=1):
+        if isinstance(item, dict):
+            yield pos, item if key is None else {("_key" if "id" in item else "id"): key, **item}
+        else:
+            message = f"expected a JSON object, got {type(item).__name__}"
+            log.error(RowError(file=str(path), line=pos, message=message))
 
 
 def records_to_samples(
@@ -171,6 +212,33 @@ def load_record_file(
     return LoadResult(samples=samples, errors=log.errors, root=root)
 
 
+def lookup(record: Mapping[str, JsonValue], key: str) -> JsonValue:
+    """The record's value under `key`, or under a dotted path into nested objects and lists
+    ("conversations.0.value") when no key is spelled that way; None when absent."""
+    if key in record or "." not in key:
+        return record.get(key)
+    value: JsonValue = dict(record)
+    for part in key.split("."):
+        if isinstance(value, dict):
+            value = value.get(part)
+        elif (
+            isinstance(value, list)
+            and part.lstrip("-").isdigit()
+            and -len(value) <= int(part) < len(value)
+        ):
+            value = value[int(part)]
+        else:
+            return None
+    return value
+
+
+def _nested(value: JsonValue) -> bool:
+    """Whether a value is an object, or a list holding objects or lists."""
+    if isinstance(value, dict):
+        return True
+    return isinstance(value, list) and any(isinstance(v, dict | list) for v in value)
+
+
 def _text(value: JsonValue) -> str | None:
     if value is None:
         return None
@@ -205,7 +273,7 @@ def record_to_sample(
             )
         )
 
-    raw_id = record.get(fields.id) if fields.id else None
+    raw_id = lookup(record, fields.id) if fields.id else None
     sample_id = _text(raw_id) if raw_id is not None else f"{ctx.dataset}-{line}"
     if not sample_id:
         fail("sample id must be a non-empty string or number", fields.id, None)
@@ -220,9 +288,19 @@ def record_to_sample(
         ("question", fields.question),
         ("answer", fields.answer),
     ):
-        value = _text(record.get(key)) if key else None
+        raw = lookup(record, key) if key else None
+        if _nested(raw) or (role != "answer" and isinstance(raw, list)):
+            shape = "an object" if isinstance(raw, dict) else "a list"
+            fail(
+                f"{role} field {key!r} holds {shape}, not text; name a value inside it "
+                f"with a dotted path, e.g. {role}={key}.0.value",
+                key,
+                sample_id,
+            )
+            return None
+        value = _text(raw)
         if value is None or not value.strip():
-            got = "missing" if record.get(key) is None else f"not usable: {record.get(key)!r}"
+            got = "missing" if raw is None else f"not usable: {raw!r}"
             fail(f"{role} is {got}", key or role, sample_id)
             return None
         required[role] = value
@@ -266,10 +344,10 @@ def record_to_sample(
             return None
     if answer is None:
         answer = type_answer(required["answer"])
-    explanation = _text(record.get(fields.explanation)) if fields.explanation else None
+    explanation = _text(lookup(record, fields.explanation)) if fields.explanation else None
 
     table = None
-    raw_table = record.get(fields.table) if fields.table else None
+    raw_table = lookup(record, fields.table) if fields.table else None
     if raw_table is not None:
         try:
             table = read_table(raw_table)
@@ -285,7 +363,7 @@ def record_to_sample(
     groups = {
         k: v
         for k in fields.groups
-        if isinstance(v := record.get(k), str) and v.strip() and len(v) <= 64
+        if isinstance(v := lookup(record, k), str) and v.strip() and len(v) <= 64
     }
     try:
         sample = Sample(
@@ -316,8 +394,8 @@ def _choices(record: Mapping[str, JsonValue], fields: FieldMap) -> tuple[str, ..
     if not keys:
         return None
     if len(keys) == 1:
-        return read_choices(record.get(keys[0]))
-    options = [record.get(k) for k in keys]
+        return read_choices(lookup(record, keys[0]))
+    options = [lookup(record, k) for k in keys]
     texts: list[JsonValue] = [
         v for v in options if v is not None and not (isinstance(v, str) and not v.strip())
     ]
@@ -325,5 +403,5 @@ def _choices(record: Mapping[str, JsonValue], fields: FieldMap) -> tuple[str, ..
 
 
 def _label(record: Mapping[str, JsonValue], key: str) -> str | None:
-    value = record.get(key) if key else None
+    value = lookup(record, key) if key else None
     return value if isinstance(value, str) and value else None

@@ -11,6 +11,7 @@ from typing import Any
 from chartproof.datasets.embedded import EmbeddedImages, json_safe
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
 from chartproof.datasets.loaders._records import FieldMap
+from chartproof.datasets.loaders._registry import register_loader
 from chartproof.datasets.loaders.hf_folder import RowImages, rows_to_samples, table_files
 
 __all__ = ["load_chartqapro"]
@@ -26,6 +27,7 @@ def _texts(value: Any) -> list[str] | None:
     return None
 
 
+@register_loader("chartqapro")
 def load_chartqapro(
     path: Path,
     *,
