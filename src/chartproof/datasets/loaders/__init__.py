@@ -19,10 +19,13 @@ from chartproof.datasets.loaders._registry import (
     detect_folder,
     register_loader,
 )
+from chartproof.datasets.loaders.chartbench import load_chartbench
 from chartproof.datasets.loaders.chartbias import load_chartbias
 from chartproof.datasets.loaders.chartqa import load_chartqa
 from chartproof.datasets.loaders.chartqapro import load_chartqapro
 from chartproof.datasets.loaders.chartqax import load_chartqax
+from chartproof.datasets.loaders.chartx import load_chartx
+from chartproof.datasets.loaders.charxiv import load_charxiv
 from chartproof.datasets.loaders.csv_questions import load_csv
 from chartproof.datasets.loaders.dvqa import load_dvqa
 from chartproof.datasets.loaders.figureqa import load_figureqa
@@ -37,10 +40,13 @@ __all__ = [
     "LOADERS",
     "Loader",
     "detect_format",
+    "load_chartbench",
     "load_chartbias",
     "load_chartqa",
     "load_chartqapro",
     "load_chartqax",
+    "load_chartx",
+    "load_charxiv",
     "load_csv",
     "load_dataset",
     "load_dvqa",

@@ -40,7 +40,8 @@ class FieldMap:
     id: str = "id"
     """Key of the sample id; rows without one get "<dataset>-<line>"."""
     image: str = "image"
-    """Key of the image path, relative to the dataset folder."""
+    """Key of the image path, relative to the dataset folder; a list of paths makes a
+    multi-image sample (the images in order)."""
     question: str = "question"
     """Key of the question text."""
     answer: str = "answer"
@@ -232,6 +233,14 @@ def lookup(record: Mapping[str, JsonValue], key: str) -> JsonValue:
     return value
 
 
+def _image_list(value: JsonValue) -> list[str] | None:
+    """The image paths of a field holding a list of them (a multi-chart question, in
+    order), or None when the field holds anything else."""
+    if isinstance(value, list) and value and all(isinstance(v, str) and v.strip() for v in value):
+        return [v for v in value if isinstance(v, str)]
+    return None
+
+
 def _nested(value: JsonValue) -> bool:
     """Whether a value is an object, or a list holding objects or lists."""
     if isinstance(value, dict):
@@ -282,12 +291,15 @@ def record_to_sample(
         fail(f"duplicate sample id, first used on line {ctx.seen[sample_id]}", fields.id, sample_id)
         return None
 
-    required: dict[str, str] = {}
+    paths = _image_list(lookup(record, fields.image)) if fields.image else None
+    required: dict[str, str] = {"image": paths[0]} if paths else {}
     for role, key in (
         ("image", fields.image),
         ("question", fields.question),
         ("answer", fields.answer),
     ):
+        if role in required:
+            continue
         raw = lookup(record, key) if key else None
         if _nested(raw) or (role != "answer" and isinstance(raw, list)):
             shape = "an object" if isinstance(raw, dict) else "a list"
@@ -306,9 +318,10 @@ def record_to_sample(
         required[role] = value
 
     try:
-        image = ImageRef(path=required["image"])
+        images = [ImageRef(path=p) for p in paths or [required["image"]]]
         if ctx.check_images:
-            resolve_image(ctx.root, image)
+            for one in images:
+                resolve_image(ctx.root, one)
     except (ValidationError, OSError, ValueError) as exc:
         message = validation_message(exc)[1] if isinstance(exc, ValidationError) else str(exc)
         fail(message, fields.image, sample_id)
@@ -368,7 +381,8 @@ def record_to_sample(
     try:
         sample = Sample(
             id=sample_id,
-            image=image,
+            image=images[0],
+            more_images=tuple(images[1:]),
             question=question,
             answer=answer,
             choices=choices or (),
