@@ -185,8 +185,13 @@ def _row_sample(
     log: RowLog,
 ) -> Sample | None:
     key = fields.image
+    cell = record.get(key)
     try:
-        record[key] = images.path_of(record.get(key))
+        if isinstance(cell, list | tuple) and cell and not isinstance(cell[0], int):
+            # a sequence of images (a multi-chart question): every one, in order
+            record[key] = [images.path_of(one) for one in cell]
+        else:
+            record[key] = images.path_of(cell)
     except (OSError, ValueError) as exc:
         log.error(_row_error(file, number, key, record.get(fields.id), str(exc)))
         return None
