@@ -155,3 +155,15 @@ def test_hf_vlm_gets_every_image_in_order(dataset: Path, tmp_path: Path) -> None
     rows = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
     assert {r["sample_id"] for r in rows} == {"three", "one"}
     assert all(r.get("error") is None for r in rows), rows
+
+
+def test_export_refuses_multi_image_samples_in_one_line(dataset: Path, tmp_path: Path) -> None:
+    from chartproof.cli import _register
+    from chartproof.cli._app import app
+
+    _register()
+    out = tmp_path / "o.parquet"
+    res = CliRunner().invoke(app, ["export", "--data", str(dataset), "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    assert res.output.strip().count("\n") == 0 and "'three' has 3 images" in res.output
+    assert not out.exists() and not list(tmp_path.glob(".*partial"))
