@@ -167,3 +167,18 @@ def test_export_refuses_multi_image_samples_in_one_line(dataset: Path, tmp_path:
     assert res.exit_code == 2, res.output
     assert res.output.strip().count("\n") == 0 and "'three' has 3 images" in res.output
     assert not out.exists() and not list(tmp_path.glob(".*partial"))
+
+
+def test_finetune_request_carries_every_chart_and_explain_refuses(dataset: Path) -> None:
+    from chartproof.pipelines.explain_select import _start
+    from chartproof.pipelines.finetune._data import chart_request, sft_examples
+
+    three, one = load_samples(dataset).samples
+    request = chart_request(three, dataset, prompt="short")
+    paths = [p.path for m in request.messages for p in m.content if hasattr(p, "sha256")]
+    assert paths == [str((dataset / i.path).resolve()) for i in three.images]
+    with pytest.raises(ValueError, match="shows 3 charts; fine-tuning takes one-chart"):
+        sft_examples([one, three], dataset, prompt="short", target_format="{answer}")
+    state = _start(three, dataset)
+    assert state.image is None and "shows 3 charts" in str(state.error)
+    assert _start(one, dataset).image is not None
