@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import JsonValue, ValidationError
 
@@ -260,6 +261,51 @@ def _text(value: JsonValue) -> str | None:
     return None
 
 
+class _Problem(NamedTuple):
+    """Why a record's required field is unusable."""
+
+    message: str
+    field: str
+
+
+def _required(
+    record: Mapping[str, JsonValue], fields: FieldMap, ctx: RecordContext
+) -> tuple[dict[str, str], list[ImageRef]] | _Problem:
+    """The record's image(s), question and answer text, or (message, field) of the first one
+    that is missing, nested or unusable (and of an image that is not in the folder)."""
+    paths = _image_list(lookup(record, fields.image)) if fields.image else None
+    required: dict[str, str] = {"image": paths[0]} if paths else {}
+    for role, key in (
+        ("image", fields.image),
+        ("question", fields.question),
+        ("answer", fields.answer),
+    ):
+        if role in required:
+            continue
+        raw = lookup(record, key) if key else None
+        if _nested(raw) or (role != "answer" and isinstance(raw, list)):
+            shape = "an object" if isinstance(raw, dict) else "a list"
+            return _Problem(
+                f"{role} field {key!r} holds {shape}, not text; name a value inside it "
+                f"with a dotted path, e.g. {role}={key}.0.value",
+                key,
+            )
+        value = _text(raw)
+        if value is None or not value.strip():
+            got = "missing" if raw is None else f"not usable: {raw!r}"
+            return _Problem(f"{role} is {got}", key or role)
+        required[role] = value
+    try:
+        images = [ImageRef(path=p) for p in paths or [required["image"]]]
+        if ctx.check_images:
+            for one in images:
+                resolve_image(ctx.root, one)
+    except (ValidationError, OSError, ValueError) as exc:
+        message = validation_message(exc)[1] if isinstance(exc, ValidationError) else str(exc)
+        return _Problem(message, fields.image)
+    return required, images
+
+
 def record_to_sample(
     record: Mapping[str, JsonValue], line: int, fields: FieldMap, ctx: RecordContext
 ) -> Sample | None:
@@ -291,41 +337,11 @@ def record_to_sample(
         fail(f"duplicate sample id, first used on line {ctx.seen[sample_id]}", fields.id, sample_id)
         return None
 
-    paths = _image_list(lookup(record, fields.image)) if fields.image else None
-    required: dict[str, str] = {"image": paths[0]} if paths else {}
-    for role, key in (
-        ("image", fields.image),
-        ("question", fields.question),
-        ("answer", fields.answer),
-    ):
-        if role in required:
-            continue
-        raw = lookup(record, key) if key else None
-        if _nested(raw) or (role != "answer" and isinstance(raw, list)):
-            shape = "an object" if isinstance(raw, dict) else "a list"
-            fail(
-                f"{role} field {key!r} holds {shape}, not text; name a value inside it "
-                f"with a dotted path, e.g. {role}={key}.0.value",
-                key,
-                sample_id,
-            )
-            return None
-        value = _text(raw)
-        if value is None or not value.strip():
-            got = "missing" if raw is None else f"not usable: {raw!r}"
-            fail(f"{role} is {got}", key or role, sample_id)
-            return None
-        required[role] = value
-
-    try:
-        images = [ImageRef(path=p) for p in paths or [required["image"]]]
-        if ctx.check_images:
-            for one in images:
-                resolve_image(ctx.root, one)
-    except (ValidationError, OSError, ValueError) as exc:
-        message = validation_message(exc)[1] if isinstance(exc, ValidationError) else str(exc)
-        fail(message, fields.image, sample_id)
+    checked = _required(record, fields, ctx)
+    if isinstance(checked, _Problem):
+        fail(checked.message, checked.field, sample_id)
         return None
+    required, images = checked
 
     source: dict[str, JsonValue] = {"dataset": ctx.dataset, "answer_raw": required["answer"]}
     used = fields.used()
