@@ -182,3 +182,25 @@ def test_finetune_request_carries_every_chart_and_explain_refuses(dataset: Path)
     state = _start(three, dataset)
     assert state.image is None and "shows 3 charts" in str(state.error)
     assert _start(one, dataset).image is not None
+
+
+def test_hashes_and_fingerprint_cover_every_image(dataset: Path) -> None:
+    import hashlib
+
+    from PIL import Image
+
+    from chartproof.datasets import dataset_fingerprint, hash_image, with_image_hashes
+
+    three, one = load_samples(dataset).samples
+    hashed = with_image_hashes([three, one], dataset)
+    assert [i.sha256 for i in hashed[0].images] == [
+        hash_image(dataset / i.path) for i in three.images
+    ]
+    # a one-image sample's entry is what it was before multi-image samples existed
+    digest = hash_image(dataset / one.image.path)
+    entry = json.dumps([one.id, one.question, digest, one.answer.model_dump_json()])
+    expected = "sha256:" + hashlib.sha256(entry.encode() + b"\n").hexdigest()
+    assert dataset_fingerprint([one], dataset) == expected
+    before = dataset_fingerprint([three], dataset)
+    Image.new("RGB", (64, 48), (1, 2, 3)).save(dataset / "charts" / "b.png")  # the third chart
+    assert dataset_fingerprint([three], dataset) != before
