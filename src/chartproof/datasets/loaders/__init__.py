@@ -89,9 +89,10 @@ def _chartproof_parquet(path: Path) -> bool:
 
 
 def detect_format(path: Path) -> str:
-    """Guess the loader of a path from its layout: samples.jsonl → native; the ChartQA,
-    FigureQA, PlotQA, DVQA, ChartBias, RealCQA and OpenCQA folder layouts; a Hugging Face folder
-    (state.json, dataset_dict.json or Parquet files) → `hf`; a .parquet file → `parquet`
+    """Guess the loader of a path from its layout (the registered detectors, in order):
+    samples.jsonl → native; the ChartQA, FigureQA, PlotQA, DVQA, ChartBias, RealCQA, OpenCQA,
+    CharXiv, ChartBench and ChartX release layouts; a Hugging Face folder (state.json,
+    dataset_dict.json or Parquet files) → `hf`; a .parquet file → `parquet`
     when chartproof wrote it, else `hf`; .jsonl → `shared`; .csv → `csv`. ChartQA-Pro and
     ChartQA-X folders look like any hub folder: name their loader."""
     path = Path(path)
