@@ -4,6 +4,7 @@ on small hand-made fixtures built here, and on real samples re-laid out from ../
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -109,6 +110,52 @@ def test_figureqa_native_layout(tmp_path: Path, write_png: WritePng) -> None:
         load_figureqa(root, strict=True)
 
 
+def test_figureqa_horizontal_bars_and_pies(tmp_path: Path, write_png: WritePng) -> None:
+    """FigureQA's horizontal bars keep the colour names in `y` and the values in `x`, its pies
+    one model per slice with the slice's angle: each becomes a table of name → value."""
+    root = tmp_path / "FigureQA"
+    for i in (0, 1):
+        write_png(root / "train1" / "png" / f"{i}.png")
+    box = {"y": 302, "x": 139, "w": 181, "h": 32}
+    _dump(
+        root / "train1" / "qa_pairs.json",
+        {"qa_pairs": [
+            {"image_index": 0, "question_id": 0, "question_string": "Is Lime Green the minimum?",
+             "answer": 0, "color1_name": "Lime Green", "color2_name": "--None--"},
+            {"image_index": 1, "question_id": 1, "question_string": "Is Peru the maximum?",
+             "answer": 1, "color1_name": "Peru", "color2_name": "--None--"},
+        ]},
+    )  # fmt: skip
+    _dump(
+        root / "train1" / "annotations.json",
+        [
+            {"models": [{"name": "bars", "labels": ["Lime Green", "Web Maroon"], "width": 0.5,
+                         "colors": ["#32CD32", "#7F0000"], "bboxes": [box, box],
+                         "y": ["Lime Green", "Web Maroon"], "x": [47.6858, 10.1377]}],
+             "type": "hbar_categorical",
+             "general_figure_info": {"title": {"text": "title", "bbox": box},
+                                     "x_axis": {"label": {"text": "xaxis_label", "bbox": box}},
+                                     "y_axis": {"label": {"text": "yaxis_label", "bbox": box}}},
+             "image_index": 0},
+            {"models": [{"span": 4.0, "name": "Peru", "label": "Peru", "start": 0, "bbox": box,
+                         "end": 4.0},
+                        {"span": 2 * math.pi - 4.0, "name": "Purple", "label": "Purple",
+                         "start": 4.0, "bbox": box, "end": 2 * math.pi}],
+             "type": "pie",
+             "general_figure_info": {"title": {"text": " title", "bbox": box}},
+             "image_index": 1},
+        ],
+    )  # fmt: skip
+    hbar, pie = load_figureqa(root).samples
+    assert hbar.chart_type == "hbar" and hbar.table is not None
+    assert hbar.table.names == ("yaxis_label", "bars")
+    assert hbar.table.rows == (("Lime Green", 47.6858), ("Web Maroon", 10.1377))
+    assert pie.chart_type == "pie" and pie.table is not None
+    assert pie.table.names == ("slice", "share (%)")
+    assert pie.table.values("share (%)") == pytest.approx((4 / (2 * math.pi) * 100,
+                                                          100 - 4 / (2 * math.pi) * 100))  # fmt: skip
+
+
 @pytest.mark.needs_shared
 def test_figureqa_layout_rebuilt_from_shared(shared_data: Path, tmp_path: Path) -> None:
     """The shared FigureQA rows, laid out as FigureQA ships them (images linked, not copied),
@@ -145,19 +192,23 @@ def test_figureqa_layout_rebuilt_from_shared(shared_data: Path, tmp_path: Path) 
 
 def test_plotqa_native_layout(tmp_path: Path, write_png: WritePng) -> None:
     root = tmp_path / "PlotQA"
-    write_png(root / "val" / "png" / "0.png")
-    write_png(root / "val" / "png" / "1.png")
+    for i in range(3):
+        write_png(root / "val" / "png" / f"{i}.png")
+    # the release's qa_pairs_V2.json: `template` is the question family, `type` the plot type
     _dump(
         root / "val" / "qa_pairs_V2.json",
         {
             "qa_pairs": [
                 {"image_index": 0, "qid": "nc_01", "question_string": "What is the sum of exports in 2010?",
-                 "answer": 36.5, "template": "reasoning", "type": "sum"},
+                 "answer": 36.5, "template": "reasoning", "type": "vbar_categorical",
+                 "answer_bbox": {}, "answer_id": 7},
                 {"image_index": 1, "qid": "s_01", "question_string": "Is the legend at the top?",
-                 "answer": "Yes", "template": "structural", "type": "legend"},
-                {"image_index": 1, "qid": "d_01", "question_string": "How many bars are there?",
-                 "answer": 4.0, "template": "data_retrieval", "type": "count"},
+                 "answer": "Yes", "template": "structural", "type": "line"},
+                {"image_index": 1, "qid": "d_01", "question_string": "How many lines are there?",
+                 "answer": 4.0, "template": "data_retrieval", "type": "line"},
                 {"image_index": 0, "qid": "x", "question_string": "", "answer": 3},
+                {"image_index": 2, "qid": "d_02", "question_string": "What is the value of Peru?",
+                 "answer": 7.5, "template": "data_retrieval", "type": "hbar_categorical"},
             ]
         },
     )  # fmt: skip
@@ -168,23 +219,84 @@ def test_plotqa_native_layout(tmp_path: Path, write_png: WritePng) -> None:
              "models": [{"name": "Exports", "x": ["2009", "2010"], "y": [10.0, 26.5]}],
              "general_figure_info": {"x_axis": {"label": {"text": "Year"}}}},
             {"type": "line", "models": [{"name": "A", "x": [1, 2], "y": [1]}]},
+            # horizontal bars: categories in `y`, values in `x` (as the release writes them)
+            {"type": "hbar_categorical",
+             "models": [{"name": "Aid", "y": ["Peru", "Chile"], "x": [7.5, 3.0]},
+                        {"name": "Debt", "y": ["Peru", "Chile"], "x": [1.0, 2.0]}],
+             "general_figure_info": {"y_axis": {"label": {"text": "Country"}},
+                                     "x_axis": {"label": {"text": "US$"}}}},
         ],
     )  # fmt: skip
     assert detect_format(root) == "plotqa"
     result = load_dataset(f"plotqa:{root}?split=val")
     ids = [s.id for s in result.samples]
-    assert ids == ["plotqa-val-1", "plotqa-val-2", "plotqa-val-3"]
-    a, b, c = result.samples
+    assert ids == ["plotqa-val-1", "plotqa-val-2", "plotqa-val-3", "plotqa-val-5"]
+    a, b, c, d = result.samples
     assert a.answer == Answer.number(36.5) and b.answer == Answer.boolean(True)
     assert c.answer == Answer.number(4.0) and c.source["answer_raw"] == "4"
-    assert a.question_type == "reasoning" and a.groups == {"template": "sum"}
-    assert a.chart_type == "vbar" and b.chart_type == "line"
+    assert a.question_type == "reasoning" and a.groups == {}
+    assert a.chart_type == "vbar" and b.chart_type == "line" and d.chart_type == "hbar"
+    assert a.source["plot_type"] == "vbar_categorical" and "type" not in a.source
     assert a.table is not None and a.table.names == ("Year", "Exports")
     assert a.table.col("Year").kind == "time" and a.table.values("Exports") == (10.0, 26.5)
     assert b.table is None  # x and y lengths differ: no table is made up
+    assert d.table is not None and d.table.names == ("Country", "Aid", "Debt")
+    assert d.table.rows == (("Peru", 7.5, 1.0), ("Chile", 3.0, 2.0))
     assert result.n_bad == 1 and result.errors[0].field == "question"
     with pytest.raises(ValueError, match="qa_pairs_V1"):
         load_plotqa(root, version="V1")
+
+
+def test_plotqa_v1_only_folder_lower_case_name(tmp_path: Path, write_png: WritePng) -> None:
+    """A folder with only the V1 questions, spelt as the documentation does
+    (qa_pairs_v1.json), is detected and loaded without naming the version; the plot type
+    comes from the question when annotations.json is absent."""
+    root = tmp_path / "PlotQA"
+    write_png(root / "test" / "png" / "0.png")
+    _dump(
+        root / "test" / "qa_pairs_v1.json",
+        {"qa_pairs": [{"image_index": 0, "qid": "q1", "question_string": "Max value?",
+                       "answer": 12, "template": "reasoning", "type": "dot_line"}]},
+    )  # fmt: skip
+    assert detect_format(root) == "plotqa"
+    (s,) = load_plotqa(root).samples
+    assert s.id == "plotqa-test-1" and s.answer == Answer.number(12.0)
+    assert s.chart_type == "line" and s.source["plot_type"] == "dot_line"
+    assert [x.id for x in load_plotqa(root, version="v1").samples] == ["plotqa-test-1"]
+    with pytest.raises(ValueError, match="qa_pairs_V2"):
+        load_plotqa(root, version="V2")
+
+
+def test_plot_tables_lines_indexed_and_pies() -> None:
+    """PlotQA line plots whose x is only 0..n-1 take the x axis's tick labels (listed twice,
+    as the release does); FigureQA pies become slice shares (span in radians)."""
+    from chartproof.datasets.loaders._plot_models import annotation_table
+
+    line: dict[str, Any] = {
+        "type": "dot_line",
+        "models": [{"name": "GDP", "x": [0, 1, 2], "y": [1.5, 2.0, 2.5]}],
+        "general_figure_info": {
+            "x_axis": {"label": {"text": "Year"},
+                       "major_labels": {"values": ["2001", "2002", "2003"] * 2}}},
+    }  # fmt: skip
+    assert annotation_table(line) == {
+        "columns": ["Year", "GDP"],
+        "rows": [["2001", 1.5], ["2002", 2.0], ["2003", 2.5]],
+    }
+    pie: dict[str, Any] = {
+        "type": "pie",
+        "models": [
+            {"name": "Peru", "span": math.pi, "start": 0, "end": math.pi},
+            {"name": "Purple", "span": math.pi / 2},
+            {"name": "Orange Red", "span": math.pi / 2},
+        ],
+    }
+    assert annotation_table(pie) == {
+        "columns": ["slice", "share (%)"],
+        "rows": [["Peru", 50.0], ["Purple", 25.0], ["Orange Red", 25.0]],
+    }
+    pie["models"] = [{"name": "Peru"}]
+    assert annotation_table(pie) is None  # no span: no table is made up
 
 
 # ------------------------------------------------------------------ DVQA

@@ -419,3 +419,24 @@ def test_hf_image_paths_stay_inside_the_folder(tmp_path: Path, write_png: WriteP
     assert (result.root / result.samples[0].image.path).read_bytes() == (
         root / "imgs" / "a.png"
     ).read_bytes()
+
+
+def test_hf_sequence_of_images_is_a_multi_image_sample(tmp_path: Path, image_cache: Path) -> None:
+    """A hub column holding a list of images (a multi-chart question, MultiChartQA-style)
+    gives one sample with every image, in order."""
+    red, green, blue = _png((255, 0, 0)), _png((0, 255, 0)), _png((0, 0, 255))
+    root = tmp_path / "multi"
+    _write_parquet(
+        root / "data" / "test-00000-of-00001.parquet",
+        [
+            {"images": [{"bytes": blue, "path": "b.png"}, {"bytes": red, "path": "r.png"},
+                        {"bytes": green, "path": "g.png"}],
+             "question": "Which chart is highest?", "answer": "chart 1"},
+            {"images": [{"bytes": red, "path": "r.png"}], "question": "Red?", "answer": "Yes"},
+        ],
+    )  # fmt: skip
+    result = load_dataset(f"hf:{root}?image=images")
+    three, one = result.samples
+    assert [(result.root / i.path).read_bytes() for i in three.images] == [blue, red, green]
+    assert len(one.images) == 1 and (result.root / one.image.path).read_bytes() == red
+    assert result.n_bad == 0

@@ -119,21 +119,29 @@ def with_image_hashes(samples: Iterable[Sample], root: Path, *, sizes: bool = Tr
     """
     cache: dict[str, ImageRef] = {}
     out: list[Sample] = []
-    for s in samples:
-        ref = cache.get(s.image.path)
+
+    def hashed(image: ImageRef) -> ImageRef:
+        ref = cache.get(image.path)
         if ref is None:
-            path = resolve_image(root, s.image)
+            path = resolve_image(root, image)
             update: dict[str, object] = {"sha256": hash_image(path)}
             if sizes:
                 update["width"], update["height"] = image_size(path)
-            ref = s.image.model_copy(update=update)
-            cache[s.image.path] = ref
-        out.append(s if ref == s.image else s.model_copy(update={"image": ref}))
+            ref = cache[image.path] = image.model_copy(update=update)
+        return ref
+
+    for s in samples:
+        ref = hashed(s.image)
+        more = tuple(hashed(m) for m in s.more_images)
+        if ref == s.image and more == s.more_images:
+            out.append(s)
+        else:
+            out.append(s.model_copy(update={"image": ref, "more_images": more}))
     return out
 
 
 def dataset_fingerprint(samples: Iterable[Sample], root: Path | None = None) -> str:
-    """ "sha256:<hex>" over each sample's id, question, image hash and gold answer.
+    """ "sha256:<hex>" over each sample's id, question, image hashes and gold answer.
 
     Independent of sample order (samples are sorted by id), so a reshuffled dataset keeps its
     fingerprint while any changed image, question or answer changes it. Images without a
@@ -142,16 +150,20 @@ def dataset_fingerprint(samples: Iterable[Sample], root: Path | None = None) -> 
     entries: list[tuple[str, str]] = []
     cache: dict[str, str] = {}
     for s in samples:
-        digest = s.image.sha256
-        if digest is None:
-            if root is None:
-                raise ValueError(
-                    f"sample {s.id!r}: image {s.image.path!r} has no sha256; pass the dataset "
-                    "folder to hash it"
-                )
-            digest = cache.get(s.image.path)
+        digests: list[str] = []
+        for image in s.images:
+            digest = image.sha256
             if digest is None:
-                digest = cache[s.image.path] = hash_image(resolve_image(root, s.image))
+                if root is None:
+                    raise ValueError(
+                        f"sample {s.id!r}: image {image.path!r} has no sha256; pass the "
+                        "dataset folder to hash it"
+                    )
+                digest = cache.get(image.path)
+                if digest is None:
+                    digest = cache[image.path] = hash_image(resolve_image(root, image))
+            digests.append(digest)
+        digest = ",".join(digests)  # one image: its hash, as before multi-image samples
         answer = s.answer.model_dump_json()
         entries.append((s.id, json.dumps([s.id, s.question, digest, answer])))
     h = hashlib.sha256()

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from chartproof.datasets.errors import LoadResult, RowError, RowLog, validation_message
 from chartproof.datasets.images import check_image, resolve_image
-from chartproof.types import Sample
+from chartproof.types import ImageRef, Sample
 
 __all__ = [
     "IMAGES_DIR",
@@ -79,12 +79,13 @@ class SampleWriter:
             raise ValueError(f"duplicate sample id {sample.id!r} while writing {self._final}")
         if self._source is not None:
             self._copy_image(sample)
-        if self._check and sample.image.path not in self._checked:
-            try:
-                resolve_image(self.folder, sample.image)
-            except (OSError, ValueError) as exc:
-                raise ValueError(f"sample {sample.id!r}: {exc}") from exc
-            self._checked.add(sample.image.path)
+        for image in sample.images:
+            if self._check and image.path not in self._checked:
+                try:
+                    resolve_image(self.folder, image)
+                except (OSError, ValueError) as exc:
+                    raise ValueError(f"sample {sample.id!r}: {exc}") from exc
+                self._checked.add(image.path)
         self._ids.add(sample.id)
         self._file.write(sample.model_dump_json())
         self._file.write("\n")
@@ -97,15 +98,16 @@ class SampleWriter:
 
     def _copy_image(self, sample: Sample) -> None:
         assert self._source is not None
-        target = self.folder / sample.image.path
-        if target.exists():
-            return
-        try:
-            source = resolve_image(self._source, sample.image)
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"sample {sample.id!r}: {exc}") from exc
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
+        for image in sample.images:
+            target = self.folder / image.path
+            if target.exists():
+                continue
+            try:
+                source = resolve_image(self._source, image)
+            except (OSError, ValueError) as exc:
+                raise ValueError(f"sample {sample.id!r}: {exc}") from exc
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
 
     def close(self) -> Path:
         """Flush, fsync and publish `samples.jsonl`; returns its path."""
@@ -190,10 +192,11 @@ def iter_samples(
                 )
                 continue
             if check_images:
-                rel = sample.image.path
-                if rel not in image_ok:
-                    image_ok[rel] = _image_problem(root, sample)
-                problem = image_ok[rel]
+                problem = None
+                for image in sample.images:
+                    if image.path not in image_ok:
+                        image_ok[image.path] = _image_problem(root, image)
+                    problem = problem or image_ok[image.path]
                 if problem is not None:
                     log.error(
                         RowError(
@@ -209,9 +212,9 @@ def iter_samples(
             yield sample
 
 
-def _image_problem(root: Path, sample: Sample) -> str | None:
+def _image_problem(root: Path, image: ImageRef) -> str | None:
     try:
-        check_image(root, sample.image)
+        check_image(root, image)
     except (OSError, ValueError) as exc:
         return str(exc)
     return None

@@ -71,7 +71,13 @@ def _schema(embed: bool) -> Any:
 
 
 def sample_columns(sample: Sample) -> dict[str, Any]:
-    """One sample as a Parquet row: scalar fields as they are, nested records as JSON text."""
+    """One sample as a Parquet row: scalar fields as they are, nested records as JSON text.
+    ValueError for a multi-image sample (a row holds one image: use a native folder)."""
+    if sample.more_images:
+        raise ValueError(
+            f"sample {sample.id!r} has {len(sample.images)} images; Parquet and Hugging Face "
+            "exports hold one image a row: save multi-image samples as a native folder"
+        )
     data = sample.model_dump(mode="json")
     row: dict[str, Any] = {name: data[name] for name in SCALAR_FIELDS}
     for name in JSON_FIELDS:

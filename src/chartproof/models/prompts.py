@@ -399,7 +399,7 @@ def load_prompts(path: str | os.PathLike[str]) -> PromptSet:
 
 def build_request(
     prompt: str,
-    image: str | os.PathLike[str] | ImagePart | None,
+    image: str | os.PathLike[str] | ImagePart | Sequence[str | os.PathLike[str] | ImagePart] | None,
     question: str = "",
     *,
     request_id: str,
@@ -413,7 +413,8 @@ def build_request(
 ) -> ModelRequest:
     """A `ModelRequest` for one prompt: the chart image then the rendered text, in one user turn.
 
-    `image` is a file (resolved and hashed here) or a ready `ImagePart`. `prompt` is a name
+    `image` is a file (resolved and hashed here) or a ready `ImagePart`, or a list of them for
+    a multi-chart question: every image goes first, in order, then the text. `prompt` is a name
     ("short", newest version) or an id ("short@1"); `question` fills
     ``{question}`` and ``{statement}``; `earlier` holds a chain step's (question, answer)
     pairs for its ``depends_on`` steps, numbered by `earlier_steps` (their 1-based step
@@ -443,10 +444,9 @@ def build_request(
     }
     system, text = template.render(values)
     content: list[TextPart | ImagePart] = []
-    if isinstance(image, ImagePart):
-        content.append(image)
-    elif image is not None:
-        content.append(image_part(image))
+    images = [image] if isinstance(image, str | os.PathLike | ImagePart) else list(image or ())
+    for one in images:
+        content.append(one if isinstance(one, ImagePart) else image_part(one))
     content.append(TextPart(text=text))
     messages: list[Message] = []
     if system:

@@ -229,6 +229,9 @@ def explain_batch(
 
 
 def _start(sample: Sample, root: Path) -> _State:
+    if sample.more_images:
+        reason = f"sample {sample.id} shows {len(sample.images)} charts; explain takes one"
+        return _State(sample, None, reason)
     try:
         return _State(sample, resolve_image(root, sample.image), None)
     except (OSError, ValueError) as exc:

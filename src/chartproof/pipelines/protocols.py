@@ -76,12 +76,18 @@ class RunContext:
     a chart; resolving and hashing it once per run saves most of the request building)."""
 
     def image(self, sample: Sample) -> ImagePart:
-        """The sample's image as a request part: checked to stay inside `root`, hashed."""
-        part = self.images.get(sample.image.path)
-        if part is None:
-            part = image_part(resolve_image(self.root, sample.image))
-            self.images[sample.image.path] = part
-        return part
+        """The sample's (first) image as a request part: checked to stay inside `root`, hashed."""
+        return self.image_parts(sample)[0]
+
+    def image_parts(self, sample: Sample) -> tuple[ImagePart, ...]:
+        """Every image of the sample as request parts, in order (multi-chart questions)."""
+        parts: list[ImagePart] = []
+        for ref in sample.images:
+            part = self.images.get(ref.path)
+            if part is None:
+                part = self.images[ref.path] = image_part(resolve_image(self.root, ref))
+            parts.append(part)
+        return tuple(parts)
 
 
 def answer_scores(
@@ -148,7 +154,7 @@ def _request(
         )
     return build_request(
         prompt,
-        ctx.image(sample),
+        ctx.image_parts(sample),
         _question_text(sample, question, ctx),
         request_id=f"{sample.id}/{suffix}",
         earlier=earlier,

@@ -259,11 +259,18 @@ def _since(start: float) -> float:
 
 
 def _image(req: ModelRequest) -> ImagePart:
-    for msg in req.messages:
-        for part in msg.content:
-            if isinstance(part, ImagePart):
-                return part
-    raise ValueError(f"request {req.id} carries no image")
+    """The request's chart; ValueError (a failed, counted answer) when it carries none, or
+    several: the reader reads one chart, and an answer read off the first chart of a
+    multi-chart question would be a guess."""
+    parts = [p for m in req.messages for p in m.content if isinstance(p, ImagePart)]
+    if not parts:
+        raise ValueError(f"request {req.id} carries no image")
+    if len(parts) > 1:
+        raise ValueError(
+            f"request {req.id} shows {len(parts)} charts; the built-in reader answers "
+            "questions about one chart"
+        )
+    return parts[0]
 
 
 def _question(req: ModelRequest) -> str:

@@ -118,21 +118,23 @@ def gallery(
         parts: list[Html] = []
         picture: list[Html] = []
         if s is not None and root is not None:
-            key = s.image.path
-            if key not in thumbs:
-                from chartproof.datasets import resolve_image
+            n = len(s.images)
+            for i, ref in enumerate(s.images, start=1):  # every chart of the question, in order
+                if ref.path not in thumbs:
+                    from chartproof.datasets import resolve_image
 
-                try:
-                    thumbs[key] = thumbnail(resolve_image(root, s.image))
-                except (OSError, ValueError):
-                    thumbs[key] = None
-            png = thumbs[key]
-            if png is not None:
-                picture.append(img_png(png, f"chart of {s.id}"))
-            else:
-                picture.append(
-                    el("div", "image unavailable (unreadable or too large)", cls="noimg")
-                )
+                    try:
+                        thumbs[ref.path] = thumbnail(resolve_image(root, ref))
+                    except (OSError, ValueError):
+                        thumbs[ref.path] = None
+                png = thumbs[ref.path]
+                alt = f"chart of {s.id}" if n == 1 else f"chart {i} of {n} of {s.id}"
+                if png is not None:
+                    picture.append(img_png(png, alt))
+                else:
+                    picture.append(
+                        el("div", "image unavailable (unreadable or too large)", cls="noimg")
+                    )
         tags = [
             el("span", f"{k}: {v}", cls="tag")
             for k, v in sorted(r.groups.items())

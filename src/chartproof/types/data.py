@@ -12,7 +12,7 @@ import csv
 import importlib
 import io
 import math
-from typing import Annotated, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import (
     AfterValidator,
@@ -20,7 +20,9 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
+    SerializerFunctionWrapHandler,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -541,7 +543,11 @@ class Sample(Record):
     id: str
     """Stable id, unique within a dataset."""
     image: ImageRef
-    """The chart image."""
+    """The chart image (the first one when the question has several: see `images`)."""
+    more_images: tuple[ImageRef, ...] = ()
+    """The question's other images after `image`, in order (multi-chart questions); empty
+    for a one-chart question, and then left out of the serialised record, so files of
+    one-chart samples read and hash exactly as before. `Sample(images=[...])` fills both."""
     question: str
     """The question (for chains: the final composite question)."""
     answer: Answer
@@ -581,6 +587,33 @@ class Sample(Record):
     choices: tuple[str, ...] = ()
     """Answer options in display order (lettered A, B, ...) for a multiple-choice question;
     empty otherwise. The gold answer is then a "choice" answer holding one option's text."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split_images(cls, data: Any) -> Any:
+        """Accept `images=[first, second, ...]` as `image` + `more_images`."""
+        if not isinstance(data, dict) or "images" not in data:
+            return data
+        data = dict(data)
+        images = list(data.pop("images") or ())
+        if not images:
+            raise ValueError("images must hold at least one image")
+        if "image" in data or "more_images" in data:
+            raise ValueError("give either images or image (+ more_images), not both")
+        data["image"], data["more_images"] = images[0], tuple(images[1:])
+        return data
+
+    @model_serializer(mode="wrap")
+    def _drop_no_more_images(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if not self.more_images:
+            out.pop("more_images", None)
+        return out
+
+    @property
+    def images(self) -> tuple[ImageRef, ...]:
+        """Every image of the question in order; `image` is the first."""
+        return (self.image, *self.more_images)
 
     @model_validator(mode="after")
     def _check_choices(self) -> Sample:

@@ -1,40 +1,58 @@
-"""Loaders that turn datasets on disk into `Sample`s, registered by name so the CLI can
-say `--data chartqa:/path` (or just a path, whose format is then detected)."""
+"""Loaders that turn datasets on disk into `Sample`s, one module per layout, each registered
+by name with `@register_loader` (plus a layout detector) so the CLI can say
+`--data chartqa:/path` (or just a path, whose format is then detected)."""
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from chartproof.datasets.errors import LoadResult
+
+# importing a loader module registers its loaders (detection follows each detector's order)
+from chartproof.datasets.loaders import native  # noqa: F401  (chartproof, parquet)
+from chartproof.datasets.loaders._registry import (
+    DETECTORS,
+    LOADERS,
+    Loader,
+    detect_folder,
+    register_loader,
+)
+from chartproof.datasets.loaders.chartbench import load_chartbench
 from chartproof.datasets.loaders.chartbias import load_chartbias
 from chartproof.datasets.loaders.chartqa import load_chartqa
 from chartproof.datasets.loaders.chartqapro import load_chartqapro
 from chartproof.datasets.loaders.chartqax import load_chartqax
+from chartproof.datasets.loaders.chartx import load_chartx
+from chartproof.datasets.loaders.charxiv import load_charxiv
 from chartproof.datasets.loaders.csv_questions import load_csv
-from chartproof.datasets.loaders.dvqa import dvqa_files, load_dvqa
-from chartproof.datasets.loaders.figureqa import figureqa_splits, load_figureqa
-from chartproof.datasets.loaders.generic import load_jsonl, load_shared
+from chartproof.datasets.loaders.dvqa import load_dvqa
+from chartproof.datasets.loaders.figureqa import load_figureqa
+from chartproof.datasets.loaders.generic import load_json, load_jsonl, load_shared
 from chartproof.datasets.loaders.hf_folder import load_hf_folder
-from chartproof.datasets.loaders.opencqa import load_opencqa, opencqa_files
+from chartproof.datasets.loaders.opencqa import load_opencqa
 from chartproof.datasets.loaders.plotqa import load_plotqa
 from chartproof.datasets.loaders.realcqa import load_realcqa
 
 __all__ = [
+    "DETECTORS",
     "LOADERS",
     "Loader",
     "detect_format",
+    "load_chartbench",
     "load_chartbias",
     "load_chartqa",
     "load_chartqapro",
     "load_chartqax",
+    "load_chartx",
+    "load_charxiv",
     "load_csv",
     "load_dataset",
     "load_dvqa",
     "load_figureqa",
     "load_hf_folder",
+    "load_json",
     "load_jsonl",
     "load_opencqa",
     "load_plotqa",
@@ -43,50 +61,6 @@ __all__ = [
     "parse_data_spec",
     "register_loader",
 ]
-
-Loader = Callable[..., LoadResult]
-"""A loader: `loader(path, *, strict=False, **options) -> LoadResult`."""
-
-
-def _native(path: Path, *, strict: bool = False, check_images: bool = True) -> LoadResult:
-    from chartproof.datasets.jsonl import load_samples
-
-    return load_samples(path, strict=strict, check_images=check_images)
-
-
-def _parquet(path: Path, *, strict: bool = False, images: str | None = None) -> LoadResult:
-    from chartproof.datasets.parquet import load_parquet
-
-    return load_parquet(path, strict=strict, image_dir=None if images is None else Path(images))
-
-
-LOADERS: dict[str, Loader] = {
-    "chartproof": _native,
-    "parquet": _parquet,
-    "chartqa": load_chartqa,
-    "chartbias": load_chartbias,
-    "jsonl": load_jsonl,
-    "shared": load_shared,
-    "csv": load_csv,
-    "hf": load_hf_folder,
-    "figureqa": load_figureqa,
-    "plotqa": load_plotqa,
-    "dvqa": load_dvqa,
-    "realcqa": load_realcqa,
-    "opencqa": load_opencqa,
-    "chartqapro": load_chartqapro,
-    "chartqax": load_chartqax,
-}
-"""Loaders by name. `chartproof` is the native folder (samples.jsonl + images); `parquet`
-a file written by `save_parquet`; `hf` a Hugging Face dataset folder or a foreign Parquet /
-Arrow file; the others read each benchmark's published layout."""
-
-
-def register_loader(name: str, loader: Loader) -> None:
-    """Add a loader under `name` (ValueError if the name is taken)."""
-    if name in LOADERS:
-        raise ValueError(f"a loader called {name!r} is already registered")
-    LOADERS[name] = loader
 
 
 def parse_data_spec(spec: str | Path) -> tuple[str | None, Path, dict[str, str]]:
@@ -114,46 +88,16 @@ def _chartproof_parquet(path: Path) -> bool:
     return meta.get(b"chartproof") is not None
 
 
-def _detect_folder(path: Path) -> str | None:
-    if (path / "samples.jsonl").is_file():
-        return "chartproof"
-    if any(path.glob("*/*_human.json")) or any(path.glob("*/*_augmented.json")):
-        return "chartqa"
-    if figureqa_splits(path):
-        return "figureqa"
-    if any(path.glob("qa_pairs_V*.json")) or any(path.glob("*/qa_pairs_V*.json")):
-        return "plotqa"
-    if dvqa_files(path):
-        return "dvqa"
-    if (path / "chartbias.jsonl").is_file():
-        return "chartbias"
-    if (path / "qa").is_dir() and (path / "images").is_dir():
-        return "realcqa"
-    if (path / "chart_images").is_dir() and opencqa_files(path):
-        return "opencqa"
-    if (
-        (path / "state.json").is_file()
-        or (path / "dataset_dict.json").is_file()
-        or any(path.glob("*.parquet"))
-        or any(path.glob("data/*.parquet"))
-    ):
-        return "hf"
-    if any(path.glob("*.jsonl")):
-        return "shared"
-    if len(list(path.glob("*.csv"))) == 1:
-        return "csv"
-    return None
-
-
 def detect_format(path: Path) -> str:
-    """Guess the loader of a path from its layout: samples.jsonl → native; the ChartQA,
-    FigureQA, PlotQA, DVQA, ChartBias, RealCQA and OpenCQA folder layouts; a Hugging Face folder
-    (state.json, dataset_dict.json or Parquet files) → `hf`; a .parquet file → `parquet`
+    """Guess the loader of a path from its layout (the registered detectors, in order):
+    samples.jsonl → native; the ChartQA, FigureQA, PlotQA, DVQA, ChartBias, RealCQA, OpenCQA,
+    CharXiv, ChartBench and ChartX release layouts; a Hugging Face folder (state.json,
+    dataset_dict.json or Parquet files) → `hf`; a .parquet file → `parquet`
     when chartproof wrote it, else `hf`; .jsonl → `shared`; .csv → `csv`. ChartQA-Pro and
     ChartQA-X folders look like any hub folder: name their loader."""
     path = Path(path)
     if path.is_dir():
-        found = _detect_folder(path)
+        found = detect_folder(path)
         if found is not None:
             return found
     elif path.suffix == ".parquet" and path.is_file():

@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import JsonValue, ValidationError
 
@@ -14,14 +15,17 @@ from chartproof.datasets.answers import type_answer
 from chartproof.datasets.choices import choice_answer, read_choices, split_options
 from chartproof.datasets.errors import LoadResult, RowError, RowLog, validation_message
 from chartproof.datasets.images import check_image
+from chartproof.datasets.loaders._json import read_json
 from chartproof.datasets.tables import read_table
 from chartproof.types import Answer, ImageRef, Sample
 
 __all__ = [
     "FieldMap",
     "RecordContext",
+    "iter_json_records",
     "iter_jsonl_records",
     "load_record_file",
+    "lookup",
     "one_data_file",
     "record_to_sample",
     "records_to_samples",
@@ -37,7 +41,8 @@ class FieldMap:
     id: str = "id"
     """Key of the sample id; rows without one get "<dataset>-<line>"."""
     image: str = "image"
-    """Key of the image path, relative to the dataset folder."""
+    """Key of the image path, relative to the dataset folder; a list of paths makes a
+    multi-image sample (the images in order)."""
     question: str = "question"
     """Key of the question text."""
     answer: str = "answer"
@@ -105,7 +110,9 @@ def one_data_file(path: Path, suffix: str, missing: str) -> Path:
 
 
 def iter_jsonl_records(path: Path, log: RowLog) -> Iterator[tuple[int, dict[str, JsonValue]]]:
-    """(line, record) for each JSON object line of a file; other lines become row errors."""
+    """(line, record) for each JSON object line of a file; other lines become row errors.
+    ValueError (one line) when the file is one JSON array or object rather than JSON Lines."""
+    _refuse_json_document(path)
     with path.open("rb") as f:
         for lineno, raw in enumerate(f, start=1):
             try:
@@ -135,6 +142,42 @@ def iter_jsonl_records(path: Path, log: RowLog) -> Iterator[tuple[int, dict[str,
                 )
                 continue
             yield lineno, record
+
+
+def _refuse_json_document(path: Path) -> None:
+    """ValueError when the file starts a JSON array, or holds one object spread over lines."""
+    with path.open("rb") as f:
+        head = f.read(1 << 16).decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    first_line = head.split("\n", 1)[0].strip()
+    if head.startswith("["):
+        kind = "a JSON array"
+    elif head.startswith("{") and first_line in ("{", "{\r"):
+        kind = "one JSON object spread over lines"
+    else:
+        return
+    raise ValueError(
+        f"{path}: this is {kind}, not JSON Lines (one object a line); "
+        f"load it with 'json:{path}' (same field options) or the benchmark's loader"
+    )
+
+
+def iter_json_records(path: Path, log: RowLog) -> Iterator[tuple[int, dict[str, JsonValue]]]:
+    """(position, record) of a JSON document: an array of objects, or an object whose values
+    are objects (keyed by id: the key becomes `id` when the record has none, else `_key`);
+    other items become row errors."""
+    data = read_json(path)
+    if isinstance(data, dict) and any(isinstance(v, dict) for v in data.values()):
+        items: list[tuple[str | None, JsonValue]] = list(data.items())
+    elif isinstance(data, list):
+        items = [(None, v) for v in data]
+    else:
+        raise ValueError(f"{path}: expected a JSON array of records or an object of records by id")
+    for pos, (key, item) in enumerate(items, start=1):
+        if isinstance(item, dict):
+            yield pos, item if key is None else {("_key" if "id" in item else "id"): key, **item}
+        else:
+            message = f"expected a JSON object, got {type(item).__name__}"
+            log.error(RowError(file=str(path), line=pos, message=message))
 
 
 def records_to_samples(
@@ -194,6 +237,41 @@ def _kind(value: JsonValue) -> str:
     return type(value).__name__
 
 
+def lookup(record: Mapping[str, JsonValue], key: str) -> JsonValue:
+    """The record's value under `key`, or under a dotted path into nested objects and lists
+    ("conversations.0.value") when no key is spelled that way; None when absent."""
+    if key in record or "." not in key:
+        return record.get(key)
+    value: JsonValue = dict(record)
+    for part in key.split("."):
+        if isinstance(value, dict):
+            value = value.get(part)
+        elif (
+            isinstance(value, list)
+            and part.lstrip("-").isdigit()
+            and -len(value) <= int(part) < len(value)
+        ):
+            value = value[int(part)]
+        else:
+            return None
+    return value
+
+
+def _image_list(value: JsonValue) -> list[str] | None:
+    """The image paths of a field holding a list of them (a multi-chart question, in
+    order), or None when the field holds anything else."""
+    if isinstance(value, list) and value and all(isinstance(v, str) and v.strip() for v in value):
+        return [v for v in value if isinstance(v, str)]
+    return None
+
+
+def _nested(value: JsonValue) -> bool:
+    """Whether a value is an object, or a list holding objects or lists."""
+    if isinstance(value, dict):
+        return True
+    return isinstance(value, list) and any(isinstance(v, dict | list) for v in value)
+
+
 def _text(value: JsonValue) -> str | None:
     if value is None:
         return None
@@ -204,6 +282,54 @@ def _text(value: JsonValue) -> str | None:
     if isinstance(value, int | float | list):
         return json.dumps(value)
     return None
+
+
+class _Problem(NamedTuple):
+    """Why a record's required field is unusable."""
+
+    message: str
+    field: str
+
+
+def _required(
+    record: Mapping[str, JsonValue], fields: FieldMap, ctx: RecordContext
+) -> tuple[dict[str, str], list[ImageRef]] | _Problem:
+    """The record's image(s), question and answer text, or (message, field) of the first one
+    that is missing, nested or unusable (and of an image that is not in the folder)."""
+    paths = _image_list(lookup(record, fields.image)) if fields.image else None
+    required: dict[str, str] = {"image": paths[0]} if paths else {}
+    for role, key in (
+        ("image", fields.image),
+        ("question", fields.question),
+        ("answer", fields.answer),
+    ):
+        if role in required:
+            continue
+        raw = lookup(record, key) if key else None
+        if role != "answer" and raw is not None and not isinstance(raw, str) and not _nested(raw):
+            # a number or a flat list here is a mapping mistake, not text to stringify
+            return _Problem(f"{role} must be text, got {_kind(raw)}", key or role)
+        if _nested(raw):
+            shape = "an object" if isinstance(raw, dict) else "a list"
+            return _Problem(
+                f"{role} field {key!r} holds {shape}, not text; name a value inside it "
+                f"with a dotted path, e.g. {role}={key}.0.value",
+                key,
+            )
+        value = _text(raw)
+        if value is None or not value.strip():
+            got = "missing" if raw is None else f"not usable: {raw!r}"
+            return _Problem(f"{role} is {got}", key or role)
+        required[role] = value
+    try:
+        images = [ImageRef(path=p) for p in paths or [required["image"]]]
+        if ctx.check_images:
+            for one in images:
+                check_image(ctx.root, one)
+    except (ValidationError, OSError, ValueError) as exc:
+        message = validation_message(exc)[1] if isinstance(exc, ValidationError) else str(exc)
+        return _Problem(message, fields.image)
+    return required, images
 
 
 def record_to_sample(
@@ -228,7 +354,7 @@ def record_to_sample(
             )
         )
 
-    raw_id = record.get(fields.id) if fields.id else None
+    raw_id = lookup(record, fields.id) if fields.id else None
     if raw_id is not None and (isinstance(raw_id, bool) or not isinstance(raw_id, str | int)):
         fail(f"sample id must be text or a whole number, got {_kind(raw_id)}", fields.id, None)
         return None
@@ -240,32 +366,11 @@ def record_to_sample(
         fail(f"duplicate sample id, first used on line {ctx.seen[sample_id]}", fields.id, sample_id)
         return None
 
-    required: dict[str, str] = {}
-    for role, key in (
-        ("image", fields.image),
-        ("question", fields.question),
-        ("answer", fields.answer),
-    ):
-        raw = record.get(key) if key else None
-        if role != "answer" and raw is not None and not isinstance(raw, str):
-            # a number or list here is a mapping mistake, not text to stringify
-            fail(f"{role} must be text, got {_kind(raw)}", key, sample_id)
-            return None
-        value = _text(raw) if key else None
-        if value is None or not value.strip():
-            got = "missing" if record.get(key) is None else f"not usable: {record.get(key)!r}"
-            fail(f"{role} is {got}", key or role, sample_id)
-            return None
-        required[role] = value
-
-    try:
-        image = ImageRef(path=required["image"])
-        if ctx.check_images:
-            check_image(ctx.root, image)
-    except (ValidationError, OSError, ValueError) as exc:
-        message = validation_message(exc)[1] if isinstance(exc, ValidationError) else str(exc)
-        fail(message, fields.image, sample_id)
+    checked = _required(record, fields, ctx)
+    if isinstance(checked, _Problem):
+        fail(checked.message, checked.field, sample_id)
         return None
+    required, images = checked
 
     source: dict[str, JsonValue] = {"dataset": ctx.dataset, "answer_raw": required["answer"]}
     used = fields.used()
@@ -297,10 +402,10 @@ def record_to_sample(
             return None
     if answer is None:
         answer = type_answer(required["answer"])
-    explanation = _text(record.get(fields.explanation)) if fields.explanation else None
+    explanation = _text(lookup(record, fields.explanation)) if fields.explanation else None
 
     table = None
-    raw_table = record.get(fields.table) if fields.table else None
+    raw_table = lookup(record, fields.table) if fields.table else None
     if raw_table is not None:
         try:
             table = read_table(raw_table)
@@ -316,12 +421,13 @@ def record_to_sample(
     groups = {
         k: v
         for k in fields.groups
-        if isinstance(v := record.get(k), str) and v.strip() and len(v) <= 64
+        if isinstance(v := lookup(record, k), str) and v.strip() and len(v) <= 64
     }
     try:
         sample = Sample(
             id=sample_id,
-            image=image,
+            image=images[0],
+            more_images=tuple(images[1:]),
             question=question,
             answer=answer,
             choices=choices or (),
@@ -347,8 +453,8 @@ def _choices(record: Mapping[str, JsonValue], fields: FieldMap) -> tuple[str, ..
     if not keys:
         return None
     if len(keys) == 1:
-        return read_choices(record.get(keys[0]))
-    options = [record.get(k) for k in keys]
+        return read_choices(lookup(record, keys[0]))
+    options = [lookup(record, k) for k in keys]
     texts: list[JsonValue] = [
         v for v in options if v is not None and not (isinstance(v, str) and not v.strip())
     ]
@@ -356,5 +462,5 @@ def _choices(record: Mapping[str, JsonValue], fields: FieldMap) -> tuple[str, ..
 
 
 def _label(record: Mapping[str, JsonValue], key: str) -> str | None:
-    value = record.get(key) if key else None
+    value = lookup(record, key) if key else None
     return value if isinstance(value, str) and value else None

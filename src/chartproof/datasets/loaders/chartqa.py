@@ -10,6 +10,7 @@ from pydantic import JsonValue
 
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
 from chartproof.datasets.loaders._records import FieldMap, RecordContext, record_to_sample
+from chartproof.datasets.loaders._registry import register_loader
 from chartproof.types import Sample
 
 __all__ = ["CHART_TYPES", "QUESTION_SETS", "chartqa_splits", "load_chartqa"]
@@ -38,6 +39,11 @@ def _names(value: str | tuple[str, ...] | None, default: list[str]) -> list[str]
     return [v for v in value.split(",") if v] if isinstance(value, str) else list(value)
 
 
+@register_loader(
+    "chartqa",
+    detect=lambda p: any(p.glob("*/*_human.json")) or any(p.glob("*/*_augmented.json")),
+    order=10,
+)
 def load_chartqa(
     path: Path,
     *,

@@ -11,6 +11,7 @@ from typing import Any
 from chartproof.datasets.embedded import EmbeddedImages, json_safe
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
 from chartproof.datasets.loaders._records import FieldMap
+from chartproof.datasets.loaders._registry import register_loader
 from chartproof.datasets.loaders.hf_folder import RowImages, rows_to_samples, table_files
 
 __all__ = ["load_chartqapro"]
@@ -26,6 +27,7 @@ def _texts(value: Any) -> list[str] | None:
     return None
 
 
+@register_loader("chartqapro")
 def load_chartqapro(
     path: Path,
     *,
@@ -39,7 +41,9 @@ def load_chartqapro(
     the earlier turns and their gold answers given as context (the official evaluation
     scores only the last answer). A non-empty `Paragraph` is given as context too.
     Multiple-choice questions carry their lettered options in the question text; they are
-    read out (`Sample.choices`) and the gold becomes an option. Ids are
+    read out (`Sample.choices`) and the gold becomes an option. An `image` cell holding a
+    list of images (a question over several charts) gives a multi-image sample with them all,
+    in order (the hub rows seen so far hold one image each). Ids are
     "chartqapro-<row>[-<question>]"; the question type is `question_type` and a group label.
     """
     root = Path(path)

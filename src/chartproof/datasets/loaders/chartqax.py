@@ -11,6 +11,7 @@ from typing import Any
 from chartproof.datasets.embedded import EmbeddedImages, json_safe
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
 from chartproof.datasets.loaders._records import FieldMap
+from chartproof.datasets.loaders._registry import register_loader
 from chartproof.datasets.loaders.chartqa import CHART_TYPES
 from chartproof.datasets.loaders.hf_folder import RowImages, rows_to_samples, table_files
 
@@ -37,6 +38,7 @@ def _first(row: dict[str, Any], names: tuple[str, ...]) -> Any:
     return None
 
 
+@register_loader("chartqax")
 def load_chartqax(
     path: Path,
     *,

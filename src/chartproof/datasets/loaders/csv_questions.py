@@ -13,6 +13,7 @@ from pydantic import JsonValue
 
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
 from chartproof.datasets.loaders._records import load_record_file, one_data_file
+from chartproof.datasets.loaders._registry import register_loader
 from chartproof.datasets.loaders.generic import field_map
 
 __all__ = ["iter_csv_records", "load_csv"]
@@ -61,6 +62,7 @@ def iter_csv_records(path: Path, log: RowLog) -> Iterator[tuple[int, dict[str, J
         yield line, record
 
 
+@register_loader("csv", detect=lambda p: len(list(p.glob("*.csv"))) == 1, order=90)
 def load_csv(
     path: Path,
     *,

@@ -12,6 +12,7 @@ from pydantic import JsonValue
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
 from chartproof.datasets.loaders._json import json_records, pick_splits, read_json
 from chartproof.datasets.loaders._records import FieldMap, RecordContext, record_to_sample
+from chartproof.datasets.loaders._registry import register_loader
 from chartproof.types import Sample
 
 __all__ = ["dvqa_files", "load_dvqa"]
@@ -45,6 +46,7 @@ def _tables(root: Path, split: str, log: RowLog) -> dict[str, JsonValue]:
     return {}
 
 
+@register_loader("dvqa", detect=lambda p: bool(dvqa_files(p)), order=16)
 def load_dvqa(
     path: Path,
     *,

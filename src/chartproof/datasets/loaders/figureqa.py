@@ -13,6 +13,7 @@ from chartproof.datasets.errors import LoadResult, RowLog
 from chartproof.datasets.loaders._json import json_records, pick_splits, read_json
 from chartproof.datasets.loaders._plot_models import image_index, plot_annotations
 from chartproof.datasets.loaders._records import FieldMap, RecordContext, record_to_sample
+from chartproof.datasets.loaders._registry import register_loader
 from chartproof.types import Sample
 
 __all__ = ["FIGUREQA_TYPES", "figureqa_splits", "load_figureqa"]
@@ -42,6 +43,7 @@ def figureqa_splits(root: Path) -> list[str]:
     return sorted(d.name for d in root.iterdir() if (d / "qa_pairs.json").is_file())
 
 
+@register_loader("figureqa", detect=lambda p: bool(figureqa_splits(p)), order=12)
 def load_figureqa(
     path: Path,
     *,

@@ -8,12 +8,14 @@ from pathlib import Path
 from chartproof.datasets.errors import LoadResult
 from chartproof.datasets.loaders._records import (
     FieldMap,
+    iter_json_records,
     iter_jsonl_records,
     load_record_file,
     one_data_file,
 )
+from chartproof.datasets.loaders._registry import register_loader
 
-__all__ = ["SHARED_GROUP_KEYS", "field_map", "load_jsonl", "load_shared"]
+__all__ = ["SHARED_GROUP_KEYS", "field_map", "load_json", "load_jsonl", "load_shared"]
 
 SHARED_GROUP_KEYS = (
     "source_site", "polarity", "figureqa_subset", "chart_complexity", "question_complexity",
@@ -25,6 +27,7 @@ def _jsonl_file(path: Path) -> Path:
     return one_data_file(path, ".jsonl", "no dataset")
 
 
+@register_loader("jsonl")
 def load_jsonl(
     path: Path,
     *,
@@ -58,6 +61,10 @@ def load_jsonl(
     option each; the gold answer then is an option's letter or text and becomes a
     "choice" answer. `options_in_question` reads lettered options out of the question
     text of records without a choices field.
+
+    Any key may be a dotted path into nested values (`question=conversations.0.value`); a
+    question, image or answer field holding an object is a row error asking for one. A file
+    that is one JSON array raises ValueError naming the `json` loader.
     """
     file = _jsonl_file(Path(path))
     fields = field_map(
@@ -83,6 +90,42 @@ def load_jsonl(
         images=images,
         name=name,
     )
+
+
+@register_loader("json")
+def load_json(
+    path: Path,
+    *,
+    strict: bool = False,
+    check_images: bool = True,
+    id: str = "id",
+    image: str = "image",
+    question: str = "question",
+    answer: str = "answer",
+    table: str = "table",
+    chart_type: str = "chart_type",
+    question_type: str = "question_type",
+    split: str = "split",
+    groups: str | tuple[str, ...] = (),
+    choices: str | tuple[str, ...] = "choices",
+    explanation: str = "explanation",
+    options_in_question: bool | str = False,
+    images: str | Path | None = None,
+    name: str | None = None,
+) -> LoadResult:
+    """Load a JSON file (or a folder holding exactly one) that is an array of records, or an
+    object of records keyed by id (the key becomes the id of records without one), with the
+    same field options as `load_jsonl`."""
+    file = one_data_file(Path(path), ".json", "no dataset")
+    fields = field_map(
+        id=id, image=image, question=question, answer=answer, table=table,
+        chart_type=chart_type, question_type=question_type, split=split, groups=groups,
+        choices=choices, explanation=explanation, options_in_question=options_in_question,
+    )  # fmt: skip
+    return load_record_file(
+        file, iter_json_records, fields, strict=strict, check_images=check_images,
+        images=images, name=name,
+    )  # fmt: skip
 
 
 def _keys(value: str | tuple[str, ...]) -> tuple[str, ...]:
@@ -111,7 +154,8 @@ def field_map(
     options_in_question: bool | str = False,
 ) -> FieldMap:
     """A `FieldMap` from loader options as the CLI gives them (comma-separated key lists,
-    "true"/"false" flags)."""
+    "true"/"false" flags). A key may be a dotted path into nested values
+    (`question=conversations.0.value`)."""
     return FieldMap(
         id=id,
         image=image,
@@ -128,6 +172,7 @@ def field_map(
     )
 
 
+@register_loader("shared", detect=lambda p: any(p.glob("*.jsonl")), order=85)
 def load_shared(path: Path, *, strict: bool = False, check_images: bool = True) -> LoadResult:
     """Load a folder of the shared test data (`../shared/data/<name>/`: one JSONL with id,
     image, question, answer, chart_type, question_type, table as CSV text or null, extras).

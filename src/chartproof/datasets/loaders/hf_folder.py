@@ -19,6 +19,7 @@ from chartproof.datasets.embedded import EmbeddedImages, image_bytes_of, json_sa
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
 from chartproof.datasets.images import resolve_image
 from chartproof.datasets.loaders._records import FieldMap, RecordContext, record_to_sample
+from chartproof.datasets.loaders._registry import register_loader
 from chartproof.datasets.loaders.generic import field_map
 from chartproof.types import Sample
 
@@ -184,14 +185,30 @@ def _row_sample(
     log: RowLog,
 ) -> Sample | None:
     key = fields.image
+    cell = record.get(key)
     try:
-        record[key] = images.path_of(record.get(key))
+        if isinstance(cell, list | tuple) and cell and not isinstance(cell[0], int):
+            # a sequence of images (a multi-chart question): every one, in order
+            record[key] = [images.path_of(one) for one in cell]
+        else:
+            record[key] = images.path_of(cell)
     except (OSError, ValueError) as exc:
         log.error(_row_error(file, number, key, record.get(fields.id), str(exc)))
         return None
     return record_to_sample(record, number, fields, ctx)
 
 
+def is_hf_folder(path: Path) -> bool:
+    """A Hugging Face dataset folder: state.json, dataset_dict.json or Parquet files."""
+    return (
+        (path / "state.json").is_file()
+        or (path / "dataset_dict.json").is_file()
+        or any(path.glob("*.parquet"))
+        or any(path.glob("data/*.parquet"))
+    )
+
+
+@register_loader("hf", detect=is_hf_folder, order=80)
 def load_hf_folder(
     path: Path,
     *,

@@ -1,6 +1,8 @@
-"""Loader for OpenCQA's release layout: `chart_images/` and `<split>_extended.json` files
-(train, val, test; in etc/data... folders), each a mapping from an image number to
-[image_file, title, article, summary, question, abstractive_answer, extractive_answer]."""
+"""Loader for OpenCQA's release layout (github.com/vis-nlp/OpenCQA): `chart_images/` and
+`etc/data(full_summary_article)/<split>_extended.json` (train, val, test), each a mapping from
+an image number to [image_file, title, article, summary, question, abstractive_answer,
+extractive_answer]; or `etc/data/<split>.json`, the same without the article.
+`full_dataset*.json` repeats all splits and is read only when named (`split=full_dataset`)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pydantic import JsonValue
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
 from chartproof.datasets.loaders._json import pick_splits, read_json
 from chartproof.datasets.loaders._records import FieldMap, RecordContext, record_to_sample
+from chartproof.datasets.loaders._registry import register_loader
 from chartproof.types import Sample
 
 __all__ = ["OPENCQA_FIELDS", "load_opencqa", "opencqa_files"]
@@ -24,14 +27,31 @@ OPENCQA_FIELDS = (
 _FIELDS = FieldMap(choices=(), explanation="", table="")
 
 
+OPENCQA_PLAIN_FIELDS = tuple(f for f in OPENCQA_FIELDS if f != "article")
+"""The positions of an entry of `etc/data/<split>.json` (the release without articles)."""
+
+UNION_SPLITS = ("full_dataset",)
+"""Files that repeat every split's entries (`full_dataset_extended.json`): read only when
+named, so a default load counts each question once."""
+
+
 def opencqa_files(root: Path) -> dict[str, Path]:
-    """The `<split>_extended.json` files under `root` (any depth), by split."""
+    """The split files under `root` (any depth), by split: `<split>_extended.json` (the full
+    annotations), else `<split>.json` inside a `data` folder (`etc/data/`, no articles)."""
     out: dict[str, Path] = {}
     for f in sorted(root.rglob("*_extended.json")):
         out.setdefault(f.name[: -len("_extended.json")], f)
+    for f in sorted(root.rglob("data/*.json")):
+        if f.stem in ("train", "val", "test", *UNION_SPLITS):
+            out.setdefault(f.stem, f)
     return out
 
 
+@register_loader(
+    "opencqa",
+    detect=lambda p: (p / "chart_images").is_dir() and bool(opencqa_files(p)),
+    order=22,
+)
 def load_opencqa(
     path: Path,
     *,
@@ -52,7 +72,8 @@ def load_opencqa(
     if not root.is_dir():
         raise FileNotFoundError(f"no OpenCQA folder at {root}")
     files = opencqa_files(root)
-    chosen, unknown = pick_splits(split, files)
+    default = {k: v for k, v in files.items() if k not in UNION_SPLITS} or files
+    chosen, unknown = pick_splits(split, files if split else default)
     if unknown or not chosen:
         raise ValueError(
             f"{root}: no OpenCQA file <split>_extended.json for {unknown or ''}; found {sorted(files)}"
@@ -72,13 +93,15 @@ def load_opencqa(
         for pos, (key, entry) in enumerate(data.items(), start=1):
             if isinstance(entry, list) and len(entry) == len(OPENCQA_FIELDS):
                 fields: dict[str, JsonValue] = dict(zip(OPENCQA_FIELDS, entry, strict=True))
+            elif isinstance(entry, list) and len(entry) == len(OPENCQA_PLAIN_FIELDS):
+                fields = dict(zip(OPENCQA_PLAIN_FIELDS, entry, strict=True))
             elif isinstance(entry, dict):
                 fields = dict(entry)
             else:
                 log.error(
                     RowError(
                         file=str(file), line=pos, sample_id=f"opencqa-{name}-{key}",
-                        message=f"expected a list of {len(OPENCQA_FIELDS)} fields {list(OPENCQA_FIELDS)}",
+                        message=f"expected a list of the fields {list(OPENCQA_FIELDS)} (or without article)",
                     )
                 )  # fmt: skip
                 continue

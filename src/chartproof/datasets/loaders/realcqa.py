@@ -13,9 +13,10 @@ from pydantic import JsonValue
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
 from chartproof.datasets.loaders._json import json_records, read_json
 from chartproof.datasets.loaders._records import FieldMap, RecordContext, record_to_sample
-from chartproof.types import Sample
+from chartproof.datasets.loaders._registry import register_loader
+from chartproof.types import Answer, Sample
 
-__all__ = ["REALCQA_TYPES", "load_realcqa"]
+__all__ = ["ANSWER_KINDS", "REALCQA_TYPES", "load_realcqa"]
 
 REALCQA_TYPES = {
     "line": "line",
@@ -41,6 +42,46 @@ def _answer(value: JsonValue) -> JsonValue:
     return value
 
 
+ANSWER_KINDS = {
+    "Ranked List": "ranked_list",
+    "Unranked List": "unranked_list",
+    "List": "unranked_list",
+    "Numerical": "number",
+    "Binary": "binary",
+    "String": "string",
+}
+"""RealCQA's `answer_type` → the `source["answer_kind"]` recorded for scoring conventions."""
+
+_TRUE = frozenset({"1", "true", "yes"})
+_FALSE = frozenset({"0", "false", "no"})
+
+
+def _item_text(value: JsonValue) -> str | float:
+    if isinstance(value, list):  # a nested item: eval_PMC.py joins its parts
+        return "".join(str(v) for v in value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return str(value)
+
+
+def _typed(sample: Sample, raw: JsonValue, kind: str | None) -> Sample | str:
+    """The sample with the answer its `answer_type` says (a ranked list keeps its order, a
+    binary 1/0 is yes/no), or a message when the raw answer does not fit that type."""
+    if kind == "ranked_list" or (kind == "unranked_list" and isinstance(raw, list)):
+        if not isinstance(raw, list) or not raw:
+            return f"a {kind.replace('_', ' ')} answer must be a non-empty list, got {raw!r}"
+        items = tuple(_item_text(v) for v in raw)
+        answer = Answer(kind="ranked_list" if kind == "ranked_list" else "list", value=items)
+        return sample.model_copy(update={"answer": answer})
+    if kind == "binary":
+        word = str(raw).strip().casefold()
+        if isinstance(raw, bool) or word in _TRUE | _FALSE:
+            value = raw if isinstance(raw, bool) else word in _TRUE
+            return sample.model_copy(update={"answer": Answer.boolean(value)})
+        return f"a binary answer must be 1/0, yes/no or true/false, got {raw!r}"
+    return sample
+
+
 def _chart_type(root: Path, stem: str, log: RowLog) -> str | None:
     file = root / "json" / f"{stem}.json"
     if not file.is_file():
@@ -63,6 +104,9 @@ def _chart_type(root: Path, stem: str, log: RowLog) -> str | None:
     return kind.strip() if isinstance(kind, str) and kind.strip() else None
 
 
+@register_loader(
+    "realcqa", detect=lambda p: (p / "qa").is_dir() and (p / "images").is_dir(), order=20
+)
 def load_realcqa(
     path: Path,
     *,
@@ -74,7 +118,10 @@ def load_realcqa(
     test_filenames.txt, `split="train"` the others; by default all.
 
     Ids are "realcqa-<qa_id>"; the taxonomy id (the question family, e.g. "2e") is the
-    `question_type` and a group label; list answers stay lists, numbers numbers.
+    `question_type` and a group label. The answer follows its `answer_type`: a "Ranked
+    List" stays in order (`ranked_list`), an "Unranked List" is a set (`list`), "Binary"
+    1/0 answers are yes/no, numbers numbers; `source["answer_kind"]` records which
+    (ranked_list, unranked_list, number, binary, string) for the benchmark's own scorer.
     """
     root = Path(path)
     qa_dir = root / "qa"
@@ -107,7 +154,7 @@ def load_realcqa(
             ),
             f"images/{stem}.jpg",
         )
-        kind = _chart_type(root, stem, log)
+        chart = _chart_type(root, stem, log)
         ctx = RecordContext(
             file=str(file), root=root, dataset="realcqa", log=log,
             check_images=check_images, seen=seen,
@@ -132,10 +179,25 @@ def load_realcqa(
             }
             if test_ids is not None:
                 record["split"] = split
+            if chart is not None:
+                record["chart_type"] = REALCQA_TYPES.get(chart.lower(), chart)
+                record["chart_type_raw"] = chart
+            raw_type = item.get("answer_type")
+            kind = ANSWER_KINDS.get(raw_type) if isinstance(raw_type, str) else None
             if kind is not None:
-                record["chart_type"] = REALCQA_TYPES.get(kind.lower(), kind)
-                record["chart_type_raw"] = kind
+                record["answer_kind"] = kind
             sample = record_to_sample(record, pos, _FIELDS, ctx)
-            if sample is not None:
-                samples.append(sample)
+            if sample is None:
+                continue
+            typed = _typed(sample, item.get("answer"), kind)
+            if isinstance(typed, str):
+                log.error(
+                    RowError(
+                        file=str(file), line=pos, field="answer", sample_id=sample.id,
+                        message=typed,
+                    )
+                )  # fmt: skip
+                ctx.seen.pop(sample.id, None)
+                continue
+            samples.append(typed)
     return LoadResult(samples=samples, errors=log.errors, root=root)

@@ -60,12 +60,12 @@ def chart_request(
     image: Sample | None = None,
     config: GenerationConfig | None = None,
 ) -> ModelRequest:
-    """The request `eval`'s direct protocol builds for `sample` (its chart as image and as
-    text); `image` swaps in another sample's chart (visual preference pairs)."""
+    """The request `eval`'s direct protocol builds for `sample` (its charts as images, in
+    order, and as text); `image` swaps in another sample's chart (visual preference pairs)."""
     chart = image or sample
     return build_request(
         prompt,
-        image_part(resolve_image(root, chart.image)),
+        [image_part(resolve_image(root, ref)) for ref in chart.images],
         sample.question,
         request_id=request_id or f"{sample.id}/direct",
         config=config,
@@ -142,6 +142,10 @@ def sft_examples(
         if needs_explanation and not (s.explanation or "").strip():
             skipped += 1
             continue
+        if s.more_images:  # the leakage check and the collators track one chart a sample
+            raise ValueError(
+                f"sample {s.id!r} shows {len(s.images)} charts; fine-tuning takes one-chart samples"
+            )
         request = chart_request(s, root, prompt=prompt, prompts=prompts)
         target = format_target(target_format, s.answer.text(), s.explanation)
         sha = s.image.sha256 or request_image_sha(request)
