@@ -17,7 +17,7 @@ from chartproof.cli._options import (
     UseCache,
     comma_list,
 )
-from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
+from chartproof.cli._progress import console, progress_bar
 
 
 def _pairs(items: list[str]) -> dict[str, str] | None:
@@ -100,7 +100,7 @@ def evaluate(
         rotate_choices=rotate_choices,
         executor=executor,
     )
-    with progress_bar(f"eval {protocol}", not quiet) as hook, exit_on_bad_input():
+    with progress_bar(f"eval {protocol}", not quiet) as hook:
         record = run_evaluation(settings, progress=hook)
     summary = record.read_summary()
     for m in summary.metrics[:6]:

@@ -28,7 +28,7 @@ from chartproof.models.cache import with_cache
 from chartproof.models.registry import run_identity
 from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
 from chartproof.pipelines.summarize import summarize
-from chartproof.runs import RunFolder
+from chartproof.runs import RunFolder, check_run_folder
 from chartproof.types import (
     GenerationConfig,
     Record,
@@ -37,6 +37,7 @@ from chartproof.types import (
     Sample,
     SampleResult,
 )
+from chartproof.types.names import UnknownNameError, unknown_name
 
 __all__ = ["EvalSettings", "evaluate", "run_evaluation"]
 
@@ -89,7 +90,7 @@ class EvalSettings(Record):
     @classmethod
     def _known_protocol(cls, value: str) -> str:
         if value not in PROTOCOLS:
-            raise ValueError(f"unknown protocol {value!r}; choose one of {list(PROTOCOLS)}")
+            raise UnknownNameError(unknown_name("protocol", value, PROTOCOLS))
         return value
 
     @field_validator("batch_size")
@@ -248,6 +249,7 @@ def run_evaluation(
     }
     fingerprint = dataset_fingerprint(samples, loaded.root)
     todo_all = [s for s in samples if applies(protocol, s)]
+    check_run_folder(out)  # before a model loads
     where_to_run = executor if executor is not None else cfg.executor
     inner = backend if backend is not None else load_backend_on(model, where_to_run)
     wrapped, store = with_cache(Borrowed(inner) if backend is not None else inner, cache)
