@@ -58,7 +58,8 @@ def evaluate(
     batch_size: Annotated[
         int | None,
         typer.Option(
-            help="Samples per model batch (default: 4x the backend's concurrency, at least 16).",
+            help="Samples answered and recorded together (default: 1 for an API model, the "
+            "model's own batch for a local one).",
             min=1,
         ),
     ] = None,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -33,6 +34,9 @@ _STATE: Any = None
 
 def _init_worker(setup: Setup | None) -> None:
     global _STATE
+    # Ctrl-C reaches the whole process group: the parent stops the run, says what is kept
+    # and shuts the pool down; a worker prints no traceback of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # one thread per worker: the pool itself is the parallelism
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(var, "1")

@@ -206,7 +206,12 @@ def _audit_start_method() -> str:
 
 
 def _audit_child(send: Connection, data: Path, root: Path, model: str) -> None:
-    """The forked audit: ("ok", why-skipped-or-None) or ("error", traceback) on the pipe."""
+    """The forked audit: ("ok", why-skipped-or-None) or ("error", traceback) on the pipe.
+    Ctrl-C is the parent's to handle (it stops this process; the audit's run folder
+    resumes)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         send.send(("ok", _audit(data, root, model, executor="local:1")))
     except BaseException:

@@ -9,13 +9,17 @@ from chartproof.runs.folder import (
     load_run,
     result_key,
 )
+from chartproof.runs.recording import Interrupted, Recorder, recording
 
 __all__ = [
+    "Interrupted",
+    "Recorder",
     "RunBusyError",
     "RunConfigMismatch",
     "RunFolder",
     "check_run_folder",
     "code_version",
     "load_run",
+    "recording",
     "result_key",
 ]
