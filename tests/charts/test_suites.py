@@ -29,8 +29,10 @@ def test_seed_changes_the_charts_and_is_recorded() -> None:
 
 
 def test_unknown_suite_names_the_choices() -> None:
-    with pytest.raises(KeyError, match="unknown suite 'nope'; suites are"):
+    with pytest.raises(KeyError, match="unknown suite 'nope'; choose one of: bias, chartqax"):
         list(generate_specs("nope", 1, 0))
+    with pytest.raises(ValueError, match=r"unknown suite 'chartqx' \(did you mean 'chartqax'\?\)"):
+        list(generate_specs("chartqx", 1, 0))
 
 
 def test_at_least_twenty_templates_and_twenty_domains() -> None:

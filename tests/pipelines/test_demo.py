@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -98,3 +99,56 @@ def test_a_failed_background_audit_names_its_error(tmp_path: Path) -> None:
             audit_model="nosuchkind:model",
             executor="local:2",
         )
+
+
+@pytest.fixture
+def no_isolation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A machine without bubblewrap (or unshare): PATH holds neither, and the sandbox's cached
+    probes are cleared so they look again (and again after the test)."""
+    from chartproof.sandbox import runner
+
+    def clear() -> None:
+        for value in vars(runner).values():
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
+
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    clear()
+    yield
+    monkeypatch.undo()
+    clear()
+
+
+@pytest.mark.slow
+def test_without_isolation_the_redraw_is_skipped_and_both_reports_written(
+    tmp_path: Path, no_isolation: None
+) -> None:
+    """No OS isolation: the derender stage is skipped with one line saying why, the bias
+    audit running beside the reader finishes, and both reports are written."""
+    pytest.importorskip("rapidocr")
+    pytest.importorskip("transformers")
+    from chartproof.sandbox import isolation_available
+    from chartproof.testing.tiny_lm import build_tiny_llama
+
+    assert not isolation_available()
+    said: list[str] = []
+    result = demo(
+        tmp_path / "demo",
+        n=2,
+        per_chart=1,
+        variants=(),
+        protocols=("direct",),
+        derender_charts=2,
+        audit_charts=1,
+        audit_model=f"text:{build_tiny_llama(tmp_path / 'tiny-lm')}",
+        executor="local:2",
+        say=said.append,
+    )
+    skipped = [line for line in said if "skipped" in line]
+    assert len(skipped) == 1 and "redrawing charts as code" in skipped[0], said
+    assert "bubblewrap" in skipped[0]
+    assert result.derender is None and [p.name for p in result.runs] == ["direct"]
+    assert result.report.is_file()
+    assert result.audit is not None and result.audit.is_file()

@@ -1,5 +1,6 @@
-"""How `evaluate` feeds a backend: batch size from the backend's concurrency, and API
-backends given the next batch while the current one finishes (results still in order)."""
+"""How `evaluate` feeds a backend: an API backend one sample per call, as many calls at once
+as it has request slots, each result recorded as it finishes; a local model its own batch
+size, one batch at a time, results in order."""
 
 from __future__ import annotations
 
@@ -91,16 +92,27 @@ def data(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.mark.parametrize(("concurrency", "peak", "size"), [(8, 2, 32), (None, 1, 16)])
-def test_batches_overlap_only_for_api_backends(
+@pytest.mark.parametrize(("concurrency", "peak", "size"), [(8, 8, 1), (None, 1, 1)])
+def test_api_backends_answer_sample_by_sample_in_parallel(
     data: Path, tmp_path: Path, concurrency: int | None, peak: int, size: int
 ) -> None:
     backend = _Recorder(concurrency)
     record = evaluate(data, out=tmp_path / "run", prompt="short", backend=backend, cache=False)  # type: ignore[arg-type]
     assert backend.peak == peak
-    assert backend.sizes[0] == size and sum(backend.sizes) == 100
+    assert set(backend.sizes) == {size} and sum(backend.sizes) == 100
     assert record.counts["answered"] == 100
     metrics = {m["metric"]: m["value"] for m in record.summary["metrics"]}
     assert metrics["accuracy"] == 1.0
     _, results = load_run(tmp_path / "run")
-    assert [r.sample_id for r in results] == [f"s{i}" for i in range(100)]
+    ids = [r.sample_id for r in results]
+    if concurrency:  # recorded as they finish
+        assert sorted(ids) == sorted(f"s{i}" for i in range(100))
+    else:
+        assert ids == [f"s{i}" for i in range(100)]
+
+
+def test_a_local_model_gets_its_own_batch_size(data: Path, tmp_path: Path) -> None:
+    backend = _Recorder(None)
+    backend.settings = SimpleNamespace(batch_size=12)
+    evaluate(data, out=tmp_path / "run", prompt="short", backend=backend, cache=False)  # type: ignore[arg-type]
+    assert backend.peak == 1 and backend.sizes == [12] * 8 + [4]

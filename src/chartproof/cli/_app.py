@@ -5,9 +5,11 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
+
+from chartproof.cli._errors import guarded, set_debug
 
 __all__ = ["App", "app", "reflow"]
 
@@ -32,7 +34,8 @@ def reflow(doc: str) -> str:
 
 
 class App(typer.Typer):
-    """A `typer.Typer` whose commands take their help from their reflowed docstrings."""
+    """A `typer.Typer` whose commands take their help from their reflowed docstrings and run
+    under `guarded` (an ordinary mistake is one line, not a traceback)."""
 
     def command(self, *args: Any, **kwargs: Any) -> Callable[[F], F]:
         register = super().command(*args, **kwargs)
@@ -40,7 +43,8 @@ class App(typer.Typer):
         def decorator(f: F) -> F:
             if kwargs.get("help") is None and f.__doc__:
                 f.__doc__ = reflow(f.__doc__)
-            return register(f)
+            register(guarded(f))
+            return f
 
         return decorator
 
@@ -52,3 +56,31 @@ app = App(
     pretty_exceptions_show_locals=False,
     add_completion=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from chartproof import __version__
+
+        typer.echo(f"chartproof {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug",
+            help="Show the traceback of an error instead of one line (also CHARTPROOF_DEBUG=1).",
+        ),
+    ] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Trustworthy chart question answering: generate, evaluate, explain, report."""
+    set_debug(debug)

@@ -9,7 +9,7 @@ import typer
 
 from chartproof.cli._app import app
 from chartproof.cli._options import Executor, Quiet, Strict, UseCache, comma_list
-from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
+from chartproof.cli._progress import console, progress_bar
 
 
 @app.command("audit")
@@ -70,7 +70,7 @@ def audit(
     group hallucination, preference polarity, demographic cues; mitigation on request."""
     from chartproof.pipelines.audit import audit as run
 
-    with exit_on_bad_input(), progress_bar("audit", not quiet) as hook:
+    with progress_bar("audit", not quiet) as hook:
         record = run(
             data,
             model,

@@ -9,7 +9,7 @@ import typer
 
 from chartproof.cli._app import app
 from chartproof.cli._options import DataSpec, Executor, PromptsFile, Quiet, Strict, UseCache
-from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
+from chartproof.cli._progress import console, progress_bar
 
 
 @app.command("derender")
@@ -60,7 +60,7 @@ def derender(
         )
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
-    with progress_bar("derender", not quiet) as hook, exit_on_bad_input():
+    with progress_bar("derender", not quiet) as hook:
         result = derender_dataset(
             data,
             model,

@@ -17,7 +17,7 @@ from chartproof.cli._options import (
     UseCache,
     comma_list,
 )
-from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
+from chartproof.cli._progress import console, progress_bar
 
 
 def _pairs(items: list[str]) -> dict[str, str] | None:
@@ -58,7 +58,8 @@ def evaluate(
     batch_size: Annotated[
         int | None,
         typer.Option(
-            help="Samples per model batch (default: 4x the backend's concurrency, at least 16).",
+            help="Samples answered and recorded together (default: 1 for an API model, the "
+            "model's own batch for a local one).",
             min=1,
         ),
     ] = None,
@@ -112,7 +113,7 @@ def evaluate(
         judge=judge,
         judge_prompt=judge_prompt,
     )
-    with progress_bar(f"eval {protocol}", not quiet) as hook, exit_on_bad_input():
+    with progress_bar(f"eval {protocol}", not quiet) as hook:
         record = run_evaluation(settings, progress=hook)
     summary = record.read_summary()
     for m in summary.metrics[:6]:

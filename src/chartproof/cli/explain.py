@@ -17,7 +17,7 @@ from chartproof.cli._options import (
     UseCache,
     comma_list,
 )
-from chartproof.cli._progress import console, exit_on_bad_input, progress_bar
+from chartproof.cli._progress import console, progress_bar
 
 
 def _specs(text: str | None, option: str) -> list[str] | None:
@@ -136,7 +136,7 @@ def explain(
         raise typer.BadParameter("use renormalise or not_computed", param_hint="--missing")
     model_specs = _specs(models, "--models") or []
     verifier_specs = _specs(verifiers, "--verifiers")
-    with progress_bar("explain", not quiet) as hook, exit_on_bad_input():
+    with progress_bar("explain", not quiet) as hook:
         settings = ExplainSettings(
             data=data,
             models=tuple(m.strip() for m in model_specs),

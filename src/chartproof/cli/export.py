@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 import typer
 
 from chartproof.cli._app import app
-from chartproof.cli._progress import console, exit_on_bad_input
+from chartproof.cli._progress import console
 
 
 @app.command()
@@ -24,12 +24,11 @@ def export(
     """Convert a dataset; bad rows are reported (never silently dropped)."""
     from chartproof.datasets import load_dataset, save_parquet, to_hf_dataset
 
-    with exit_on_bad_input():
-        loaded = load_dataset(data, strict=strict)
-        if loaded.errors:
-            console.print(loaded.summary())
-        if to == "parquet":
-            save_parquet(loaded.samples, out, embed_images=embed_images, root=loaded.root)
-        else:
-            to_hf_dataset(loaded.samples, loaded.root).save_to_disk(str(out))
+    loaded = load_dataset(data, strict=strict)
+    if loaded.errors:
+        console.print(loaded.summary())
+    if to == "parquet":
+        save_parquet(loaded.samples, out, embed_images=embed_images, root=loaded.root)
+    else:
+        to_hf_dataset(loaded.samples, loaded.root).save_to_disk(str(out))
     console.print(f"wrote {len(loaded.samples)} samples to [bold]{out}[/bold]")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections import deque
@@ -52,6 +53,9 @@ def _init_worker(setup: Setup | None, parent: int | None = None) -> None:
         if os.getppid() != parent:  # the parent died while this worker started
             os._exit(1)
         threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    # Ctrl-C reaches the whole process group: the parent stops the run, says what is kept
+    # and shuts the pool down; a worker prints no traceback of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # one thread per worker: the pool itself is the parallelism
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(var, "1")

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from chartproof.models.base import Backend
 from chartproof.types import Record
+from chartproof.types.names import unknown_name
 
 __all__ = [
     "BackendFactory",
@@ -261,7 +262,7 @@ def _kind_factory(kind: str) -> BackendFactory:
     with _LOCK:
         found = _KINDS.get(kind)
     if found is None:
-        raise SpecError(f"unknown backend kind {kind!r}; known kinds: {sorted(_KINDS)}")
+        raise SpecError(unknown_name("backend kind", kind, _KINDS))
     return found
 
 
@@ -274,8 +275,15 @@ def _load_builtin(spec: BackendSpec) -> Backend:
         with _LOCK:
             factory = _BUILTINS.get(name)
     if factory is None:
-        raise SpecError(f"unknown built-in model {name!r}; registered: {builtin_names()}")
+        raise SpecError(unknown_name("built-in model", name, _known_builtins()))
     return factory(spec)
+
+
+def _known_builtins() -> set[str]:
+    """Every built-in name this process can build: registered, or with a home to import."""
+    with _LOCK:
+        known = set(_BUILTINS) | set(_BUILTIN_HOMES)
+    return known | {ep.name for ep in metadata.entry_points(group=_ENTRY_POINT_GROUP)}
 
 
 def _import_builtin_homes(name: str) -> None:

@@ -31,7 +31,8 @@ class DemoResult:
     runs: tuple[Path, ...]
     """One run folder per protocol, then the families run (when families were grown)."""
     derender: Path | None
-    """The derender output folder (None when turned off)."""
+    """The derender output folder (None when turned off, or skipped because the sandbox has
+    no operating-system isolation here)."""
     report: Path
     """The HTML report."""
     audit: Path | None = None
@@ -109,20 +110,23 @@ def demo(
         derendered = None
         if derender_charts > 0:
             tell(f"redrawing {derender_charts} charts as code with {model} ...")
-            derendered = root / "derender"
-            made = derender_dataset(
+            made = _derender_or_skip(
+                derender_dataset,
+                tell,
                 data,
                 backend,
-                derendered,
+                root / "derender",
                 limit=derender_charts,
                 counterfactuals=counterfactuals,
                 seed=seed,
                 per_chart=per_chart,
                 executor=pool,
             )
-            overall = made.summary["overall"]
-            tell(f"  {overall['faithful']} of {made.charts} redraws faithful")
-            if made.families is not None and made.families.samples:
+            derendered = None if made is None else root / "derender"
+            if made is not None:
+                overall = made.summary["overall"]
+                tell(f"  {overall['faithful']} of {made.charts} redraws faithful")
+            if made is not None and made.families is not None and made.families.samples:
                 tell(f"evaluating {model} on the counterfactual families ...")
                 run = root / "runs" / "families"
                 evaluate(made.families.folder, model, run, backend=backend)
@@ -147,6 +151,19 @@ def demo(
     if skipped:
         tell(f"  bias audit skipped: {skipped}")
     return DemoResult(data=data, runs=tuple(runs), derender=derendered, report=path, audit=audited)
+
+
+def _derender_or_skip(derender: Callable[..., Any], tell: Say, *args: Any, **kwargs: Any) -> Any:
+    """The derender stage, or None (after one line saying why) when the sandbox has no
+    operating-system isolation here: the redraws are model-written code, which never runs
+    without it, and the rest of the demo does not need them."""
+    from chartproof.sandbox import IsolationUnavailable
+
+    try:
+        return derender(*args, **kwargs)
+    except IsolationUnavailable as exc:
+        tell(f"  skipped redrawing charts as code (and its counterfactual families): {exc}")
+        return None
 
 
 @dataclass
@@ -189,7 +206,12 @@ def _audit_start_method() -> str:
 
 
 def _audit_child(send: Connection, data: Path, root: Path, model: str) -> None:
-    """The forked audit: ("ok", why-skipped-or-None) or ("error", traceback) on the pipe."""
+    """The forked audit: ("ok", why-skipped-or-None) or ("error", traceback) on the pipe.
+    Ctrl-C is the parent's to handle (it stops this process; the audit's run folder
+    resumes)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         send.send(("ok", _audit(data, root, model, executor="local:1")))
     except BaseException:

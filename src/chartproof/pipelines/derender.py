@@ -42,7 +42,7 @@ from chartproof.pipelines.derender_code import (
     redraw_reply,
 )
 from chartproof.pipelines.generate import GenerateResult, generate_from_specs
-from chartproof.runs import RunFolder
+from chartproof.runs import RunFolder, recording
 from chartproof.types import (
     ChartSpec,
     ChartType,
@@ -194,12 +194,10 @@ def derender_dataset(
             # chart order, so the driver alone appends each result as it arrives
             size = max(2 * pool.workers, in_flight(backend))
             finished = pool.map(_finish, _redraw_jobs(todo, backend, cfg, prompts, size))
-            for chart, result in zip(todo, finished, strict=True):
-                run.append([_record(folder, chart, result)])
-                asked += 1
-                done += 1
-                if progress:
-                    progress(done, len(charts))
+            with recording(run, len(charts), done=done, progress=progress) as recorder:
+                for chart, result in zip(todo, finished, strict=True):
+                    recorder.add([_record(folder, chart, result)])
+                    asked += 1
             results = [r for r in run.results() if r.protocol == PROTOCOL]
             summary = derender_summary(results)
             run.finish(

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import logging
 import string
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,7 @@ from chartproof.models.prompts import PromptTemplate
 from chartproof.models.registry import run_identity
 from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
 from chartproof.pipelines.summarize import summarize
-from chartproof.runs import RunFolder
+from chartproof.runs import RunFolder, check_run_folder, recording
 from chartproof.types import (
     GenerationConfig,
     Record,
@@ -39,13 +39,14 @@ from chartproof.types import (
     Sample,
     SampleResult,
 )
+from chartproof.types.names import UnknownNameError, unknown_name
 
 __all__ = ["EvalSettings", "evaluate", "run_evaluation"]
 
 log = logging.getLogger(__name__)
 
 ProgressHook = Callable[[int, int], None]
-"""Called with (samples finished so far, samples to do) after every batch."""
+"""Called with (samples finished so far, samples to do) as each is recorded."""
 
 
 class EvalSettings(Record):
@@ -71,7 +72,8 @@ class EvalSettings(Record):
     metrics: tuple[str, ...] = ()
     """Opt-in explanation scorers (`metrics.registry.explanation_scorers`)."""
     batch_size: int | None = None
-    """Samples per model batch (default: 4x the backend's concurrency, at least 16)."""
+    """Samples per unit of work, recorded together (default: 1 for an API backend, the
+    model's own batch size for a local one)."""
     max_tokens: int = 256
     """Largest reply in tokens."""
     with_table: bool = False
@@ -96,7 +98,7 @@ class EvalSettings(Record):
     @classmethod
     def _known_protocol(cls, value: str) -> str:
         if value not in PROTOCOLS:
-            raise ValueError(f"unknown protocol {value!r}; choose one of {list(PROTOCOLS)}")
+            raise UnknownNameError(unknown_name("protocol", value, PROTOCOLS))
         return value
 
     @field_validator("batch_size")
@@ -152,9 +154,11 @@ def evaluate(
     `metrics` adds explanation metrics to the accuracy family: "roscoe" (ChartQA-X's nine
     ROSCOE scores and AS per answered sample; `roscoe_scorer` overrides the offline default
     `RoscoeScorer()`) and "ngram" (BLEU-4, METEOR, ROUGE-L, CIDEr-D against the samples'
-    reference explanations). `batch_size` samples go to the model at a time and are recorded
-    together (default: four times the backend's concurrency, at least 16, so an API
-    backend's request slots stay full). Pass `backend` to use an already-built backend (its
+    reference explanations). Each result is appended to the run folder (and fsynced) as
+    soon as it is finished: an API backend answers samples one by one, as many at once as
+    it has request slots; a local model answers `batch_size` samples at a time (default: its
+    own batch size), recorded together. Ctrl-C raises `runs.Interrupted` with the number of
+    results kept. Pass `backend` to use an already-built backend (its
     `name` is recorded as the model; it is not closed). `shuffle_choices` adds that many
     seeded option-order shuffles of every multiple-choice sample and `rotate_choices` its
     circular rotations (`chartproof.variants.choice_order`), so the summary's robustness
@@ -268,6 +272,7 @@ def run_evaluation(
     judging: tuple[Backend, ResponseCache | None] | None = None
     fingerprint = dataset_fingerprint(samples, loaded.root)
     todo_all = [s for s in samples if applies(protocol, s)]
+    check_run_folder(out)  # before a model loads
     where_to_run = executor if executor is not None else cfg.executor
     inner = backend if backend is not None else load_backend_on(model, where_to_run)
     wrapped, store = with_cache(Borrowed(inner) if backend is not None else inner, cache)
@@ -283,9 +288,6 @@ def run_evaluation(
                 with_table=with_table,
                 prompts=prompts if prompts is not None else _default_prompts(),
             )
-            done = len(todo_all) - len(todo)
-            if progress:
-                progress(done, len(todo_all))
             by_id = {s.id: s for s in samples}
             # explanation scorers without a summary section score each batch as it finishes
             # (stored with the results, so a resumed run never rescores)
@@ -300,16 +302,18 @@ def run_evaluation(
             if judge_id is not None:
                 judging = _judge_backend(cfg, judge_backend)
                 stages.append(_judge_stage(judging[0], judge_id["prompt"], prompts))
-            # samples per batch: enough to keep every request slot of an API backend busy,
-            # small enough to record often
-            size = batch_size or max(16, 4 * in_flight(wrapped))
-            for batch, results in _answered(protocol, _batches(todo, size), ctx, wrapped):
-                for stage in stages:
-                    results = stage(results, by_id)
-                run.append(results)
-                done += len(batch)
-                if progress:
-                    progress(done, len(todo_all))
+            # samples per unit of work: one for an API backend (each recorded as it
+            # finishes, `in_flight` of them at once), the model's own batch for a local one
+            # (whose samples finish together)
+            overlap = accepts_overlap(wrapped)
+            size = batch_size or (1 if overlap else in_flight(wrapped))
+            units = _batches(todo, size)
+            done = len(todo_all) - len(todo)
+            with recording(run, len(todo_all), done=done, progress=progress) as recorder:
+                for results in _answered(protocol, units, ctx, wrapped, overlap):
+                    for stage in stages:
+                        results = stage(results, by_id)
+                    recorder.add(results)
             results = [r for r in run.results() if r.protocol == protocol]
             summary = summarize(results, protocol=protocol, samples=samples)
             for m, entry in explainers.items():
@@ -412,35 +416,42 @@ def _protocol_prompt(protocol: str, prompts: Any) -> str:
 
 
 def _answered(
-    protocol: str, batches: Sequence[Sequence[Sample]], ctx: RunContext, backend: Backend
-) -> Iterator[tuple[Sequence[Sample], list[SampleResult]]]:
-    """Each batch with its results, in batch order.
+    protocol: str,
+    units: Sequence[Sequence[Sample]],
+    ctx: RunContext,
+    backend: Backend,
+    overlap: bool,
+) -> Iterator[list[SampleResult]]:
+    """The results of each unit of samples, as each finishes.
 
-    An API backend (one that takes concurrent calls, `accepts_overlap`) gets the next batch
-    while the current one finishes, so its request slots do not drain empty at every batch
-    boundary; other backends (local models) get one batch at a time. Results are recorded
-    in batch order either way.
+    An API backend (one that takes concurrent calls, `accepts_overlap`) works on enough
+    units at once to fill its request slots, and each unit's results come back as soon as it
+    is done (completion order), so a slow request holds up no other; other backends (local
+    models) get one unit at a time, in order.
     """
-    if len(batches) < 2 or not accepts_overlap(backend):
-        for batch in batches:
-            yield batch, run_protocol(protocol, batch, ctx)
+    if len(units) < 2 or not overlap:
+        for unit in units:
+            yield run_protocol(protocol, unit, ctx)
         return
-    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="chartproof-eval")
-    pending: deque[tuple[Sequence[Sample], Future[list[SampleResult]]]] = deque()
-    queue = iter(batches)
+    size = max(len(u) for u in units)
+    width = max(2, -(-in_flight(backend) // size))
+    pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="chartproof-eval")
+    queue = iter(units)
+    running: set[Future[list[SampleResult]]] = set()
     try:
-        for batch in islice(queue, 2):
-            pending.append((batch, pool.submit(run_protocol, protocol, batch, ctx)))
-        while pending:
-            batch, future = pending.popleft()
-            results = future.result()
-            following = next(queue, None)
-            if following is not None:
-                pending.append((following, pool.submit(run_protocol, protocol, following, ctx)))
-            yield batch, results
+        for unit in islice(queue, width):
+            running.add(pool.submit(run_protocol, protocol, unit, ctx))
+        while running:
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for _ in finished:
+                following = next(queue, None)
+                if following is not None:
+                    running.add(pool.submit(run_protocol, protocol, following, ctx))
+            # the units that finished together are recorded together (one fsync)
+            yield [result for future in finished for result in future.result()]
     finally:
-        # on an error or interrupt, the batch still running finishes (its replies reach the
-        # response cache) but no new batch starts
+        # on an error or interrupt, the units still running finish (their replies reach the
+        # response cache) but no new unit starts
         pool.shutdown(wait=True, cancel_futures=True)
 
 

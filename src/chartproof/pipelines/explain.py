@@ -76,7 +76,7 @@ from chartproof.pipelines.explain_records import (
 from chartproof.pipelines.explain_scoring import CandidateScorer, Ranking, RoscoeLike
 from chartproof.pipelines.explain_select import ExplainContext, Model, explain_batch, gold_answer
 from chartproof.pipelines.explain_summary import summarize_explain
-from chartproof.runs import RunFolder
+from chartproof.runs import RunFolder, recording
 from chartproof.types import Record, RunRecord, Sample
 
 __all__ = [
@@ -343,26 +343,22 @@ def run_explain(
         with RunFolder.open(root / RUN_DIR, config, fingerprint) as run:
             todo = [s for s in selected if not run.is_done(s.id, PROTOCOL, key)]
             done = len(selected) - len(todo)
-            if progress:
-                progress(done, len(selected))
-            for start in range(0, len(todo), batch_size):
-                batch = todo[start : start + batch_size]
-                run.append(
-                    outcome_to_result(
-                        outcome,
-                        key,
-                        groups=sample.group_labels(),
-                        calls=usage.calls,
-                        cached=usage.cached,
-                        latency_s=round(usage.latency_s, 4),
+            with recording(run, len(selected), done=done, progress=progress) as recorder:
+                for start in range(0, len(todo), batch_size):
+                    batch = todo[start : start + batch_size]
+                    recorder.add(
+                        outcome_to_result(
+                            outcome,
+                            key,
+                            groups=sample.group_labels(),
+                            calls=usage.calls,
+                            cached=usage.cached,
+                            latency_s=round(usage.latency_s, 4),
+                        )
+                        for sample, (outcome, usage) in zip(
+                            batch, explain_batch(batch, ctx), strict=True
+                        )
                     )
-                    for sample, (outcome, usage) in zip(
-                        batch, explain_batch(batch, ctx), strict=True
-                    )
-                )
-                done += len(batch)
-                if progress:
-                    progress(done, len(selected))
             results = [r for r in run.results() if r.protocol == PROTOCOL and r.model == key]
             found = {r.sample_id: outcome_from_result(r) for r in results}
             ordered = [(s, found[s.id]) for s in samples if s.id in found]

@@ -4,16 +4,22 @@ from chartproof.runs.folder import (
     RunBusyError,
     RunConfigMismatch,
     RunFolder,
+    check_run_folder,
     code_version,
     load_run,
     result_key,
 )
+from chartproof.runs.recording import Interrupted, Recorder, recording
 
 __all__ = [
+    "Interrupted",
+    "Recorder",
     "RunBusyError",
     "RunConfigMismatch",
     "RunFolder",
+    "check_run_folder",
     "code_version",
     "load_run",
+    "recording",
     "result_key",
 ]

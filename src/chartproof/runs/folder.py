@@ -28,6 +28,7 @@ __all__ = [
     "RunBusyError",
     "RunConfigMismatch",
     "RunFolder",
+    "check_run_folder",
     "code_version",
     "load_run",
     "result_key",
@@ -102,6 +103,7 @@ class RunFolder:
     ) -> RunFolder:
         """Create `path` as a new run, or reopen it to resume when it already holds one."""
         root = Path(path)
+        check_run_folder(root)
         root.mkdir(parents=True, exist_ok=True)
         lock = (root / LOCK_FILE).open("a+", encoding="utf-8")
         try:
@@ -126,9 +128,7 @@ class RunFolder:
             try:
                 record = RunRecord.model_validate_json(run_file.read_text(encoding="utf-8"))
             except (ValidationError, ValueError) as exc:
-                raise RunConfigMismatch(
-                    f"{run_file} is not a chartproof run record: {exc}"
-                ) from exc
+                raise RunConfigMismatch(_unreadable_record(run_file, exc)) from exc
             if record.config != normalised:
                 changed = sorted(
                     k
@@ -192,19 +192,30 @@ class RunFolder:
             self._fd = os.open(
                 self.path / RESULTS_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644
             )
-        chunks: list[bytes] = []
+        fresh: dict[tuple[str, str, str], SampleResult] = {}
         for res in results:
             key = result_key(res)
             if key in self._done and self._done[key].error is None:
                 continue
-            self._done[key] = res
-            chunks.append(res.model_dump_json().encode("utf-8") + b"\n")
-        if chunks:
+            if key in fresh and fresh[key].error is None:
+                continue
+            fresh[key] = res
+        try:
             # one write per line: a kill tears at most the line being written
-            for chunk in chunks:
-                os.write(self._fd, chunk)
-            os.fsync(self._fd)
-        return len(chunks)
+            for key, res in fresh.items():
+                os.write(self._fd, res.model_dump_json().encode("utf-8") + b"\n")
+                self._done[key] = res
+            if fresh:
+                os.fsync(self._fd)
+        except OSError as exc:
+            # a full disk: say what is kept (a torn last line is dropped on reopen)
+            raise OSError(
+                exc.errno,
+                f"{exc.strerror or exc}; the run's {len(self._done)} results recorded so far "
+                "are kept",
+                str(self.path / RESULTS_FILE),
+            ) from exc
+        return len(fresh)
 
     def results(self) -> list[SampleResult]:
         """Every recorded result, in the order first recorded."""
@@ -243,13 +254,57 @@ class RunFolder:
         self.close()
 
 
+def check_run_folder(root: Path) -> None:
+    """Refuse to write a run into a folder of unrelated files (a typo in --out, a dataset
+    folder): it must be new, empty, or hold a run already (to resume it). `RunFolder.open`
+    calls it; a pipeline may call it first to refuse before it loads a model."""
+    if not root.exists() or (root / RUN_FILE).exists():
+        return
+    if not root.is_dir():
+        raise NotADirectoryError(f"run folder {root} is a file; use a new or empty folder")
+    foreign = sorted(p.name for p in root.iterdir() if p.name != LOCK_FILE)
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if foreign[3:] else "")
+        raise RunConfigMismatch(
+            f"run folder {root} holds files that are not a chartproof run ({shown}); "
+            "use a new or empty folder"
+        )
+
+
+def _unreadable_record(run_file: Path, exc: Exception) -> str:
+    """Why `run_file` cannot be resumed, on one line: the version that wrote it when it says."""
+    try:
+        written = json.loads(run_file.read_text(encoding="utf-8")).get("code_version")
+    except (ValueError, AttributeError, OSError):
+        written = None
+    first = exc.errors()[0] if isinstance(exc, ValidationError) and exc.errors() else None
+    detail = (
+        f"{'.'.join(map(str, first['loc']))}: {first['msg']}"
+        if first
+        else " ".join(str(exc).split())
+    )
+    if isinstance(written, str) and written != code_version():
+        return (
+            f"run folder {run_file.parent} was written by chartproof {written}, in a format "
+            f"this version ({code_version()}) cannot read ({detail}); use a new --out folder "
+            "(or that version to resume it)"
+        )
+    return f"{run_file} is not a chartproof run record ({detail}); use a new --out folder"
+
+
 def load_run(path: str | Path) -> tuple[RunRecord, list[SampleResult]]:
     """Read a run folder without locking it (for reports): its record and results."""
     root = Path(path)
     run_file = root / RUN_FILE
     if not run_file.exists():
-        raise FileNotFoundError(f"{root} is not a chartproof run folder (no {RUN_FILE})")
-    record = RunRecord.model_validate_json(run_file.read_text(encoding="utf-8"))
+        raise FileNotFoundError(
+            f"{root} is not a chartproof run folder (no {RUN_FILE}); pass the --out folder of "
+            "an eval, audit, explain or derender run"
+        )
+    try:
+        record = RunRecord.model_validate_json(run_file.read_text(encoding="utf-8"))
+    except (ValidationError, ValueError) as exc:
+        raise RunConfigMismatch(_unreadable_record(run_file, exc)) from exc
     return record, list(_read_results(root / RESULTS_FILE).done.values())
 
 

@@ -12,6 +12,7 @@ from chartproof.charts.suites.chartqax import CHARTQAX
 from chartproof.charts.suites.chartr import CHARTR
 from chartproof.charts.suites.realcqa import REALCQA
 from chartproof.types import ChartSpec
+from chartproof.types.names import UnknownNameError, unknown_name
 
 __all__ = ["SUITES", "Accept", "Domain", "Suite", "chart_id", "domains", "generate_specs"]
 
@@ -25,7 +26,7 @@ def generate_specs(
     """The first n chart specs of `suite` with `seed` (the first k of n equal those of k);
     charts `accept` rejects are redrawn (`Suite.spec`)."""
     if suite not in SUITES:
-        raise KeyError(f"unknown suite {suite!r}; suites are {sorted(SUITES)}")
+        raise UnknownNameError(unknown_name("suite", suite, SUITES))
     if n < 0:
         raise ValueError(f"n must be at least 0, got {n}")
     return SUITES[suite].generate(n, seed, accept)

@@ -111,7 +111,10 @@ def detect_format(path: Path) -> str:
     elif path.suffix == ".csv":
         return "csv"
     if not path.exists():
-        raise FileNotFoundError(f"no dataset at {path}")
+        raise FileNotFoundError(
+            f"no dataset at {path}: no such file or folder; check the path (a dataset folder, "
+            "a .jsonl, .csv or .parquet file, or LOADER:PATH such as chartqa:DIR)"
+        )
     raise ValueError(
         f"cannot tell the format of {path}; name a loader, e.g. 'jsonl:{path}' "
         f"(loaders: {sorted(LOADERS)})"

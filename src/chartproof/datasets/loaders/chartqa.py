@@ -65,7 +65,11 @@ def load_chartqa(
         raise FileNotFoundError(f"no ChartQA folder at {root}")
     splits = _names(split, chartqa_splits(root))
     if not splits:
-        raise ValueError(f"{root}: no ChartQA split folders ({{split}}/{{split}}_human.json)")
+        raise ValueError(
+            f"{root}: no ChartQA split folders ({{split}}/{{split}}_human.json): not the "
+            "official ChartQA layout; point chartqa: at the folder holding train/, val/ and "
+            "test/ (each with {split}_human.json, {split}_augmented.json and png/)"
+        )
     sets = _names(questions, list(QUESTION_SETS))
     unknown = sorted(set(sets) - set(QUESTION_SETS))
     if unknown:

@@ -48,7 +48,7 @@ from chartproof.pipelines.audit.settings import (
     run_selection,
 )
 from chartproof.pipelines.audit.summary import summarize_audit
-from chartproof.runs import RunFolder
+from chartproof.runs import RunFolder, recording
 from chartproof.types import RunRecord, SampleResult
 
 __all__ = ["SETTINGS", "audit"]
@@ -239,16 +239,12 @@ def audit(
                                                       masked=False)))  # fmt: skip
             total = sum(len(units) for _, units, _ in work)
             done = sum(1 for p, units, _ in work for u in units if run.is_done(u.id, p, model_name))
-            if progress:
-                progress(done, total)
             size = batch_size or max(8, 2 * in_flight(wrapped))
-            for protocol, units, fn in work:
-                todo = [u for u in units if not run.is_done(u.id, protocol, model_name)]
-                for batch in _batches(todo, size):
-                    run.append(fn(batch))
-                    done += len(batch)
-                    if progress:
-                        progress(done, total)
+            with recording(run, total, done=done, progress=progress) as recorder:
+                for protocol, units, fn in work:
+                    todo = [u for u in units if not run.is_done(u.id, protocol, model_name)]
+                    for batch in _batches(todo, size):
+                        recorder.add(fn(batch))
             results = [r for r in run.results() if r.protocol != "audit.text"]
             summary = AuditSummary(**{
                 "pipeline": "audit",
