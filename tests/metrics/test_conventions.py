@@ -178,3 +178,11 @@ def test_missing_answer_scores_zero_in_every_convention() -> None:
     # ... chartproof counts a missing answer wrong, failures included
     assert official_score("", sample.answer, sample=sample) == {"official": 0.0}
     assert official_score("x", Answer.of_text("x"), sample=_sample("opencqa", "x")) == {}
+
+
+def test_a_sample_can_name_its_convention() -> None:
+    named = convention_for(_sample("my-folder", "12", convention="chartqa"))
+    assert named is not None and named.name == "chartqa"
+    assert convention_for(_sample("chartqa", "12", convention="none")) is None
+    with pytest.raises(KeyError, match="known"):
+        convention_for(_sample("my-folder", "12", convention="chartqa-typo"))

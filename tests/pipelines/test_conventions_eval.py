@@ -90,3 +90,23 @@ def test_conventions_beside_chartproof(tmp_path: Path) -> None:
     assert "Published scoring conventions" in html
     assert "<script>x</script>" not in html
     assert "&lt;script&gt;x&lt;/script&gt;" in html
+
+
+def test_unknown_convention_named_by_a_sample_stops_before_any_call(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    (root / "images").mkdir(parents=True)
+    Image.new("RGB", (8, 8)).save(root / "images" / "c.png")
+    sample = Sample(
+        id="bad1",
+        image=ImageRef(path="images/c.png"),
+        question="q?",
+        answer=type_answer("12"),
+        source={"dataset": "mine", "convention": "chartqa-typo"},
+    )
+    save_samples([sample], root)
+    backend = ScriptedBackend(lambda r: "12")
+    with pytest.raises(
+        ValueError, match="sample 'bad1': unknown scoring convention 'chartqa-typo'"
+    ):
+        evaluate(root, out=tmp_path / "run", backend=backend, cache=False)
+    assert backend.calls == 0

@@ -6,7 +6,9 @@ is Asia, 2006 is not the year 2005), so its numbers are not the ones on the lead
 A convention is the scorer a benchmark's numbers are published with, kept verbatim, quirks
 included (each quirk is a row of its case table in `tests/metrics/cases/convention_*.json`,
 recorded by running the reference code side by side). A convention is chosen from the
-loader's `Sample.source["dataset"]`; a dataset without one gets chartproof's score only
+loader's `Sample.source["dataset"]` (or named by `source["convention"]`, e.g. a JSONL
+row's extra key, for a benchmark converted into another folder); a dataset without one
+gets chartproof's score only
 (CharXiv's judge grading is not reproduced yet). PlotQA's authors publish no
 scorer; their relaxed accuracy (Methani et al., 2020) is the definition pix2struct cites.
 
@@ -49,6 +51,7 @@ __all__ = [
     "binary_correct",
     "chartbench_nqa",
     "chartbench_yes",
+    "check_conventions",
     "convention",
     "convention_for",
     "conventions",
@@ -111,10 +114,28 @@ def convention(name: str) -> Convention:
 
 
 def convention_for(sample: Sample) -> Convention | None:
-    """The convention of the sample's benchmark (`source["dataset"]`), None without one."""
+    """The convention of the sample's benchmark: `source["convention"]` when the sample
+    names one (a JSONL row's extra key "convention": "chartqa"; "none" for no convention),
+    else the one registered for `source["dataset"]`; None without one. A name that is not
+    registered is a KeyError listing the known ones."""
+    named = sample.source.get("convention")
+    if isinstance(named, str) and named:
+        return None if named == "none" else convention(named)
     name = sample.source.get("dataset")
     key = _BY_DATASET.get(name) if isinstance(name, str) else None
     return _CONVENTIONS[key] if key else None
+
+
+def check_conventions(samples: Sequence[Sample]) -> None:
+    """ValueError naming the first sample whose `source["convention"]` is not registered
+    (run before any model call, so a typo costs nothing)."""
+    for s in samples:
+        named = s.source.get("convention")
+        if named is not None and named != "none" and named not in _CONVENTIONS:
+            raise ValueError(
+                f"sample {s.id!r}: unknown scoring convention {named!r}; "
+                f"known: {sorted(_CONVENTIONS)} or 'none'"
+            )
 
 
 # ------------------------------------------------------------------------ gold strings

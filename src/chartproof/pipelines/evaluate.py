@@ -16,6 +16,7 @@ from pydantic import Field, field_validator
 
 from chartproof.datasets import dataset_fingerprint, load_dataset
 from chartproof.executors import Executor, load_backend_on
+from chartproof.metrics.conventions import check_conventions
 from chartproof.metrics.registry import explanation_scorers
 from chartproof.models import load_prompts
 from chartproof.models.base import (
@@ -238,6 +239,7 @@ def run_evaluation(
         samples = choice_order_variants(samples, shuffles=shuffle_choices, rotations=rotate_choices)
     if not samples:
         raise ValueError(f"no samples to evaluate in {data}" + (f" where {where}" if where else ""))
+    check_conventions(samples)
     prompts = load_prompts(prompts_file) if prompts_file else None
     template = (prompts or _default_prompts()).get(prompt)
     prompt_id = template.id
