@@ -8,8 +8,10 @@ from chartproof.runs.folder import (
     load_run,
     result_key,
 )
+from chartproof.runs.frames import Run
 
 __all__ = [
+    "Run",
     "RunBusyError",
     "RunConfigMismatch",
     "RunFolder",
