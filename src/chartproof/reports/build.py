@@ -8,7 +8,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from chartproof.reports.gallery import gallery
+from chartproof.reports.gallery import gallery, run_samples
 from chartproof.reports.html import Html, el, page
 from chartproof.reports.sections import (
     breakdowns,
@@ -21,7 +21,7 @@ from chartproof.reports.sections import (
     table3,
 )
 from chartproof.runs import load_run
-from chartproof.types import RunRecord, Sample, SampleResult
+from chartproof.types import RunRecord, SampleResult
 
 __all__ = ["report"]
 
@@ -68,25 +68,5 @@ def _run_sections(record: RunRecord, results: Sequence[SampleResult]) -> list[Ht
     ]
     parts.extend(section.render(summary) for section in report_sections(summary))
     parts.append(failures(summary))
-    parts.append(gallery(results, _samples_of(record)))
+    parts.append(gallery(results, run_samples(record)))
     return parts
-
-
-# ------------------------------------------------------------------------------ data
-
-
-def _samples_of(record: RunRecord) -> tuple[dict[str, Sample], Path | None]:
-    """The run's samples by id and their image folder; empty when the data moved away."""
-    from chartproof.datasets import load_dataset
-
-    spec = record.config.get("data")
-    if not spec:
-        return {}, None
-    try:
-        loaded = load_dataset(spec)
-    except (OSError, ValueError) as exc:
-        log.warning(
-            "report: cannot read the run's dataset %s (%s); gallery without images", spec, exc
-        )
-        return {}, None
-    return {s.id: s for s in loaded.samples}, loaded.root

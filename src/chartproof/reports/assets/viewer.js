@@ -1,0 +1,371 @@
+// chartproof viewer: every sample of every run, filters, search, sorting, a sample panel.
+// Hand-written, no dependencies, inlined into the page. Model text is only ever put on the
+// page with textContent (never innerHTML), so no reply can inject markup.
+(function () {
+  "use strict";
+  var D = JSON.parse(document.getElementById("cp-data").textContent);
+  var S = D.strings, ROWS = D.rows, N = ROWS.length, RUNS = D.runs;
+  var ROW_H = 30, OVERSCAN = 12;
+
+  function h(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function fmt(v) {
+    if (v === null || v === undefined) return "n/a";
+    if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toFixed(3);
+    return String(v);
+  }
+
+  // ---------------------------------------------------------------- facets
+  var facets = [];
+  function addFacet(key, label, get) {
+    var values = [], index = new Map(), codes = new Int32Array(N), counts = [];
+    for (var i = 0; i < N; i++) {
+      var v = get(ROWS[i]);
+      var c = index.get(v);
+      if (c === undefined) { c = values.length; index.set(v, c); values.push(v); counts.push(0); }
+      codes[i] = c; counts[c]++;
+    }
+    if (values.length < 2 && key !== "outcome") return;
+    var order = values.map(function (_, j) { return j; });
+    order.sort(function (x, y) { return String(values[x]).localeCompare(String(values[y]), undefined, {numeric: true}); });
+    facets.push({key: key, label: label, values: values, codes: codes, counts: counts, order: order, want: -1});
+  }
+  if (RUNS.length > 1) addFacet("run", "run", function (r) { return RUNS[r.r].name; });
+  addFacet("outcome", "outcome", function (r) { return r.o; });
+  addFacet("protocol", "protocol", function (r) { return S[r.pr]; });
+  D.groups.forEach(function (k) {
+    addFacet("g:" + k, D.labels[k], function (r) { return r.g[k] === undefined ? "(none)" : S[r.g[k]]; });
+  });
+
+  // ---------------------------------------------------------------- columns
+  function group(r, k) { return r.g[k] === undefined ? "" : S[r.g[k]]; }
+  var COLS = [];
+  if (RUNS.length > 1) COLS.push({key: "run", label: "run", w: "minmax(90px,1fr)", get: function (r) { return RUNS[r.r].name; }});
+  COLS.push(
+    {key: "id", label: "sample", w: "minmax(150px,1.6fr)", get: function (r) { return r.i; }},
+    {key: "outcome", label: "outcome", w: "80px", get: function (r) { return r.o; }, badge: true},
+    {key: "chart", label: "chart type", w: "90px", get: function (r) { return group(r, "chart_type"); }},
+    {key: "task", label: "task / question type", w: "110px", get: function (r) { return group(r, "task_type") || group(r, "question_type"); }},
+    {key: "pert", label: "perturbation", w: "110px", get: function (r) { var p = group(r, "perturbation"); var l = group(r, "level"); return l ? p + " " + l : p; }},
+    {key: "q", label: "question", w: "minmax(160px,3fr)", get: function (r) { return r.q || ""; }},
+    {key: "gold", label: "gold", w: "minmax(60px,1fr)", get: function (r) { return r.a === undefined || r.a === null ? "" : r.a; }},
+    {key: "pred", label: "answer", w: "minmax(60px,1fr)", get: function (r) { return r.p === undefined || r.p === null ? "" : r.p; }},
+    {key: "score", label: "score", w: "58px", num: true, get: function (r) { return r.h === undefined || r.h === null ? -Infinity : r.h; }, show: function (r) { return fmt(r.h); }},
+    {key: "lat", label: "latency s", w: "70px", num: true, get: function (r) { return r.l; }, show: function (r) { return r.l.toFixed(2); }}
+  );
+  var list = document.getElementById("cp-list");
+  var colsCss = COLS.map(function (c) { return c.w; }).join(" ");
+  document.documentElement.style.setProperty("--cols", colsCss);
+
+  // ---------------------------------------------------------------- state
+  var visible = new Int32Array(N), nVisible = 0, query = "", sortCol = null, sortDir = 1;
+  var idSet = null, idSetLabel = "", hay = null, selected = -1;
+  for (var i0 = 0; i0 < N; i0++) visible[i0] = i0;
+  nVisible = N;
+
+  function haystack() {
+    if (hay === null) {
+      hay = new Array(N);
+      for (var i = 0; i < N; i++) {
+        var r = ROWS[i];
+        hay[i] = [r.i, r.q || "", r.a || "", r.p || "", r.x || "", r.e || ""].join("\u0001").toLowerCase();
+      }
+    }
+    return hay;
+  }
+
+  function applyFilters() {
+    var active = facets.filter(function (f) { return f.want >= 0; });
+    var terms = query.toLowerCase().split(/\s+/).filter(Boolean);
+    var hs = terms.length ? haystack() : null;
+    var out = new Int32Array(N), n = 0;
+    outer: for (var i = 0; i < N; i++) {
+      for (var j = 0; j < active.length; j++) if (active[j].codes[i] !== active[j].want) continue outer;
+      if (idSet !== null && !idSet.has(i)) continue;
+      if (hs !== null) for (var t = 0; t < terms.length; t++) if (hs[i].indexOf(terms[t]) < 0) continue outer;
+      out[n++] = i;
+    }
+    if (sortCol !== null) {
+      var col = sortCol, keys = new Array(N);
+      for (var k = 0; k < n; k++) keys[out[k]] = col.get(ROWS[out[k]]);
+      var arr = Array.prototype.slice.call(out.subarray(0, n));
+      arr.sort(function (a, b) {
+        var x = keys[a], y = keys[b];
+        var c = col.num ? x - y : (x < y ? -1 : x > y ? 1 : 0);
+        return c === 0 ? a - b : c * sortDir;
+      });
+      out.set(arr);
+    }
+    visible = out; nVisible = n;
+    document.getElementById("cp-count").textContent = n + " of " + N + " samples";
+    var setBar = document.getElementById("cp-set");
+    setBar.hidden = idSet === null;
+    if (idSet !== null) {
+      setBar.textContent = "Showing only: " + idSetLabel + " ";
+      var b = h("button", "cp-link", "show all");
+      b.type = "button";
+      b.addEventListener("click", function () { idSet = null; applyFilters(); });
+      setBar.appendChild(b);
+    }
+    document.getElementById("cp-spacer").style.height = (n * ROW_H) + "px";
+    list.scrollTop = 0;
+    draw();
+  }
+
+  // ---------------------------------------------------------------- list
+  var rowsEl = document.getElementById("cp-rows"), pending = false;
+  function draw() {
+    pending = false;
+    var top = list.scrollTop, height = list.clientHeight || 600;
+    var start = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
+    var end = Math.min(nVisible, Math.ceil((top + height) / ROW_H) + OVERSCAN);
+    rowsEl.style.transform = "translateY(" + (start * ROW_H) + "px)";
+    var frag = document.createDocumentFragment();
+    for (var k = start; k < end; k++) {
+      var idx = visible[k], r = ROWS[idx];
+      var row = h("div", "cp-row" + (idx === selected ? " sel" : ""));
+      row.dataset.row = String(idx);
+      for (var c = 0; c < COLS.length; c++) {
+        var col = COLS[c], text = col.show ? col.show(r) : col.get(r);
+        var cell = h("span");
+        if (col.badge) cell.appendChild(h("span", "cp-badge " + text, text));
+        else { cell.textContent = text; cell.title = text; }
+        row.appendChild(cell);
+      }
+      frag.appendChild(row);
+    }
+    rowsEl.replaceChildren(frag);
+  }
+  list.addEventListener("scroll", function () {
+    if (!pending) { pending = true; requestAnimationFrame(draw); }
+  });
+  rowsEl.addEventListener("click", function (ev) {
+    var row = ev.target.closest(".cp-row");
+    if (row) openSample(Number(row.dataset.row));
+  });
+
+  var head = document.getElementById("cp-head");
+  COLS.forEach(function (col) {
+    var cell = h("span", null, col.label);
+    cell.title = "sort by " + col.label;
+    cell.addEventListener("click", function () {
+      if (sortCol === col) sortDir = -sortDir; else { sortCol = col; sortDir = 1; }
+      head.querySelectorAll("span").forEach(function (s) { s.textContent = s.textContent.replace(/ [▲▼]$/, ""); });
+      cell.textContent = col.label + (sortDir > 0 ? " ▲" : " ▼");
+      applyFilters();
+    });
+    head.appendChild(cell);
+  });
+
+  // ---------------------------------------------------------------- filter controls
+  var bar = document.getElementById("cp-filters");
+  facets.forEach(function (f) {
+    var label = h("label", null, f.label + " ");
+    var sel = h("select");
+    sel.dataset.facet = f.key;
+    var all = h("option", null, "all");
+    all.value = "-1";
+    sel.appendChild(all);
+    f.order.forEach(function (j) {
+      var o = h("option", null, f.values[j] + " (" + f.counts[j] + ")");
+      o.value = String(j);
+      sel.appendChild(o);
+    });
+    sel.addEventListener("change", function () { f.want = Number(sel.value); applyFilters(); });
+    f.select = sel;
+    label.appendChild(sel);
+    bar.appendChild(label);
+  });
+  var search = document.getElementById("cp-search"), timer = 0;
+  search.addEventListener("input", function () {
+    clearTimeout(timer);
+    timer = setTimeout(function () { query = search.value; applyFilters(); }, 150);
+  });
+  document.getElementById("cp-clear").addEventListener("click", function () {
+    facets.forEach(function (f) { f.want = -1; f.select.value = "-1"; });
+    search.value = ""; query = ""; idSet = null;
+    applyFilters();
+  });
+
+  // ---------------------------------------------------------------- sample panel
+  var panel = document.getElementById("cp-panel");
+  var bySample = null;
+  function sameSample(id) {
+    if (bySample === null) {
+      bySample = new Map();
+      for (var i = 0; i < N; i++) {
+        var l = bySample.get(ROWS[i].i);
+        if (l === undefined) bySample.set(ROWS[i].i, l = []);
+        l.push(i);
+      }
+    }
+    return bySample.get(id) || [];
+  }
+  function section(title, node) {
+    panel.appendChild(h("h3", null, title));
+    if (node) panel.appendChild(node);
+  }
+  function pre(text) { return h("pre", null, text === null || text === undefined ? "" : text); }
+  function kv(pairs) {
+    var box = h("div", "cp-kv");
+    pairs.forEach(function (p) { box.appendChild(h("span", null, p[0])); box.appendChild(h("span", null, fmt(p[1]))); });
+    return box;
+  }
+  function grid(heads, rows) {
+    var t = h("table", "grid text"), tr = h("tr");
+    heads.forEach(function (x) { tr.appendChild(h("th", null, x)); });
+    var thead = h("thead"); thead.appendChild(tr); t.appendChild(thead);
+    var body = h("tbody");
+    rows.forEach(function (row) {
+      var r = h("tr");
+      row.forEach(function (x) { r.appendChild(h("td", null, fmt(x))); });
+      body.appendChild(r);
+    });
+    t.appendChild(body);
+    return t;
+  }
+  function promptOf(r) {
+    if (r.t !== undefined) return S[r.t].split(D.mark).join(r.q || "");
+    return r.T;
+  }
+  function openSample(idx) {
+    selected = idx;
+    var r = ROWS[idx];
+    panel.replaceChildren();
+    panel.hidden = false;
+    var pbar = h("div", "cp-panelbar");
+    [["◀ previous", -1], ["next ▶", 1]].forEach(function (b) {
+      var btn = h("button", "cp-link", b[0]);
+      btn.type = "button";
+      btn.addEventListener("click", function () { step(b[1]); });
+      pbar.appendChild(btn);
+    });
+    var close = h("button", "cp-link", "close ✕");
+    close.type = "button"; close.id = "cp-close";
+    close.addEventListener("click", closePanel);
+    pbar.appendChild(close);
+    pbar.appendChild(h("span", "cp-badge " + r.o, r.o));
+    pbar.appendChild(h("span", "muted", RUNS[r.r].name));
+    panel.appendChild(pbar);
+    var title = h("h2", null, r.i);
+    title.id = "cp-sample-id";
+    panel.appendChild(title);
+    (r.m || []).forEach(function (key) {
+      var img = h("img");
+      img.alt = "chart " + r.i;
+      img.src = D.images[key];
+      var box = h("div", "cp-image");
+      box.appendChild(img);
+      panel.appendChild(box);
+    });
+    section("Question", pre(r.q));
+    if (r.c) {
+      var ol = h("ol");
+      ol.type = "A";
+      r.c.forEach(function (c) { ol.appendChild(h("li", null, c)); });
+      section("Options", ol);
+    }
+    var gold = pre(r.a); gold.id = "cp-gold";
+    section("Gold", gold);
+    section("Parsed answer", pre(r.p === null || r.p === undefined ? "(none)" : r.p));
+    if (r.h2) section("Parsed explanation", pre(r.h2));
+    section("Raw reply", pre(r.x));
+    if (r.e) section("Error", pre(r.e));
+    var prompt = promptOf(r);
+    var pp = pre(prompt === undefined ? "(not recorded in this run's results)" : prompt);
+    pp.id = "cp-prompt";
+    section("Prompt" + (r.pi !== undefined ? " (" + S[r.pi] + ")" : ""), pp);
+    if (r.st) {
+      var premise = r.st.length && r.st[0].type === "premise";
+      var rows = r.st.map(function (s) {
+        if (premise) return [s.id, s.kind, s.statement, s.truth, s.prediction, s.correct ? "✓" : "✗", s.error || ""];
+        if (s.type === "chain") return [s.id, s.task_type, s.question, s.gold, s.prediction, s.correct ? "✓" : "✗", s.error || ""];
+        return [JSON.stringify(s), "", "", "", "", "", ""];
+      });
+      section(premise ? "Premises" : "Steps", grid(premise
+        ? ["id", "kind", "statement", "truth", "verdict", "", "error"]
+        : ["id", "task", "sub-question", "gold", "answer", "", "error"], rows));
+    }
+    section("Scores", grid(["metric", "value"], Object.keys(r.s).map(function (m) { return [m, r.s[m]]; })));
+    section("Groups", kv(Object.keys(r.g).map(function (k) { return [k, S[r.g[k]]]; })));
+    section("Usage", kv([["latency (s)", r.l], ["model calls", r.n], ["from cache", r.k], ["protocol", S[r.pr]], ["model", RUNS[r.r].model]]));
+    var others = sameSample(r.i).filter(function (j) { return j !== idx; });
+    if (others.length) {
+      var ul = h("ul");
+      others.forEach(function (j) {
+        var o = ROWS[j], li = h("li"), a = h("button", "cp-link", RUNS[o.r].name);
+        a.type = "button";
+        a.addEventListener("click", function () { openSample(j); });
+        li.appendChild(a);
+        li.appendChild(h("span", null, " " + o.o + " · answer: " + (o.p === null || o.p === undefined ? "(none)" : o.p)));
+        ul.appendChild(li);
+      });
+      section("This sample in the other runs", ul);
+    }
+    panel.scrollTop = 0;
+    draw();
+  }
+  function closePanel() { panel.hidden = true; selected = -1; draw(); }
+  function step(d) {
+    var pos = -1;
+    for (var k = 0; k < nVisible; k++) if (visible[k] === selected) { pos = k; break; }
+    var next = pos + d;
+    if (next >= 0 && next < nVisible) openSample(visible[next]);
+  }
+  document.addEventListener("keydown", function (ev) {
+    if (panel.hidden) return;
+    if (ev.key === "Escape") closePanel();
+    else if (ev.key === "ArrowDown" || ev.key === "j") { step(1); ev.preventDefault(); }
+    else if (ev.key === "ArrowUp" || ev.key === "k") { step(-1); ev.preventDefault(); }
+  });
+
+  // ---------------------------------------------------------------- tabs
+  var tabs = document.querySelectorAll(".cp-tabs button");
+  function showTab(name) {
+    tabs.forEach(function (b) { b.classList.toggle("on", b.dataset.tab === name); });
+    document.querySelectorAll("main > section").forEach(function (s) { s.hidden = s.id !== "cp-tab-" + name; });
+    if (name !== "samples") panel.hidden = true;
+    if (name === "samples") draw();
+  }
+  tabs.forEach(function (b) { b.addEventListener("click", function () { showTab(b.dataset.tab); }); });
+
+  // ---------------------------------------------------------------- comparison lists
+  var CARDS = 120;
+  document.querySelectorAll("[data-list]").forEach(function (box) {
+    var spec = box.dataset.list.split(":"), cmp = D.compare[Number(spec[0])], pairs = cmp[spec[1]];
+    var frag = document.createDocumentFragment();
+    pairs.slice(0, CARDS).forEach(function (pair) {
+      var a = ROWS[pair[0]], b = ROWS[pair[1]], card = h("div", "cp-card");
+      if (a.m && a.m.length) { var img = h("img"); img.alt = "chart " + a.i; img.src = D.images[a.m[0]]; card.appendChild(img); }
+      card.appendChild(h("div", "muted", a.i));
+      card.appendChild(h("div", "q", a.q || ""));
+      card.appendChild(h("div", null, "gold: " + (a.a || "")));
+      card.appendChild(h("div", null, RUNS[cmp.a].name + ": " + (a.p === null || a.p === undefined ? "(none)" : a.p)));
+      card.appendChild(h("div", null, RUNS[cmp.b].name + ": " + (b.p === null || b.p === undefined ? "(none)" : b.p)));
+      card.addEventListener("click", function () { showTab("samples"); openSample(pair[0]); });
+      frag.appendChild(card);
+    });
+    box.appendChild(frag);
+    if (pairs.length) {
+      var more = h("button", "cp-link", "show " + (pairs.length > CARDS ? "all " : "") + pairs.length + " in the sample list");
+      more.type = "button";
+      more.addEventListener("click", function () {
+        idSet = new Set();
+        pairs.forEach(function (p) { idSet.add(p[0]); idSet.add(p[1]); });
+        idSetLabel = box.previousElementSibling ? box.previousElementSibling.textContent : "";
+        showTab("samples");
+        applyFilters();
+      });
+      box.parentNode.insertBefore(more, box.nextSibling);
+    } else {
+      box.appendChild(h("p", "note", "none"));
+    }
+  });
+
+  applyFilters();
+  window.cpViewer = {rows: function () { return nVisible; }, total: N};
+})();
