@@ -45,14 +45,18 @@ def test_page_is_self_contained_and_model_text_cannot_close_the_data(
     path, a, b = page_and_runs
     html = path.read_text()
     assert any(HOSTILE in line["output"] for line in _lines(a))
-    # two scripts: the JSON data and the inlined viewer; nothing loaded from elsewhere
-    assert html.count("<script") == 2 and html.count("</script>") == 2
+    # three scripts: the list data, the panel data and the inlined viewer; nothing loaded
+    # from elsewhere
+    assert html.count("<script") == 3 and html.count("</script>") == 3
     assert "<link" not in html and not re.search(r"""src=["']?https?:""", html)
-    assert 'src="data:image/png;base64,' not in html.split('id="cp-data"')[0]
-    data = html.split('<script type="application/json" id="cp-data">')[1].split("</script>")[0]
-    assert "<" not in data and ">" not in data
-    payload = json.loads(data)
-    assert len(payload["rows"]) == len(_lines(a)) + len(_lines(b))
+    data = {}
+    for name in ("cp-data", "cp-detail"):
+        text = html.split(f'<script type="application/json" id="{name}">')[1].split("</script>")[0]
+        assert "<" not in text and ">" not in text
+        data[name] = json.loads(text)
+    payload = data["cp-data"]
+    assert len(payload["cols"]["i"]) == len(data["cp-detail"]) == len(_lines(a)) + len(_lines(b))
+    assert any(HOSTILE in d["x"] for d in data["cp-detail"])
     assert all(src.startswith("data:image/png;base64,") for src in payload["images"].values())
 
 

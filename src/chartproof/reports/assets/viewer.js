@@ -3,9 +3,19 @@
 // page with textContent (never innerHTML), so no reply can inject markup.
 (function () {
   "use strict";
+  var t0 = performance.now();
   var D = JSON.parse(document.getElementById("cp-data").textContent);
-  var S = D.strings, ROWS = D.rows, N = ROWS.length, RUNS = D.runs;
+  var tParsed = performance.now();
+  var S = D.strings, C = D.cols, G = D.gcols, N = C.i.length, RUNS = D.runs;
+  // one row as an object, built when needed (drawn rows, the panel, the cards)
+  function R(i) {
+    return {idx: i, r: C.r[i], i: C.i[i], o: D.outcomes[C.o[i]], pr: C.pr[i], q: C.q[i],
+            a: C.a[i], p: C.p[i], h: C.h[i], l: C.l[i], e: C.e[i], m: C.m[i]};
+  }
   var ROW_H = 30, OVERSCAN = 12;
+  // for tests and benchmarks: rows shown, total, when the page was ready, last filter time
+  var api = {rows: function () { return nVisible; }, total: N, readyMs: 0, lastFilterAt: 0,
+             startMs: t0, parseMs: tParsed - t0};
 
   function h(tag, cls, text) {
     var e = document.createElement(tag);
@@ -21,28 +31,47 @@
 
   // ---------------------------------------------------------------- facets
   var facets = [];
-  function addFacet(key, label, get) {
-    var values = [], index = new Map(), codes = new Int32Array(N), counts = [];
+  // `get` gives each row a small key (an interned string id, a run index, an outcome);
+  // `name` turns a key into the value shown
+  function addFacet(key, label, get, name) {
+    var keys = [], index = new Map(), codes = new Int32Array(N), counts = [];
     for (var i = 0; i < N; i++) {
-      var v = get(ROWS[i]);
+      var v = get(i);
       var c = index.get(v);
-      if (c === undefined) { c = values.length; index.set(v, c); values.push(v); counts.push(0); }
+      if (c === undefined) { c = keys.length; index.set(v, c); keys.push(v); counts.push(0); }
       codes[i] = c; counts[c]++;
     }
+    var values = keys.map(name);
     if (values.length < 2 && key !== "outcome") return;
     var order = values.map(function (_, j) { return j; });
     order.sort(function (x, y) { return String(values[x]).localeCompare(String(values[y]), undefined, {numeric: true}); });
     facets.push({key: key, label: label, values: values, codes: codes, counts: counts, order: order, want: -1});
   }
-  if (RUNS.length > 1) addFacet("run", "run", function (r) { return RUNS[r.r].name; });
-  addFacet("outcome", "outcome", function (r) { return r.o; });
-  addFacet("protocol", "protocol", function (r) { return S[r.pr]; });
+  function str(v) { return v < 0 ? "(none)" : S[v]; }
+  if (RUNS.length > 1) addFacet("run", "run", function (i) { return C.r[i]; }, function (v) { return RUNS[v].name; });
+  addFacet("outcome", "outcome", function (i) { return C.o[i]; }, function (v) { return D.outcomes[v]; });
+  addFacet("protocol", "protocol", function (i) { return C.pr[i]; }, str);
   D.groups.forEach(function (k) {
-    addFacet("g:" + k, D.labels[k], function (r) { return r.g[k] === undefined ? "(none)" : S[r.g[k]]; });
+    var col = G[k];
+    addFacet("g:" + k, D.labels[k], function (i) { return col[i]; }, str);
   });
 
+  // the panel's data follows this script in the page: read on first use, once the parser
+  // has reached its end (until then a row's detail is empty and nothing is cached)
+  var DETAIL = null;
+  function detailReady() {
+    if (DETAIL === null && document.readyState !== "loading") {
+      DETAIL = JSON.parse(document.getElementById("cp-detail").textContent);
+    }
+    return DETAIL !== null;
+  }
+  function detail(i) { return detailReady() ? DETAIL[i] : {s: {}}; }
+
   // ---------------------------------------------------------------- columns
-  function group(r, k) { return r.g[k] === undefined ? "" : S[r.g[k]]; }
+  function group(r, k) {
+    var col = G[k], v = col === undefined ? -1 : col[r.idx];
+    return v < 0 ? "" : S[v];
+  }
   var COLS = [];
   if (RUNS.length > 1) COLS.push({key: "run", label: "run", w: "minmax(90px,1fr)", get: function (r) { return RUNS[r.r].name; }});
   COLS.push(
@@ -63,17 +92,19 @@
 
   // ---------------------------------------------------------------- state
   var visible = new Int32Array(N), nVisible = 0, query = "", sortCol = null, sortDir = 1;
-  var idSet = null, idSetLabel = "", hay = null, selected = -1;
+  var idSet = null, idSetLabel = "", hay = null, hayFull = false, selected = -1;
   for (var i0 = 0; i0 < N; i0++) visible[i0] = i0;
   nVisible = N;
 
   function haystack() {
-    if (hay === null) {
+    if (hay === null || !hayFull) {
+      var t = performance.now();
+      hayFull = detailReady();
       hay = new Array(N);
       for (var i = 0; i < N; i++) {
-        var r = ROWS[i];
-        hay[i] = [r.i, r.q || "", r.a || "", r.p || "", r.x || "", r.e || ""].join("\u0001").toLowerCase();
+        hay[i] = [C.i[i], C.q[i] || "", C.a[i] || "", C.p[i] || "", detail(i).x || "", C.e[i] || ""].join("\u0001").toLowerCase();
       }
+      api.indexMs = performance.now() - t;
     }
     return hay;
   }
@@ -91,7 +122,7 @@
     }
     if (sortCol !== null) {
       var col = sortCol, keys = new Array(N);
-      for (var k = 0; k < n; k++) keys[out[k]] = col.get(ROWS[out[k]]);
+      for (var k = 0; k < n; k++) keys[out[k]] = col.get(R(out[k]));
       var arr = Array.prototype.slice.call(out.subarray(0, n));
       arr.sort(function (a, b) {
         var x = keys[a], y = keys[b];
@@ -114,6 +145,7 @@
     document.getElementById("cp-spacer").style.height = (n * ROW_H) + "px";
     list.scrollTop = 0;
     draw();
+    api.lastFilterAt = performance.now();
   }
 
   // ---------------------------------------------------------------- list
@@ -126,7 +158,7 @@
     rowsEl.style.transform = "translateY(" + (start * ROW_H) + "px)";
     var frag = document.createDocumentFragment();
     for (var k = start; k < end; k++) {
-      var idx = visible[k], r = ROWS[idx];
+      var idx = visible[k], r = R(idx);
       var row = h("div", "cp-row" + (idx === selected ? " sel" : ""));
       row.dataset.row = String(idx);
       for (var c = 0; c < COLS.length; c++) {
@@ -198,8 +230,8 @@
     if (bySample === null) {
       bySample = new Map();
       for (var i = 0; i < N; i++) {
-        var l = bySample.get(ROWS[i].i);
-        if (l === undefined) bySample.set(ROWS[i].i, l = []);
+        var l = bySample.get(C.i[i]);
+        if (l === undefined) bySample.set(C.i[i], l = []);
         l.push(i);
       }
     }
@@ -228,13 +260,13 @@
     t.appendChild(body);
     return t;
   }
-  function promptOf(r) {
-    if (r.t !== undefined) return S[r.t].split(D.mark).join(r.q || "");
-    return r.T;
+  function promptOf(r, d) {
+    if (d.t !== undefined) return S[d.t].split(D.mark).join(r.q || "");
+    return d.T;
   }
   function openSample(idx) {
     selected = idx;
-    var r = ROWS[idx];
+    var r = R(idx), d = detail(idx);
     panel.replaceChildren();
     panel.hidden = false;
     var pbar = h("div", "cp-panelbar");
@@ -263,25 +295,25 @@
       panel.appendChild(box);
     });
     section("Question", pre(r.q));
-    if (r.c) {
+    if (d.c) {
       var ol = h("ol");
       ol.type = "A";
-      r.c.forEach(function (c) { ol.appendChild(h("li", null, c)); });
+      d.c.forEach(function (c) { ol.appendChild(h("li", null, c)); });
       section("Options", ol);
     }
     var gold = pre(r.a); gold.id = "cp-gold";
     section("Gold", gold);
     section("Parsed answer", pre(r.p === null || r.p === undefined ? "(none)" : r.p));
-    if (r.h2) section("Parsed explanation", pre(r.h2));
-    section("Raw reply", pre(r.x));
+    if (d.h2) section("Parsed explanation", pre(d.h2));
+    section("Raw reply", pre(d.x));
     if (r.e) section("Error", pre(r.e));
-    var prompt = promptOf(r);
+    var prompt = promptOf(r, d);
     var pp = pre(prompt === undefined ? "(not recorded in this run's results)" : prompt);
     pp.id = "cp-prompt";
-    section("Prompt" + (r.pi !== undefined ? " (" + S[r.pi] + ")" : ""), pp);
-    if (r.st) {
-      var premise = r.st.length && r.st[0].type === "premise";
-      var rows = r.st.map(function (s) {
+    section("Prompt" + (d.pi !== undefined ? " (" + S[d.pi] + ")" : ""), pp);
+    if (d.st) {
+      var premise = d.st.length && d.st[0].type === "premise";
+      var rows = d.st.map(function (s) {
         if (premise) return [s.id, s.kind, s.statement, s.truth, s.prediction, s.correct ? "✓" : "✗", s.error || ""];
         if (s.type === "chain") return [s.id, s.task_type, s.question, s.gold, s.prediction, s.correct ? "✓" : "✗", s.error || ""];
         return [JSON.stringify(s), "", "", "", "", "", ""];
@@ -290,14 +322,14 @@
         ? ["id", "kind", "statement", "truth", "verdict", "", "error"]
         : ["id", "task", "sub-question", "gold", "answer", "", "error"], rows));
     }
-    section("Scores", grid(["metric", "value"], Object.keys(r.s).map(function (m) { return [m, r.s[m]]; })));
-    section("Groups", kv(Object.keys(r.g).map(function (k) { return [k, S[r.g[k]]]; })));
-    section("Usage", kv([["latency (s)", r.l], ["model calls", r.n], ["from cache", r.k], ["protocol", S[r.pr]], ["model", RUNS[r.r].model]]));
+    section("Scores", grid(["metric", "value"], Object.keys(d.s).map(function (m) { return [D.metrics[Number(m)], d.s[m]]; })));
+    section("Groups", kv(D.groups.filter(function (k) { return group(r, k) !== ""; }).map(function (k) { return [k, group(r, k)]; })));
+    section("Usage", kv([["latency (s)", r.l], ["model calls", d.n], ["from cache", d.k], ["protocol", S[r.pr]], ["model", RUNS[r.r].model]]));
     var others = sameSample(r.i).filter(function (j) { return j !== idx; });
     if (others.length) {
       var ul = h("ul");
       others.forEach(function (j) {
-        var o = ROWS[j], li = h("li"), a = h("button", "cp-link", RUNS[o.r].name);
+        var o = R(j), li = h("li"), a = h("button", "cp-link", RUNS[o.r].name);
         a.type = "button";
         a.addEventListener("click", function () { openSample(j); });
         li.appendChild(a);
@@ -339,7 +371,7 @@
     var spec = box.dataset.list.split(":"), cmp = D.compare[Number(spec[0])], pairs = cmp[spec[1]];
     var frag = document.createDocumentFragment();
     pairs.slice(0, CARDS).forEach(function (pair) {
-      var a = ROWS[pair[0]], b = ROWS[pair[1]], card = h("div", "cp-card");
+      var a = R(pair[0]), b = R(pair[1]), card = h("div", "cp-card");
       if (a.m && a.m.length) { var img = h("img"); img.alt = "chart " + a.i; img.src = D.images[a.m[0]]; card.appendChild(img); }
       card.appendChild(h("div", "muted", a.i));
       card.appendChild(h("div", "q", a.q || ""));
@@ -367,5 +399,9 @@
   });
 
   applyFilters();
-  window.cpViewer = {rows: function () { return nVisible; }, total: N};
+  api.readyMs = performance.now();
+  // read the panel data and build the search index while the reader looks at the list
+  var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 200); };
+  window.addEventListener("load", function () { idle(function () { haystack(); }); });
+  window.cpViewer = api;
 })();
