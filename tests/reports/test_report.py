@@ -115,3 +115,22 @@ def test_run_names_tell_apart_runs_of_one_model_and_protocol(
         for path, model, protocol in runs
     ]
     assert run_names(records) == expected
+
+
+def test_report_writes_and_links_the_viewer_and_keeps_overall_in_sight(tmp_path: Path) -> None:
+    import json
+
+    run = _run(tmp_path)
+    path = report(run, run, out=tmp_path / "both.html")
+    html = path.read_text()
+    page = tmp_path / "both.view.html"
+    assert 'href="both.view.html"' in html and page.exists()
+    data = page.read_text().split('id="cp-data">')[1].split("</script>")[0]
+    assert len(json.loads(data)["cols"]["i"]) == 16
+    # the runs' comparison table: "overall" right after the metric, inside a scroll box
+    compare = html.split("Runs compared")[1].split("</table>")[0]
+    assert '<div class="scroll"><table' in compare
+    heads = [h.split("</th>")[0] for h in compare.split("<th>")[1:4]]
+    assert heads == ["run", "metric", "overall"]
+    assert (run / "report.html").exists() is False
+    assert report(run).name == "report.html" and (run / "view.html").exists()

@@ -20,19 +20,22 @@ from chartproof.reports.sections import (
     run_names,
     table3,
 )
+from chartproof.reports.viewer import view
 from chartproof.runs import load_run
 from chartproof.types import RunRecord, SampleResult
 
-__all__ = ["report"]
+__all__ = ["report", "viewer_path"]
 
 log = logging.getLogger(__name__)
 
 
-def report(*runs: str | Path, out: str | Path | None = None) -> Path:
+def report(*runs: str | Path, out: str | Path | None = None, viewer: bool = True) -> Path:
     """Write the HTML report of one or more run folders; returns its path.
 
     With one run the file defaults to `RUN/report.html`; with several, a comparison table
-    of all of them comes first, then each run's sections.
+    of all of them comes first, then each run's sections. With `viewer`, the sample viewer
+    of the same runs (`view`) is written beside it (`view.html` next to a `report.html`,
+    else `NAME.view.html`) and the report links to it.
     """
     if not runs:
         raise ValueError("report needs at least one run folder")
@@ -40,6 +43,18 @@ def report(*runs: str | Path, out: str | Path | None = None) -> Path:
     target = Path(out) if out is not None else loaded[0][0] / "report.html"
     path0, record0, _ = loaded[0]
     body: list[Html] = [header(record0, path0, several=len(loaded) > 1)]
+    if viewer:
+        page_path = viewer_path(target)
+        view(*(p for p, _, _ in loaded), out=page_path)
+        what = "compare the runs sample by sample" if len(loaded) > 1 else "filter, search"
+        body.append(
+            el(
+                "a",
+                f"Every sample in the viewer ({what}) → {page_path.name}",
+                href=page_path.name,
+                cls="viewer",
+            )
+        )
     if len(loaded) > 1:
         body.append(comparison([(p, r) for p, r, _ in loaded]))
     titles = run_names([(p, r) for p, r, _ in loaded])
@@ -52,6 +67,13 @@ def report(*runs: str | Path, out: str | Path | None = None) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(html_text, encoding="utf-8")
     return target
+
+
+def viewer_path(report_path: Path) -> Path:
+    """Where `report` writes the viewer page beside the report at `report_path`."""
+    if report_path.name == "report.html":
+        return report_path.with_name("view.html")
+    return report_path.with_name(report_path.stem + ".view.html")
 
 
 def _run_sections(record: RunRecord, results: Sequence[SampleResult]) -> list[Html]:

@@ -116,6 +116,11 @@ details > summary { cursor: pointer; margin: 12px 0; color: var(--accent); font-
 .tag { display:inline-block; font-size:11px; padding:1px 6px; border-radius:10px;
        background: var(--soft); border:1px solid var(--line); margin-right:4px; color: var(--muted); }
 img.plot { max-width: 100%; height: auto; }
+.scroll { max-width: 100%; overflow-x: auto; }
+.scroll table.grid th:first-child, .scroll table.grid td:first-child { position: sticky; left: 0;
+  background: var(--bg); max-width: 260px; }
+.scroll table.grid thead th:first-child { background: var(--soft); }
+a.viewer { display:inline-block; margin: 6px 0 0; font-weight: 600; color: var(--accent); }
 """
 
 

@@ -249,29 +249,30 @@ def table3(
             return "–"
 
         overall = next((m.value for m in s.metrics if m.metric == metric), None)
-        body.append(
-            [
-                name,
-                *([metric_label(metric)] if compare else []),
-                *(value("chart_type", c) for c in chart_cols),
-                *(value("question_type", q) for q in q_cols),
-                pct(overall),
-            ]
-        )
+        cells = [
+            *(value("chart_type", c) for c in chart_cols),
+            *(value("question_type", q) for q in q_cols),
+        ]
+        # comparing, "overall" comes first: many runs' names and chart types make the table
+        # wider than a window, and the number read first must not be the one scrolled away
+        if compare:
+            body.append([name, metric_label(metric), pct(overall), *cells])
+        else:
+            body.append([name, *cells, pct(overall)])
     metric0 = headline_metric(rows[0][1])
     caption = "headline metric of each run (%)" if compare else f"{metric_label(metric0)} (%)"
     out = [
         Html("") if compare else el("h2", "Accuracy by chart type and question type"),
-        table(
-            [
-                "run" if compare else "model",
-                *(["metric"] if compare else []),
-                *chart_cols,
-                *q_cols,
-                "overall",
-            ],
-            body,
-            caption=f"{caption} — layout of ChartQA-X Table 3",
+        el(
+            "div",
+            table(
+                ["run", "metric", "overall", *chart_cols, *q_cols]
+                if compare
+                else ["model", *chart_cols, *q_cols, "overall"],
+                body,
+                caption=f"{caption} — layout of ChartQA-X Table 3",
+            ),
+            cls="scroll",
         ),
     ]
     grid = rows[0][1].grid
