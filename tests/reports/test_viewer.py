@@ -89,6 +89,7 @@ def test_viewer_in_chromium_matches_results_jsonl(
 
     # filter: wrong answers on box plots, in both runs
     page.select_option("select[data-facet=outcome]", label=_option(page, "outcome", "wrong"))
+    before_box = _option(page, "g:chart_type", "box")
     page.select_option("select[data-facet='g:chart_type']", label=_option(page, "g:chart_type", "box"))  # fmt: skip
     expected = sum(
         1
@@ -97,6 +98,8 @@ def test_viewer_in_chromium_matches_results_jsonl(
         and not _right(line) and correct_value(line["scores"]) is not None
     )  # fmt: skip
     assert expected > 0
+    # the chart type's options counted what they would show under the outcome filter
+    assert before_box == f"box ({expected})"
     assert page.inner_text("#cp-count") == f"{expected} of {total} samples"
     assert page.locator("#cp-rows .cp-row").count() == expected
     _shot(page, "2-filtered")

@@ -113,13 +113,29 @@
     var active = facets.filter(function (f) { return f.want >= 0; });
     var terms = query.toLowerCase().split(/\s+/).filter(Boolean);
     var hs = terms.length ? haystack() : null;
-    var out = new Int32Array(N), n = 0;
+    var out = new Int32Array(N), n = 0, nf = facets.length;
+    // each option's count is the rows it would show with the other filters kept: a row
+    // failing no facet counts for every facet, a row failing one counts for that one only
+    var counts = facets.map(function (f) { return new Int32Array(f.values.length); });
+    var activeAt = active.map(function (f) { return facets.indexOf(f); });
     outer: for (var i = 0; i < N; i++) {
-      for (var j = 0; j < active.length; j++) if (active[j].codes[i] !== active[j].want) continue outer;
       if (idSet !== null && !idSet.has(i)) continue;
       if (hs !== null) for (var t = 0; t < terms.length; t++) if (hs[i].indexOf(terms[t]) < 0) continue outer;
+      var fails = 0, failed = -1;
+      for (var j = 0; j < active.length; j++) {
+        if (active[j].codes[i] !== active[j].want) { failed = j; if (++fails > 1) continue outer; }
+      }
+      if (fails === 1) { counts[activeAt[failed]][active[failed].codes[i]]++; continue; }
+      for (var q = 0; q < nf; q++) counts[q][facets[q].codes[i]]++;
       out[n++] = i;
     }
+    facets.forEach(function (f, q) {
+      var options = f.select.options;
+      for (var o = 1; o < options.length; o++) {
+        var j = Number(options[o].value);
+        options[o].textContent = f.values[j] + " (" + counts[q][j] + ")";
+      }
+    });
     if (sortCol !== null) {
       var col = sortCol, keys = new Array(N);
       for (var k = 0; k < n; k++) keys[out[k]] = col.get(R(out[k]));
