@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from chartproof.reports.gallery import gallery, run_samples
+from chartproof.reports.glossary import glossary
 from chartproof.reports.html import Html, el, page
 from chartproof.reports.sections import (
     breakdowns,
@@ -63,6 +64,7 @@ def report(*runs: str | Path, out: str | Path | None = None, viewer: bool = True
             body.append(el("h1", title, cls="run"))
             body.append(el("p", str(path), cls="note"))
         body.extend(_run_sections(record, results))
+    body.append(glossary())
     html_text = page(f"chartproof report · {record0.id}", *body)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(html_text, encoding="utf-8")

@@ -24,6 +24,7 @@ from typing import Any, Literal
 from chartproof.metrics import registry
 from chartproof.reports.compare import PairedComparison, compare
 from chartproof.reports.gallery import run_samples, thumbnail
+from chartproof.reports.glossary import glossary
 from chartproof.reports.html import Html, el, join, table
 from chartproof.reports.sections import fmt, run_names
 from chartproof.runs import Run, load_run
@@ -100,6 +101,7 @@ def view_html(
             _comparison_html(c, names[0], names[i + 1], i) for i, c in enumerate(comparisons)
         ]
         body.append(el("section", *section, id="cp-tab-compare", hidden=True))
+    body.append(el("section", glossary(), id="cp-tab-glossary", hidden=True))
     return _page("chartproof viewer · " + names[0], payload, builder.details, body)
 
 
@@ -278,6 +280,7 @@ def _tabs(compare_tab: bool) -> Html:
     ]
     if compare_tab:
         buttons.append(el("button", "Compare", type="button", data_tab="compare", id="cp-compare"))
+    buttons.append(el("button", "Glossary", type="button", data_tab="glossary"))
     return el("nav", *buttons, cls="cp-tabs")
 
 
