@@ -132,5 +132,10 @@ def test_report_writes_and_links_the_viewer_and_keeps_overall_in_sight(tmp_path:
     assert '<div class="scroll"><table' in compare
     heads = [h.split("</th>")[0] for h in compare.split("<th>")[1:4]]
     assert heads == ["run", "metric", "overall"]
+    # grouped bars per chart type, one bar per run (no task types or programs here)
+    assert compare.count("by chart_type per run") == 0  # the plot follows the table
+    after = html.split("Runs compared")[1]
+    assert 'alt="accuracy by chart_type per run"' in after
+    assert "by task_type per run" not in after and "by program per run" not in after
     assert (run / "report.html").exists() is False
     assert report(run).name == "report.html" and (run / "view.html").exists()

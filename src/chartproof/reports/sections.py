@@ -28,6 +28,7 @@ __all__ = [
     "breakdowns",
     "card",
     "chain_section",
+    "compared_bars",
     "comparison",
     "failures",
     "family_section",
@@ -625,7 +626,35 @@ def failures(summary: RunSummary | Mapping[str, Any]) -> Html:
 
 def comparison(runs: Sequence[tuple[Path, RunRecord]]) -> Html:
     rows = list(zip(run_names(runs), (_record_summary(r) for _, r in runs), strict=True))
-    return join([el("h2", "Runs compared"), table3(rows, compare=True), explanation_ranking(rows)])
+    return join(
+        [
+            el("h2", "Runs compared"),
+            table3(rows, compare=True),
+            *(compared_bars(rows, key) for key in ("chart_type", "task_type", "program")),
+            explanation_ranking(rows),
+        ]
+    )
+
+
+def compared_bars(rows: Sequence[tuple[str, RunSummary]], key: str) -> Html:
+    """Grouped bars of the first run's headline metric per value of `key`, one bar per run
+    (nothing when fewer than two values or no run has the breakdown)."""
+    metric = headline_metric(rows[0][1])
+    values = {
+        name: {
+            sc.group[key]: sc.value
+            for sc in s.breakdowns.get(key, ())
+            if sc.metric == metric and key in sc.group
+        }
+        for name, s in rows
+    }
+    labels = {k for v in values.values() for k in v}
+    if len(labels) < 2:
+        return Html("")
+    png = plots.grouped_bars(
+        values, title=f"{metric_label(metric)} by {key.replace('_', ' ')}", y_label=metric
+    )
+    return img_png(png, f"{metric} by {key} per run", cls="plot")
 
 
 def explanation_ranking(rows: Sequence[tuple[str, RunSummary | Mapping[str, Any]]]) -> Html:
