@@ -5,6 +5,7 @@ and a gallery of samples with every model output escaped."""
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -65,10 +66,30 @@ def report(*runs: str | Path, out: str | Path | None = None, viewer: bool = True
             body.append(el("p", str(path), cls="note"))
         body.extend(_run_sections(record, results))
     body.append(glossary())
-    html_text = page(f"chartproof report · {record0.id}", *body)
+    html_text = page(f"chartproof report · {record0.id}", *with_contents(body))
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(html_text, encoding="utf-8")
     return target
+
+
+_H2 = re.compile(r"<h2>(.*?)</h2>", re.DOTALL)
+
+
+def with_contents(body: Sequence[Html]) -> list[Html]:
+    """The body with a table of contents after its first part (the header): every plain
+    `<h2>` gets an id and a link (its text is markup this module built, already escaped)."""
+    text = Html("".join(body[1:]))
+    titles: list[str] = []
+
+    def anchor(match: re.Match[str]) -> str:
+        titles.append(match.group(1))
+        return f'<h2 id="s{len(titles)}">{match.group(1)}</h2>'
+
+    text = Html(_H2.sub(anchor, text))
+    links = [el("li", el("a", Html(t), href=f"#s{i}")) for i, t in enumerate(titles, start=1)]
+    links.append(el("li", el("a", "Glossary", href="#glossary")))
+    toc = el("nav", el("b", "Contents"), el("ol", *links), cls="toc")
+    return [*body[:1], toc, text]
 
 
 def viewer_path(report_path: Path) -> Path:
