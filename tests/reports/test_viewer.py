@@ -154,3 +154,23 @@ def _shot(page: Any, name: str, *, full: bool = False) -> None:
     if SCREENS:
         Path(SCREENS).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(SCREENS) / f"{name}.png"), full_page=full)
+
+
+def test_view_command_writes_the_page(
+    page_and_runs: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from chartproof.cli import _register, app
+
+    _register()
+    _, a, b = page_and_runs
+    out = tmp_path / "cli.html"
+    result = CliRunner().invoke(
+        app, ["view", str(a), str(b), "--out", str(out), "--images", "none"]
+    )
+    assert result.exit_code == 0, result.output
+    html = out.read_text()
+    assert "cp-detail" in html and "data:image/png" not in html
+    missing = CliRunner().invoke(app, ["view", str(tmp_path / "nope")])
+    assert missing.exit_code != 0
