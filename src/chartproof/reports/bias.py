@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from chartproof.metrics.bias import OpinionTags, PositionEffect
@@ -21,6 +22,7 @@ from chartproof.metrics.bias_summary import (
     SentimentSection,
     ShiftSection,
 )
+from chartproof.reports.gallery import run_samples, thumbnail
 from chartproof.reports.html import Html, el, img_png, join, table
 from chartproof.types import RunRecord, SampleResult
 
@@ -461,8 +463,27 @@ def _skipped(s: AuditSummary) -> Html:
                  table(["chart", "attribute", "decided by", "why"], rows, cls="grid text")])  # fmt: skip
 
 
-def _gallery(results: Sequence[SampleResult]) -> Html:
-    """A few paired narratives with every model output escaped."""
+def _chart_images(record: RunRecord) -> dict[str, Path]:
+    """Each chart id of the audit's dataset (sample ids and spec ids) → its image file."""
+    from chartproof.datasets import resolve_image
+
+    samples, root = run_samples(record)
+    out: dict[str, Path] = {}
+    if root is None:
+        return out
+    for sample in samples.values():
+        for key in (sample.id, sample.spec.id if sample.spec is not None else None):
+            if key is not None and key not in out:
+                try:
+                    out[key] = resolve_image(root, sample.image)
+                except (OSError, ValueError):
+                    continue
+    return out
+
+
+def _gallery(results: Sequence[SampleResult], images: Mapping[str, Path]) -> Html:
+    """The most shifted pairs: the chart beside its two narratives, every model output
+    escaped."""
     items = []
     shown = sorted(
         (r for r in results if r.protocol == "audit.narrative" and r.error is None),
@@ -475,8 +496,11 @@ def _gallery(results: Sequence[SampleResult]) -> Html:
             for st in r.steps
             if isinstance(st, dict)
         ]
+        path = images.get(r.groups.get("chart", ""))
+        png = thumbnail(path) if path is not None else None
+        chart = img_png(png, f"chart {r.groups.get('chart')}") if png else Html("")
         items.append(
-            el("div", el("div", f"{r.groups.get('chart')} · {r.groups.get('attribute')} · dissimilarity "
+            el("div", chart, el("div", f"{r.groups.get('chart')} · {r.groups.get('attribute')} · dissimilarity "
                         f"{_f(r.scores.get('dissimilarity'), 3)}", cls="q"), *cells, cls="item")
         )  # fmt: skip
     if not items:
@@ -495,5 +519,5 @@ def audit_sections(record: RunRecord, results: Sequence[SampleResult]) -> list[H
         _cue(record, s),
         _mitigation(record, s),
         _skipped(s),
-        _gallery(results),
+        _gallery(results, _chart_images(record) if results else {}),
     ]
