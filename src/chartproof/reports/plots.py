@@ -40,17 +40,28 @@ def line_chart(
     y_label: str,
     y_range: tuple[float, float] | None = (0.0, 1.0),
 ) -> bytes:
-    """One line per series through its (x, y) points, e.g. metric vs perturbation level."""
+    """One line per series through its (x, y) points, e.g. metric vs perturbation level.
+
+    Series that share points (every perturbation starts at the original's value; two may
+    score alike) stay visible: each has its own marker and dash pattern, and each is
+    shifted sideways by a few hundredths of an x unit."""
     fig = _figure(6.0, 3.6)
     ax = fig.add_subplot()
+    markers = ("o", "s", "^", "D", "v", "P", "X", "*")
+    dashes = ("-", "--", "-.", ":")
+    n = len(series)
     for i, (name, points) in enumerate(sorted(series.items())):
         pts = sorted(points)
+        shift = (i - (n - 1) / 2) * 0.04 if n > 1 else 0.0
         ax.plot(
-            [p[0] for p in pts],
+            [p[0] + shift for p in pts],
             [p[1] for p in pts],
-            marker="o",
+            marker=markers[i % len(markers)],
+            # past the colours, the dash pattern tells series of one colour apart
+            linestyle=dashes[(i // len(_COLORS)) % len(dashes)],
             color=_COLORS[i % len(_COLORS)],
             label=name,
+            alpha=0.9,
         )
     from matplotlib.ticker import MaxNLocator
 
