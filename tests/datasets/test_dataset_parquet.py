@@ -10,12 +10,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from chartproof.datasets import (
+    EXPORT_COLUMNS,
     DatasetError,
     load_parquet,
     samples_from_hf,
     save_parquet,
     to_hf_dataset,
 )
+from chartproof.datasets.parquet import JSON_FIELDS, SCALAR_FIELDS
 from chartproof.types import Sample
 
 
@@ -25,7 +27,8 @@ def test_parquet_round_trip(dataset: tuple[Path, list[Sample]], tmp_path: Path) 
     table = pq.read_table(path)
     assert table.num_rows == 5
     assert table.column("question_type").to_pylist() == ["VE"] * 5
-    assert table.schema.metadata[b"chartproof"] == b"samples/1"
+    assert table.schema.metadata[b"chartproof"] == b"samples/2"
+    assert table.column_names == list(EXPORT_COLUMNS)
     result = load_parquet(path)
     assert result.samples == samples
     assert result.errors == []
@@ -54,10 +57,11 @@ def test_parquet_bad_rows(dataset: tuple[Path, list[Sample]], tmp_path: Path) ->
     _, samples = dataset
     path = save_parquet(samples, tmp_path / "x.parquet")
     table = pq.read_table(path)
-    answers = table.column("answer").to_pylist()
+    answers = table.column("answer_json").to_pylist()
     answers[1] = '{"kind": "bool", "value": 3.5}'
     answers[3] = "{oops"
-    table = table.set_column(table.schema.get_field_index("answer"), "answer", pa.array(answers))
+    at = table.schema.get_field_index("answer_json")
+    table = table.set_column(at, "answer_json", pa.array(answers))
     pq.write_table(table, path)
     result = load_parquet(path)
     assert [s.id for s in result.samples] == ["s-0", "s-2", "s-4"]
@@ -99,3 +103,42 @@ def test_hf_missing_extra_says_what_to_install(
     monkeypatch.setitem(sys.modules, "datasets", None)
     with pytest.raises(ImportError, match=r"pip install 'chartproof\[datasets\]'"):
         to_hf_dataset(samples, folder)
+
+
+def test_parquet_and_hf_export_share_one_schema_with_an_image_feature(
+    dataset: tuple[Path, list[Sample]], tmp_path: Path
+) -> None:
+    datasets = pytest.importorskip("datasets")
+    folder, samples = dataset
+    path = save_parquet(samples, tmp_path / "x.parquet", embed_images=True, root=folder)
+    from_parquet = datasets.Dataset.from_parquet(str(path))
+    exported = to_hf_dataset(samples, folder)
+    assert from_parquet.column_names == exported.column_names == list(EXPORT_COLUMNS)
+    assert type(from_parquet.features["image"]).__name__ == "Image"
+    assert from_parquet.features == exported.features
+    first = from_parquet[0]
+    assert first["image"].size == exported[0]["image"].size == (8, 8)
+    assert first["answer_text"] == "1.5" and first["answer_kind"] == "number"
+    assert samples_from_hf(from_parquet) == samples_from_hf(exported) == samples
+
+
+def test_parquet_of_the_first_layout_still_loads(
+    dataset: tuple[Path, list[Sample]], tmp_path: Path
+) -> None:
+    import json
+
+    folder, samples = dataset
+    rows = []
+    for s in samples:
+        data = s.model_dump(mode="json")
+        row = {n: data[n] for n in SCALAR_FIELDS}
+        row |= {n: json.dumps(data[n]) for n in JSON_FIELDS}
+        row["image_bytes"] = (folder / s.image.path).read_bytes()
+        rows.append(row)
+    old = pa.Table.from_pylist(rows).replace_schema_metadata({b"chartproof": b"samples/1"})
+    pq.write_table(old, tmp_path / "old.parquet")
+    result = load_parquet(tmp_path / "old.parquet", image_dir=tmp_path / "img")
+    assert result.samples == samples and result.errors == []
+    assert (tmp_path / "img" / samples[0].image.path).read_bytes() == (
+        folder / samples[0].image.path
+    ).read_bytes()

@@ -372,7 +372,7 @@ def test_old_parquet_without_choices_column_still_loads(
 
     path = save_parquet([make_sample(0)], tmp_path / "new.parquet")
     table = pq.read_table(path)
-    old = table.drop_columns(["choices"]).replace_schema_metadata(table.schema.metadata)
+    old = table.drop_columns(["choices_json"]).replace_schema_metadata(table.schema.metadata)
     pq.write_table(old, tmp_path / "old.parquet")
     assert load_parquet(tmp_path / "old.parquet").samples == [make_sample(0)]
 

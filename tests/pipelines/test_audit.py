@@ -438,6 +438,8 @@ def test_report_escapes_model_outputs(suite: Path, tmp_path: Path) -> None:
     ):
         assert heading in html, heading
     assert html.count("data:image/png") >= 3  # the heatmaps of Figures 5, 9 and 11
+    # the most shifted pairs show their chart beside the two narratives
+    assert '<img alt="chart ' in html.split("Most shifted pairs")[1]
 
 
 @pytest.mark.slow

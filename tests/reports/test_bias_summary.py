@@ -42,3 +42,23 @@ def test_malformed_summary_names_the_field() -> None:
     bad = {**OLDER, "narrative": {"race": {"n": "many"}}}
     with pytest.raises(ValidationError, match=r"narrative\.race\.n"):
         AuditSummary.read(bad)
+
+
+def test_heatmap_scale_is_fixed_and_cells_show_n() -> None:
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from chartproof.reports.bias import heatmap
+
+    def dark_red_share(png: bytes) -> float:
+        px = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+        dark = (px[..., 0] > 90) & (px[..., 0] < 200) & (px[..., 1] < 40) & (px[..., 2] < 50)
+        return float(dark.mean())
+
+    # 0.17 against 0.20 on a 0-1 scale: two light cells, no dark-red cell (only the thin
+    # colour bar holds dark red); a stretched scale painted 0.20 dark red
+    close = heatmap({"m": {"a": 0.17, "b": 0.20}}, title="t", counts={"m": {"a": 40, "b": 38}})
+    far = heatmap({"m": {"a": 0.17, "b": 0.95}}, title="t")
+    assert dark_red_share(close) < 0.03 < dark_red_share(far)

@@ -115,3 +115,39 @@ def test_run_names_tell_apart_runs_of_one_model_and_protocol(
         for path, model, protocol in runs
     ]
     assert run_names(records) == expected
+
+
+def test_report_writes_and_links_the_viewer_and_keeps_overall_in_sight(tmp_path: Path) -> None:
+    import json
+
+    run = _run(tmp_path)
+    path = report(run, run, out=tmp_path / "both.html")
+    html = path.read_text()
+    page = tmp_path / "both.view.html"
+    assert 'href="both.view.html"' in html and page.exists()
+    data = page.read_text().split('id="cp-data">')[1].split("</script>")[0]
+    assert len(json.loads(data)["cols"]["i"]) == 16
+    # the runs' comparison table: "overall" right after the metric, inside a scroll box
+    compare = html.split(">Runs compared</h2>")[1].split("</table>")[0]
+    assert '<div class="scroll"><table' in compare
+    heads = [h.split("</th>")[0] for h in compare.split("<th>")[1:4]]
+    assert heads == ["run", "metric", "overall"]
+    # grouped bars per chart type, one bar per run (no task types or programs here)
+    assert compare.count("by chart_type per run") == 0  # the plot follows the table
+    after = html.split(">Runs compared</h2>")[1]
+    assert 'alt="accuracy by chart_type per run"' in after
+    assert "by task_type per run" not in after and "by program per run" not in after
+    assert (run / "report.html").exists() is False
+    assert report(run).name == "report.html" and (run / "view.html").exists()
+
+
+def test_report_has_a_table_of_contents_linking_every_section(tmp_path: Path) -> None:
+    import re
+
+    html = report(_run(tmp_path), viewer=False).read_text()
+    toc = html.split('<nav class="toc">')[1].split("</nav>")[0]
+    targets = re.findall(r'href="#([^"]+)"', toc)
+    assert len(targets) >= 4 and targets[-1] == "glossary"
+    for target in targets:
+        assert html.count(f'id="{target}"') == 1
+    assert '<h2 id="s1">' in html and "Accuracy by chart type and question type" in toc

@@ -24,7 +24,8 @@ def _register() -> None:
     import chartproof.cli.generate
     import chartproof.cli.pairs
     import chartproof.cli.report
-    import chartproof.cli.version  # noqa: F401
+    import chartproof.cli.version
+    import chartproof.cli.view  # noqa: F401
 
 
 def main() -> None:

@@ -47,9 +47,10 @@ from chartproof.datasets.loaders import (
     parse_data_spec,
     register_loader,
 )
-from chartproof.datasets.parquet import load_parquet, save_parquet
+from chartproof.datasets.parquet import EXPORT_COLUMNS, load_parquet, save_parquet
 
 __all__ = [
+    "EXPORT_COLUMNS",
     "IMAGES_DIR",
     "LOADERS",
     "SAMPLES_FILE",

@@ -9,6 +9,7 @@ from typing import Any
 
 from chartproof.datasets.images import resolve_image
 from chartproof.datasets.parquet import (
+    EXPORT_COLUMNS,
     JSON_FIELDS,
     OPTIONAL_FIELDS,
     SCALAR_FIELDS,
@@ -27,26 +28,19 @@ def to_hf_dataset(samples: Iterable[Sample], root: Path) -> Any:
     Columns: `image` (an `Image` feature, decoded to PIL on access, loaded from dataset
     folder `root`), `answer_text` (the gold answer as a model would write it),
     `answer_kind`, the scalar fields of `Sample` as strings, and its nested records as JSON
-    text, the same columns as the Parquet layout, so `samples_from_hf` restores the samples
-    exactly.
+    text (`NAME_json`): the columns of `save_parquet`'s files (`EXPORT_COLUMNS`), so one
+    schema serves both, and `samples_from_hf` restores the samples exactly.
     """
     try:
         import datasets
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(_MISSING) from exc
-    columns: dict[str, list[Any]] = {
-        name: [] for name in ("image", "answer_text", "answer_kind", *SCALAR_FIELDS)
-    }
-    columns.update({f"{name}_json": [] for name in JSON_FIELDS})
+    columns: dict[str, list[Any]] = {name: [] for name in EXPORT_COLUMNS}
     for s in samples:
         row = sample_columns(s)
-        columns["image"].append(str(resolve_image(root, s.image)))
-        columns["answer_text"].append(s.answer.text())
-        columns["answer_kind"].append(s.answer.kind)
-        for name in SCALAR_FIELDS:
+        row["image"] = str(resolve_image(root, s.image))
+        for name in EXPORT_COLUMNS:
             columns[name].append(row[name])
-        for name in JSON_FIELDS:
-            columns[f"{name}_json"].append(row[name])
     features = datasets.Features(
         {
             name: datasets.Image() if name == "image" else datasets.Value("string")

@@ -1,15 +1,20 @@
 """Parquet round trip of samples, optionally with the image bytes embedded, for sharing a
 dataset as one file and for column-wise analysis (pyarrow, imported on use).
 
-Layout: one row per sample. Top-level scalar fields of `Sample` (id, question, chart_type,
-question_type, task_type, program, explanation, split, parent_id, family_id, pair_id) are
-native string columns; every nested record (image, answer, table, spec, chain, premises,
-groups, transforms, source) is a JSON text column holding exactly what `samples.jsonl`
-holds for that field. JSON columns rather than Arrow structs because the records are
-recursive and union-typed (answer values, table cells, premise ASTs): structs would need a
-schema per union and lose the bool/float/str distinction, while JSON text round-trips
-losslessly through the same pydantic validation as JSONL. With `embed_images`, an
-`image_bytes` binary column holds each sample's image file.
+Layout ("samples/2", the Hugging Face export's columns, `EXPORT_COLUMNS`): one row per
+sample. `image` is a Hugging Face `Image` cell (a struct of `bytes`, the image file when
+embedded, and `path`, the sample's image path), declared as an `Image` feature in the
+file's `huggingface` metadata, so `datasets.load_dataset("parquet", ...)` decodes it;
+`answer_text` and `answer_kind` spell the gold answer out; the top-level scalar fields of
+`Sample` (id, question, chart_type, question_type, task_type, program, explanation, split,
+parent_id, family_id, pair_id) are native string columns; every nested record (image,
+answer, table, spec, chain, premises, groups, transforms, source, choices) is a JSON text
+column `NAME_json` holding exactly what `samples.jsonl` holds for that field. JSON columns
+rather than Arrow structs because the records are recursive and union-typed (answer
+values, table cells, premise ASTs): structs would need a schema per union and lose the
+bool/float/str distinction, while JSON text round-trips losslessly through the same
+pydantic validation as JSONL. Files of the first layout ("samples/1": JSON columns named
+by the field, an optional `image_bytes` column) still load.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from chartproof.datasets.jsonl import gc_paused
 from chartproof.types import ImageRef, Sample
 
 __all__ = [
+    "EXPORT_COLUMNS",
     "IMAGE_BYTES",
     "JSON_FIELDS",
     "OPTIONAL_FIELDS",
@@ -55,7 +61,16 @@ OPTIONAL_FIELDS = {"choices": "[]"}
 """Columns added after files were first written, and the value a file without one means."""
 
 IMAGE_BYTES = "image_bytes"
-"""Name of the optional binary column of embedded image files."""
+"""Name of the binary column of embedded image files in "samples/1" files (and of the
+image bytes in a row as read)."""
+
+EXPORT_COLUMNS = (
+    "image", "answer_text", "answer_kind", *SCALAR_FIELDS, *(f"{n}_json" for n in JSON_FIELDS),
+)  # fmt: skip
+"""The columns of a Parquet file and of a Hugging Face export, in order."""
+
+_IMAGES_KEY = b"chartproof.images"
+"""Schema metadata saying whether the `image` cells hold the files ("embedded")."""
 
 _BATCH = 1024
 
@@ -63,15 +78,22 @@ _BATCH = 1024
 def _schema(embed: bool) -> Any:
     import pyarrow as pa
 
-    fields = [pa.field(name, pa.string()) for name in (*SCALAR_FIELDS, *JSON_FIELDS)]
-    if embed:
-        fields.append(pa.field(IMAGE_BYTES, pa.binary()))
-    meta = {b"chartproof": b"samples/1"}
+    image = pa.struct([pa.field("bytes", pa.binary()), pa.field("path", pa.string())])
+    fields = [pa.field("image", image)]
+    fields += [pa.field(name, pa.string()) for name in EXPORT_COLUMNS[1:]]
+    features = {name: {"dtype": "string", "_type": "Value"} for name in EXPORT_COLUMNS[1:]}
+    hf = {"info": {"features": {"image": {"_type": "Image"}, **features}}}
+    meta = {
+        b"chartproof": b"samples/2",
+        _IMAGES_KEY: b"embedded" if embed else b"paths",
+        b"huggingface": json.dumps(hf).encode("utf-8"),
+    }
     return pa.schema(fields, metadata=meta)
 
 
 def sample_columns(sample: Sample) -> dict[str, Any]:
-    """One sample as a Parquet row: scalar fields as they are, nested records as JSON text.
+    """One sample as a row of the export layout, less the `image` cell: the gold answer
+    spelt out, scalar fields as they are, nested records as JSON text (`NAME_json`).
     ValueError for a multi-image sample (a row holds one image: use a native folder)."""
     if sample.more_images:
         raise ValueError(
@@ -79,9 +101,10 @@ def sample_columns(sample: Sample) -> dict[str, Any]:
             "exports hold one image a row: save multi-image samples as a native folder"
         )
     data = sample.model_dump(mode="json")
-    row: dict[str, Any] = {name: data[name] for name in SCALAR_FIELDS}
+    row: dict[str, Any] = {"answer_text": sample.answer.text(), "answer_kind": sample.answer.kind}
+    row.update({name: data[name] for name in SCALAR_FIELDS})
     for name in JSON_FIELDS:
-        row[name] = json.dumps(data[name], ensure_ascii=False)
+        row[f"{name}_json"] = json.dumps(data[name], ensure_ascii=False)
     return row
 
 
@@ -116,9 +139,11 @@ def save_parquet(
                     raise ValueError(f"duplicate sample id {s.id!r} while writing {path}")
                 seen.add(s.id)
                 row = sample_columns(s)
+                data = None
                 if embed_images:
                     assert root is not None
-                    row[IMAGE_BYTES] = resolve_image(root, s.image).read_bytes()
+                    data = resolve_image(root, s.image).read_bytes()
+                row["image"] = {"bytes": data, "path": s.image.path}
                 batch.append(row)
                 if len(batch) >= batch_size:
                     writer.write_table(pa.Table.from_pylist(batch, schema=schema))
@@ -136,6 +161,9 @@ def _iter_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
     pf = pq.ParquetFile(path)
     names = pf.schema_arrow.names
+    if "image_json" in names:
+        yield from _iter_export_rows(pf, path)
+        return
     missing = [
         n for n in (*SCALAR_FIELDS, *JSON_FIELDS) if n not in names and n not in OPTIONAL_FIELDS
     ]
@@ -147,6 +175,29 @@ def _iter_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         for row in batch.to_pylist():
             number += 1
             yield number, {**defaults, **row} if defaults else row
+
+
+def _iter_export_rows(pf: Any, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Rows of a "samples/2" file in the shape of the first layout: JSON columns by field
+    name, the embedded file (if any) under `IMAGE_BYTES`."""
+    names = pf.schema_arrow.names
+    missing = [
+        c
+        for c in EXPORT_COLUMNS
+        if c not in names and c.removesuffix("_json") not in OPTIONAL_FIELDS
+    ]
+    if missing:
+        raise ValueError(f"{path} is not a chartproof samples file: no columns {missing}")
+    number = 0
+    for batch in pf.iter_batches(batch_size=_BATCH):
+        for cells in batch.to_pylist():
+            number += 1
+            row: dict[str, Any] = {name: cells.get(name) for name in SCALAR_FIELDS}
+            for name in JSON_FIELDS:
+                row[name] = cells.get(f"{name}_json", OPTIONAL_FIELDS.get(name))
+            image = cells.get("image")
+            row[IMAGE_BYTES] = image.get("bytes") if isinstance(image, dict) else None
+            yield number, row
 
 
 def load_parquet(
@@ -282,7 +333,10 @@ def _write_image(root: Path, ref: ImageRef, data: bytes) -> None:
 def _has_image_bytes(path: Path) -> bool:
     import pyarrow.parquet as pq
 
-    return IMAGE_BYTES in pq.ParquetFile(path).schema_arrow.names
+    schema = pq.ParquetFile(path).schema_arrow
+    if (schema.metadata or {}).get(_IMAGES_KEY) is not None:
+        return bool(schema.metadata[_IMAGES_KEY] == b"embedded")
+    return IMAGE_BYTES in schema.names
 
 
 def _file_digest(path: Path) -> str:

@@ -51,6 +51,7 @@ __all__ = [
     "RunInput",
     "Scorer",
     "correct_value",
+    "counted_scores",
     "explanation_scorers",
     "headline_metrics",
     "metric",
@@ -262,6 +263,20 @@ def headline_metrics(protocol: str) -> tuple[str, ...]:
     _load()
     ranked = [(m.headline[protocol], m.name) for m in _METRICS.values() if protocol in m.headline]
     return tuple(name for _, name in sorted(ranked))
+
+
+def counted_scores(result: SampleResult, names: Iterable[str]) -> dict[str, float | None]:
+    """A result's scores as a run's summary counts them: an answered result's own; a failed
+    one scores 0 on every metric of `names` but those whose definition keeps the value its
+    protocol recorded for the failure (`Metric.on_failure`): a failed multiple-choice
+    sample is a wrong answer, chance-corrected below 0, its chance level unchanged."""
+    if result.error is None:
+        return dict(result.scores)
+    scores: dict[str, float | None] = {
+        m: 0.0 for m in names if (d := metric(m)) is None or d.on_failure == "zero"
+    }
+    scores.update(result.scores)
+    return scores
 
 
 def correct_value(scores: Mapping[str, float | None]) -> float | None:

@@ -30,6 +30,7 @@ from chartproof.types import (
     Sample,
     SampleResult,
     StepRecord,
+    TextPart,
 )
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "answer_scores",
     "applies",
     "build_result",
+    "rendered_prompt",
     "run_protocol",
     "step_scores",
 ]
@@ -180,6 +182,28 @@ def _answer_of(response: ModelResponse) -> str | None:
     return response.parsed.answer
 
 
+def rendered_prompt(request: ModelRequest) -> str:
+    """A request as the model got it, as text: each text part verbatim, each image as
+    ``[image: NAME]``; a message other than the single user turn is headed by its role."""
+    out = []
+    several = len(request.messages) > 1
+    for message in request.messages:
+        parts = [
+            p.text if isinstance(p, TextPart) else f"[image: {Path(p.path).name}]"
+            for p in message.content
+        ]
+        head = [f"[{message.role}]"] if several or message.role != "user" else []
+        out.append("\n".join(head + parts))
+    return "\n\n".join(out)
+
+
+def _image_paths(sample: Sample) -> tuple[str, ...]:
+    # every image a sample shows; `Sample.images` (multi-image samples) when the type has it
+    more = getattr(sample, "images", None) or ()
+    paths = [sample.image.path] + [getattr(i, "path", str(i)) for i in more]
+    return tuple(dict.fromkeys(paths))
+
+
 def _generate(ctx: RunContext, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
     responses = ctx.backend.generate(requests)
     _check_responses(requests, responses)
@@ -244,7 +268,9 @@ class Protocol:
         per_sample = [self.requests(s, ctx) for s in samples]
         responses = iter(_generate(ctx, [q for qs in per_sample for q in qs]))
         return [
-            build_result(self, s, [next(responses) for _ in qs], ctx)
+            build_result(
+                self, s, [next(responses) for _ in qs], ctx, final=qs[0] if len(qs) == 1 else None
+            )
             for s, qs in zip(samples, per_sample, strict=True)
         ]
 
@@ -256,9 +282,11 @@ def build_result(
     ctx: RunContext,
     *,
     error: str | None = None,
+    final: ModelRequest | None = None,
 ) -> SampleResult:
-    """One sample's result: usage from its replies, then either the failure (`error`, or
-    the protocol's reading of the replies) or the protocol's scores."""
+    """One sample's result: what was asked (question, gold, options, images and, given the
+    `final` answer's request, its prompt as sent), usage from its replies, then either the
+    failure (`error`, or the protocol's reading of the replies) or the protocol's scores."""
     cached, calls, latency = _usage(replies)
     common = {
         "sample_id": sample.id,
@@ -268,6 +296,12 @@ def build_result(
         "cached": cached,
         "calls": calls,
         "latency_s": latency,
+        "question": sample.question,
+        "gold": sample.answer.text(),
+        "choices": sample.choices,
+        "images": _image_paths(sample),
+        "prompt": final.prompt if final is not None else None,
+        "prompt_text": rendered_prompt(final) if final is not None else None,
     }
     failed = error if error is not None else protocol.error(replies)
     if failed is not None:
@@ -373,13 +407,14 @@ class ChainProtocol(Protocol):
         finals = [(s, self._final_request(s, ctx, answers)) for s in samples if s.id not in failed]
         final_responses = _generate(ctx, [f[1] for f in finals])
         final_by_id = {s.id: r for (s, _), r in zip(finals, final_responses, strict=True)}
+        final_request = {s.id: q for s, q in finals}
         out = []
         for s in samples:
             replies = [records[(s.id, st.id)] for st in s.chain if (s.id, st.id) in records]
             final = final_by_id.get(s.id)
             if final is not None:
                 replies.append(final)
-            out.append(build_result(self, s, replies, ctx))
+            out.append(build_result(self, s, replies, ctx, final=final_request.get(s.id)))
         return out
 
     def _final_request(

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chartproof.metrics.breakdown import breakdown_results, mean_score
-from chartproof.metrics.registry import RunInput, headline_metrics, metric, scorers
+from chartproof.metrics.registry import RunInput, counted_scores, headline_metrics, scorers
 from chartproof.types import Sample, SampleResult, Score
 
 __all__ = ["BREAKDOWN_KEYS", "summarize"]
@@ -91,6 +91,8 @@ def summarize(
     # summary scorers may restate headline rows and breakdown cells under their own rule
     for entry in scorers("summary", protocol):
         entry.fn(summary, run)
+    # flat {metric: value} of the (possibly restated) headline rows, for jq and pandas
+    summary["scores"] = {m["metric"]: m["value"] for m in summary["metrics"] if not m.get("group")}
     return summary
 
 
@@ -103,12 +105,6 @@ def _metric_names(results: Sequence[SampleResult], protocol: str) -> list[str]:
 def _failed_scores(
     failed: SampleResult, results: Sequence[SampleResult]
 ) -> dict[str, float | None]:
-    """A failed sample scores 0 on every metric but those whose definition keeps the value
-    its protocol recorded for the failure (`Metric.on_failure`): a failed multiple-choice
-    sample is a wrong answer, chance-corrected below 0, its chance level unchanged."""
-    names = {m for r in results for m in r.scores}
-    scores: dict[str, float | None] = {
-        m: 0.0 for m in names if (d := metric(m)) is None or d.on_failure == "zero"
-    }
-    scores.update(failed.scores)
-    return scores
+    """A failed sample's scores as counted (`registry.counted_scores`) over every metric of
+    the run."""
+    return counted_scores(failed, {m for r in results for m in r.scores})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from chartproof.metrics.bias import OpinionTags, PositionEffect
@@ -21,6 +22,7 @@ from chartproof.metrics.bias_summary import (
     SentimentSection,
     ShiftSection,
 )
+from chartproof.reports.gallery import run_samples, thumbnail
 from chartproof.reports.html import Html, el, img_png, join, table
 from chartproof.types import RunRecord, SampleResult
 
@@ -59,9 +61,17 @@ def _tost(value: Any) -> str:
 
 
 def heatmap(
-    values: Mapping[str, Mapping[str, float | None]], *, title: str, cmap: str = "Reds"
+    values: Mapping[str, Mapping[str, float | None]],
+    *,
+    title: str,
+    cmap: str = "Reds",
+    scale: tuple[float, float] = (0.0, 1.0),
+    counts: Mapping[str, Mapping[str, int]] | None = None,
 ) -> bytes:
-    """Rows × columns heatmap with the value in each cell (None cells left blank)."""
+    """Rows × columns heatmap with the value (and, given `counts`, the n behind it) in each
+    cell; None cells are left blank. The colour scale is fixed (`scale`, 0 to 1 unless a
+    diverging measure asks for -1 to 1), so one row of two close values is not stretched
+    into white against dark."""
     import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -77,7 +87,10 @@ def heatmap(
     fig = Figure(figsize=(1.2 * len(cols) + 2.2, 0.5 * len(rows) + 1.4), dpi=110)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, aspect="auto")
+    image = ax.imshow(
+        np.ma.masked_invalid(grid), cmap=cmap, aspect="auto", vmin=scale[0], vmax=scale[1]
+    )
+    fig.colorbar(image, ax=ax, fraction=0.05, pad=0.03)
     ax.set_xticks(range(len(cols)), cols)
     ax.set_yticks(range(len(rows)), rows)
     for i in range(len(rows)):
@@ -86,11 +99,12 @@ def heatmap(
                 # white on the dark end of the colour map, black elsewhere: always legible
                 low, high = image.get_clim()
                 share = (grid[i, j] - low) / (high - low) if high > low else 0.0
-                dark = share > 0.6
+                # a diverging map is dark at both ends
+                dark = share > 0.6 if scale[0] >= 0 else not 0.25 <= share <= 0.75
                 colour = "white" if dark else "black"
-                ax.text(
-                    j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=9, color=colour
-                )
+                n = (counts or {}).get(rows[i], {}).get(cols[j])
+                text = f"{grid[i, j]:.2f}" + (f"\nn={n}" if n is not None else "")
+                ax.text(j, i, text, ha="center", va="center", fontsize=9, color=colour)
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     buf = io.BytesIO()
@@ -206,7 +220,13 @@ def _narrative(record: RunRecord, s: AuditSummary) -> Html:
     if any(v is not None for v in cells[model].values()):
         parts.append(
             img_png(
-                heatmap(cells, title="Narrative shift (mean dissimilarity)"), "heatmap", cls="plot"
+                heatmap(
+                    cells,
+                    title="Narrative shift (mean dissimilarity)",
+                    counts={model: {n: block.get(n, empty).n for n in names}},
+                ),
+                "heatmap",
+                cls="plot",
             )
         )
     return join(parts)
@@ -274,7 +294,17 @@ def _polarity(record: RunRecord, s: AuditSummary) -> Html:
     if any(v is not None for v in gaps[model].values()):
         parts.append(
             img_png(
-                heatmap(gaps, title="Preference-polarity gap |pos − neg|", cmap="Blues"),
+                heatmap(
+                    gaps,
+                    title="Preference-polarity gap |pos − neg|",
+                    cmap="Blues",
+                    counts={
+                        model: {
+                            a.name: sum(block.get(a.name, empty).counts.values())
+                            for a in s.attributes
+                        }
+                    },
+                ),
                 "heatmap",
                 cls="plot",
             )
@@ -415,7 +445,8 @@ def _mitigation(record: RunRecord, s: AuditSummary) -> Html:
                     heatmap(
                         gains,
                         title="Mitigation gain (reduction in mean dissimilarity)",
-                        cmap="Greens",
+                        cmap="PiYG",
+                        scale=(-1.0, 1.0),
                     ),
                     "heatmap",
                     cls="plot",
@@ -432,8 +463,27 @@ def _skipped(s: AuditSummary) -> Html:
                  table(["chart", "attribute", "decided by", "why"], rows, cls="grid text")])  # fmt: skip
 
 
-def _gallery(results: Sequence[SampleResult]) -> Html:
-    """A few paired narratives with every model output escaped."""
+def _chart_images(record: RunRecord) -> dict[str, Path]:
+    """Each chart id of the audit's dataset (sample ids and spec ids) → its image file."""
+    from chartproof.datasets import resolve_image
+
+    samples, root = run_samples(record)
+    out: dict[str, Path] = {}
+    if root is None:
+        return out
+    for sample in samples.values():
+        for key in (sample.id, sample.spec.id if sample.spec is not None else None):
+            if key is not None and key not in out:
+                try:
+                    out[key] = resolve_image(root, sample.image)
+                except (OSError, ValueError):
+                    continue
+    return out
+
+
+def _gallery(results: Sequence[SampleResult], images: Mapping[str, Path]) -> Html:
+    """The most shifted pairs: the chart beside its two narratives, every model output
+    escaped."""
     items = []
     shown = sorted(
         (r for r in results if r.protocol == "audit.narrative" and r.error is None),
@@ -446,8 +496,11 @@ def _gallery(results: Sequence[SampleResult]) -> Html:
             for st in r.steps
             if isinstance(st, dict)
         ]
+        path = images.get(r.groups.get("chart", ""))
+        png = thumbnail(path) if path is not None else None
+        chart = img_png(png, f"chart {r.groups.get('chart')}") if png else Html("")
         items.append(
-            el("div", el("div", f"{r.groups.get('chart')} · {r.groups.get('attribute')} · dissimilarity "
+            el("div", chart, el("div", f"{r.groups.get('chart')} · {r.groups.get('attribute')} · dissimilarity "
                         f"{_f(r.scores.get('dissimilarity'), 3)}", cls="q"), *cells, cls="item")
         )  # fmt: skip
     if not items:
@@ -466,5 +519,5 @@ def audit_sections(record: RunRecord, results: Sequence[SampleResult]) -> list[H
         _cue(record, s),
         _mitigation(record, s),
         _skipped(s),
-        _gallery(results),
+        _gallery(results, _chart_images(record) if results else {}),
     ]

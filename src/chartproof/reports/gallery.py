@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import hashlib
 import io
+import logging
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
 from chartproof.metrics.registry import correct_value
 from chartproof.reports.html import Html, el, img_png, join, table
-from chartproof.types import ChainStepRecord, PremiseStepRecord, Sample, SampleResult
+from chartproof.types import ChainStepRecord, PremiseStepRecord, RunRecord, Sample, SampleResult
 
-__all__ = ["GALLERY_SIZE", "GALLERY_VISIBLE", "THUMB_WIDTH", "gallery", "pick"]
+__all__ = ["GALLERY_SIZE", "GALLERY_VISIBLE", "THUMB_WIDTH", "gallery", "pick", "run_samples"]
+
+log = logging.getLogger(__name__)
 
 GALLERY_SIZE = 36
 """Samples a report shows at most."""
@@ -223,3 +226,18 @@ def steps_table(r: SampleResult) -> Html:
 
 def _tick(correct: bool) -> str:
     return "✓" if correct else "✗"
+
+
+def run_samples(record: RunRecord) -> tuple[dict[str, Sample], Path | None]:
+    """The run's samples by id and their image folder; empty when the data moved away."""
+    from chartproof.datasets import load_dataset
+
+    spec = record.config.get("data")
+    if not spec:
+        return {}, None
+    try:
+        loaded = load_dataset(spec)
+    except (OSError, ValueError) as exc:
+        log.warning("report: cannot read the run's dataset %s (%s); no chart images", spec, exc)
+        return {}, None
+    return {s.id: s for s in loaded.samples}, loaded.root

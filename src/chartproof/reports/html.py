@@ -123,6 +123,14 @@ details > summary { cursor: pointer; margin: 12px 0; color: var(--accent); font-
 .tag { display:inline-block; font-size:11px; padding:1px 6px; border-radius:10px;
        background: var(--soft); border:1px solid var(--line); margin-right:4px; color: var(--muted); }
 img.plot { max-width: 100%; height: auto; }
+.scroll { max-width: 100%; overflow-x: auto; }
+.scroll table.grid th:first-child, .scroll table.grid td:first-child { position: sticky; left: 0;
+  background: var(--bg); max-width: 260px; }
+.scroll table.grid thead th:first-child { background: var(--soft); }
+nav.toc { columns: 2; font-size: 13px; border: 1px solid var(--line); border-radius: 8px;
+          padding: 8px 14px; margin: 10px 0; background: var(--soft); }
+nav.toc ol { margin: 4px 0; padding-left: 20px; }
+a.viewer { display:inline-block; margin: 6px 0 0; font-weight: 600; color: var(--accent); }
 """
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "breakdowns",
     "card",
     "chain_section",
+    "compared_bars",
     "comparison",
     "failures",
     "family_section",
@@ -249,29 +250,30 @@ def table3(
             return "–"
 
         overall = next((m.value for m in s.metrics if m.metric == metric), None)
-        body.append(
-            [
-                name,
-                *([metric_label(metric)] if compare else []),
-                *(value("chart_type", c) for c in chart_cols),
-                *(value("question_type", q) for q in q_cols),
-                pct(overall),
-            ]
-        )
+        cells = [
+            *(value("chart_type", c) for c in chart_cols),
+            *(value("question_type", q) for q in q_cols),
+        ]
+        # comparing, "overall" comes first: many runs' names and chart types make the table
+        # wider than a window, and the number read first must not be the one scrolled away
+        if compare:
+            body.append([name, metric_label(metric), pct(overall), *cells])
+        else:
+            body.append([name, *cells, pct(overall)])
     metric0 = headline_metric(rows[0][1])
     caption = "headline metric of each run (%)" if compare else f"{metric_label(metric0)} (%)"
     out = [
         Html("") if compare else el("h2", "Accuracy by chart type and question type"),
-        table(
-            [
-                "run" if compare else "model",
-                *(["metric"] if compare else []),
-                *chart_cols,
-                *q_cols,
-                "overall",
-            ],
-            body,
-            caption=f"{caption} — layout of ChartQA-X Table 3",
+        el(
+            "div",
+            table(
+                ["run", "metric", "overall", *chart_cols, *q_cols]
+                if compare
+                else ["model", *chart_cols, *q_cols, "overall"],
+                body,
+                caption=f"{caption} — layout of ChartQA-X Table 3",
+            ),
+            cls="scroll",
         ),
     ]
     grid = rows[0][1].grid
@@ -660,7 +662,35 @@ def failures(summary: RunSummary | Mapping[str, Any]) -> Html:
 
 def comparison(runs: Sequence[tuple[Path, RunRecord]]) -> Html:
     rows = list(zip(run_names(runs), (_record_summary(r) for _, r in runs), strict=True))
-    return join([el("h2", "Runs compared"), table3(rows, compare=True), explanation_ranking(rows)])
+    return join(
+        [
+            el("h2", "Runs compared"),
+            table3(rows, compare=True),
+            *(compared_bars(rows, key) for key in ("chart_type", "task_type", "program")),
+            explanation_ranking(rows),
+        ]
+    )
+
+
+def compared_bars(rows: Sequence[tuple[str, RunSummary]], key: str) -> Html:
+    """Grouped bars of the first run's headline metric per value of `key`, one bar per run
+    (nothing when fewer than two values or no run has the breakdown)."""
+    metric = headline_metric(rows[0][1])
+    values = {
+        name: {
+            sc.group[key]: sc.value
+            for sc in s.breakdowns.get(key, ())
+            if sc.metric == metric and key in sc.group
+        }
+        for name, s in rows
+    }
+    labels = {k for v in values.values() for k in v}
+    if len(labels) < 2:
+        return Html("")
+    png = plots.grouped_bars(
+        values, title=f"{metric_label(metric)} by {key.replace('_', ' ')}", y_label=metric
+    )
+    return img_png(png, f"{metric} by {key} per run", cls="plot")
 
 
 def explanation_ranking(rows: Sequence[tuple[str, RunSummary | Mapping[str, Any]]]) -> Html:

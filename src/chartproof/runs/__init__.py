@@ -9,11 +9,13 @@ from chartproof.runs.folder import (
     load_run,
     result_key,
 )
+from chartproof.runs.frames import Run
 from chartproof.runs.recording import Interrupted, Recorder, recording
 
 __all__ = [
     "Interrupted",
     "Recorder",
+    "Run",
     "RunBusyError",
     "RunConfigMismatch",
     "RunFolder",

@@ -22,9 +22,11 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from chartproof import __version__
+from chartproof.runs.frames import Run
 from chartproof.types import RunRecord, SampleResult
 
 __all__ = [
+    "Run",
     "RunBusyError",
     "RunConfigMismatch",
     "RunFolder",
@@ -292,8 +294,9 @@ def _unreadable_record(run_file: Path, exc: Exception) -> str:
     return f"{run_file} is not a chartproof run record ({detail}); use a new --out folder"
 
 
-def load_run(path: str | Path) -> tuple[RunRecord, list[SampleResult]]:
-    """Read a run folder without locking it (for reports): its record and results."""
+def load_run(path: str | Path) -> Run:
+    """Read a run folder without locking it (for reports and analysis): a `Run`, which
+    unpacks as ``record, results`` and gives pandas frames of both."""
     root = Path(path)
     run_file = root / RUN_FILE
     if not run_file.exists():
@@ -305,7 +308,7 @@ def load_run(path: str | Path) -> tuple[RunRecord, list[SampleResult]]:
         record = RunRecord.model_validate_json(run_file.read_text(encoding="utf-8"))
     except (ValidationError, ValueError) as exc:
         raise RunConfigMismatch(_unreadable_record(run_file, exc)) from exc
-    return record, list(_read_results(root / RESULTS_FILE).done.values())
+    return Run(record, list(_read_results(root / RESULTS_FILE).done.values()))
 
 
 class _Read:

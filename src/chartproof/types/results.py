@@ -159,6 +159,19 @@ class SampleResult(Record):
     """How many model calls it made."""
     latency_s: float = 0.0
     """Total model time."""
+    question: str | None = None
+    """The question asked (None in results written before questions were recorded)."""
+    gold: str | None = None
+    """The gold answer as text (None in older results)."""
+    choices: tuple[str, ...] = ()
+    """A multiple-choice question's options in display order."""
+    images: tuple[str, ...] = ()
+    """The sample's image paths, relative to the dataset folder."""
+    prompt: str | None = None
+    """Prompt template of the final answer's request, as name@version."""
+    prompt_text: str | None = None
+    """The final answer's request as the model got it: each text part verbatim, each image
+    as ``[image: NAME]`` (None for protocols without one final request, and older results)."""
 
 
 class RunCounts(Record):
@@ -395,6 +408,9 @@ class RunSummary(Record):
     """Counterfactual-family metrics (with family members)."""
     ngram: NgramSection | None = None
     """BLEU-4, METEOR, ROUGE-L, CIDEr-D of the explanations (opt-in)."""
+    scores: dict[str, float | None] = Field(default_factory=dict)
+    """Every overall metric value by name (the `metrics` rows without a group), flat for
+    jq and pandas; empty in summaries written before it was added."""
 
     def section(self, name: str) -> Any:
         """A section by its summary key (declared or added by a later scorer) in its
