@@ -242,7 +242,7 @@ def test_readings_persist_on_disk_across_backends(
     assert len(calls) == 1
     assert first[0].text == second[0].text
     stored = list((tmp_path / "readings").rglob("*.json"))
-    assert len(stored) == 1 and stored[0].parent.parent.name == module._code_hash()
+    assert len(stored) == 1 and stored[0].parent.parent.name == module._perception_hash()
 
     stored[0].write_text("{not json", encoding="utf-8")
     third = ReaderBackend().generate([build_request("chartqax", chart, question, request_id="c")])

@@ -49,6 +49,9 @@ class ReaderSettings(Record):
     disk_cache: bool = True
     """Keep readings on disk (`chartproof.reader.readings`), shared by worker processes and
     later runs; keyed by the image's bytes and the reader's code, so never stale."""
+    abstain: bool = False
+    """Answer "unknown" (saying why) where no program or check decides a yes/no or
+    multiple-choice question, instead of a guess that says it is one."""
     premise_tolerance: float = Field(default=0.02, ge=0)
     """Relative tolerance when checking a premise's number against a value read from the
     image (gold tables use exact values)."""
@@ -69,7 +72,7 @@ class ReaderBackend:
         self._lock = threading.Lock()
         self._store: ReadingStore | None = None
         if self.settings.disk_cache and self.settings.table == "image":
-            self._store = ReadingStore(readings_dir(), _code_hash())
+            self._store = ReadingStore(readings_dir(), _perception_hash())
 
     @property
     def name(self) -> str:
@@ -155,7 +158,9 @@ class ReaderBackend:
             if isinstance(raw_steps, list)
             else None
         )
-        solution = solve(question, view, earlier, steps, choices=_choices(req))
+        solution = solve(
+            question, view, earlier, steps, choices=_choices(req), guess=not self.settings.abstain
+        )
         if output == "explanation":
             return explain_answer(solution, _field(req, "answer"))
         if output == "verdict":
@@ -217,8 +222,9 @@ class ReaderBackend:
 
 
 def reader_revision() -> str:
-    """The hash of the reader's code that names its readings' folder on disk."""
-    return _code_hash()
+    """The hash of the code a reading depends on, which names its readings' folder on disk:
+    perception and OCR only, so a change to the solver reuses the charts already read."""
+    return _perception_hash()
 
 
 @functools.cache
@@ -226,9 +232,19 @@ def _code_hash() -> str:
     """Short hash of the reader's Python sources (its package: the solver and perception),
     the shared OCR package it reads text with, and the OCR runtime and versions
     (`chartproof.ocr.engine_identity`), which can change a character now and then."""
+    return _sources_hash(Path(__file__).resolve().parent)
+
+
+@functools.cache
+def _perception_hash() -> str:
+    """`_code_hash` over perception alone (`reader/perception/`, which imports nothing else
+    of the reader) with the OCR package and runtime: what a `ChartReading` is a function of."""
+    return _sources_hash(Path(__file__).resolve().parent / "perception")
+
+
+def _sources_hash(root: Path) -> str:
     import chartproof.ocr
 
-    root = Path(__file__).resolve().parent
     digest = hashlib.sha256()
     for f in sorted(root.rglob("*.py")):
         digest.update(f.relative_to(root).as_posix().encode())
