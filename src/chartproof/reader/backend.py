@@ -23,7 +23,15 @@ from chartproof.reader._explain import explain_answer, verify_explanation
 from chartproof.reader._redraw import code_reply
 from chartproof.reader.perception.records import ChartReading
 from chartproof.reader.readings import ReadingStore, readings_dir
-from chartproof.reader.solver import judge, narrative, reply, solve, view_of, view_of_table
+from chartproof.reader.solver import (
+    judge,
+    narrative,
+    reply,
+    solve,
+    unread,
+    view_of,
+    view_of_table,
+)
 from chartproof.types import (
     DataTable,
     ImagePart,
@@ -35,6 +43,10 @@ from chartproof.types import (
 )
 
 __all__ = ["ReaderBackend", "ReaderSettings", "reader_revision"]
+
+
+class ChartNotRead(ValueError):
+    """The image was decoded but perception recovered no chart from it."""
 
 
 class ReaderSettings(Record):
@@ -142,7 +154,17 @@ class ReaderBackend:
     def _answer(self, req: ModelRequest) -> str:
         question = _question(req)
         output = output_kind(req)
-        view = self._gold_view(req) if self.settings.table == "gold" else self._image_view(req)
+        try:
+            view = self._gold_view(req) if self.settings.table == "gold" else self._image_view(req)
+        except ChartNotRead as e:
+            guessed = (
+                None
+                if self.settings.abstain or output not in ("answer", "cot", "answer_explanation")
+                else unread(question, str(e), choices=_choices(req))
+            )
+            if guessed is None:
+                raise
+            return reply(guessed, output)
         if output == "narrative":
             return narrative(view)
         if output == "code":
@@ -208,7 +230,9 @@ class ReaderBackend:
                     while len(self._views) > self.settings.cache_size:
                         self._views.popitem(last=False)
         if isinstance(cached, str):
-            raise ValueError(cached)
+            # A file that is no image (its path opens the message) is bad input; an image
+            # perception finds no chart in can still get a guess that says so.
+            raise (ValueError if cached.startswith(str(part.path)) else ChartNotRead)(cached)
         return cached
 
     def _reading(self, sha256: str, path: str) -> ChartReading | str:

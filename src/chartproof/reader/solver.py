@@ -48,6 +48,7 @@ __all__ = [
     "narrative",
     "reply",
     "solve",
+    "unread",
     "view_of",
     "view_of_table",
 ]
@@ -289,6 +290,19 @@ def solve(
     return _in_form(solution, form, options)
 
 
+def unread(question: str, reason: str, *, choices: Sequence[str] | None = None) -> Solution | None:
+    """The reply to a question on a chart that could not be read (`reason`): for options or
+    a yes/no form, a guess that says so; None for any other question (the failure stands)."""
+    form = asked(question.replace("\ufffd", "'"))
+    options = list(choices or ()) or options_in_text(form.core)[1]
+    failed = _unknown(f"The chart could not be read ({reason.rstrip('.')}).")
+    if options:
+        return _in_form(_choose(failed, options, None), form, options)
+    if form.claim or form.form in ("yes_no", "true_false") or question_kind(form.core) == "yes_no":
+        return _in_form(_guess_no(failed), form, options)
+    return None
+
+
 def _claim(statement: str, view: ChartView) -> Solution:
     """A statement checked as a premise where it is one, else as the yes/no questions it
     reads as (`claim_questions`)."""
@@ -465,7 +479,7 @@ _CANNOT = re.compile(
 
 
 def _choose(
-    solution: Solution, options: Sequence[str], view: ChartView, *, guess: bool = True
+    solution: Solution, options: Sequence[str], view: ChartView | None, *, guess: bool = True
 ) -> Solution:
     """The option the solution's answer stands for: equal, nearest by value or most alike
     (`choice_index`); else the one option a check confirms as a claim; else, for an answer
@@ -478,11 +492,11 @@ def _choose(
             return _option(solution, options, i, f"{solution.explanation} That is option")
     # Options that are statements about the chart: the one a check confirms.
     confirmed = []
-    for i, option in enumerate(options):
+    for i, option in enumerate(options if view is not None else ()):
         claim = option.strip().rstrip(".")
         if question_kind(claim) != "yes_no" and not claim.lower().startswith(("the ", "it ")):
             continue
-        verdict = judge_premise(claim, view, 0.02)
+        verdict = judge_premise(claim, view, 0.02) if view is not None else None
         if verdict is not None and verdict.truth:
             confirmed.append((i, verdict.reason))
     if len(confirmed) == 1:
