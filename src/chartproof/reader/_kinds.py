@@ -341,8 +341,15 @@ _CMP = re.compile(
 _TIMES = re.compile(
     r"^(?:is|are|was|were) (?:the )?(.+?) (?:is |are )?(\w+|\d+(?:\.\d+)?) times (?:the |as \w+ as )?(.+?)$"
 )
-_IS_VALUE = re.compile(
-    r"^(?:is|was|are|were) (?:the )?(.+?) (\d+(?:\.\d+)?) ?(?:%|percent)?(?: in (.+))?$"
+_IS_VALUE = (
+    # "Is the value of X in Y (equal to) 12?": the number that ends the claim.
+    re.compile(
+        r"^(?:is|was|are|were) (?:the )?(?:value of (?:the )?)?(.+?) (?:(?:exactly |about |"
+        r"around |approximately )?(?:equal to|equals|at) )?(-?\d+(?:\.\d+)?) ?(?:%|percent)?()$"
+    ),
+    re.compile(
+        r"^(?:is|was|are|were) (?:the )?(.+?) (\d+(?:\.\d+)?) ?(?:%|percent)?(?: in (.+))?$"
+    ),
 )
 _COLOR = re.compile(r"^(?:is|was) the colou?r of (?:the )?(.+?) (\w+(?: \w+)?)$")
 
@@ -445,7 +452,11 @@ def check_yes_no(question: str, view: ChartView, solve: Solver) -> Check | None:
                 f"{m.group(1)} is {a[1]} and {m.group(3)} is {b[1]}; {a[1]} is{neg} {word} "
                 f"than {b[1]}",
             )
-    m = _IS_VALUE.match(q)
+    # The claimed value is the number that is not a label or a series of the chart
+    # ("Is the value of France 12 in 2019?", "Is the value of 2016 in Dec 132.1?").
+    names = {norm(x) for x in (*view.x_labels, *view.series)}
+    found = [m for rx in _IS_VALUE if (m := rx.match(q))]
+    m = next((m for m in found if m.group(2) not in names), found[0] if found else None)
     if m:
         target = float(m.group(2))
         where = f" in {m.group(3)}" if m.group(3) else ""
@@ -466,19 +477,26 @@ _OPTION = re.compile(
 )
 
 
+_NUMBERED = (
+    re.compile(r"(?:^|\s)\((\d)\)\s+(.+?)(?=\s\(\d\)\s|$)", re.S),  # "(1) 12 (2) 15"
+    re.compile(r"(?:^|\n)\s*(\d)[.)]\s+(.+?)(?=\n\s*\d[.)]\s|$)", re.S),  # one per line
+)
+
+
 def options_in_text(question: str) -> tuple[str, list[str]]:
-    """Lettered options written into the question ("... A. 12 B. 15" or one per line):
-    the question without them and the option texts, in order; no options when the letters
-    do not run A, B, C, ... from the start."""
+    """Options written into the question, lettered ("... A. 12 B. 15" or one per line) or
+    numbered ("(1) 12 (2) 15", or "1. 12" one per line): the question without them and the
+    option texts, in order; no options when the marks do not run A, B, C, ... (1, 2, 3, ...)
+    from the start."""
     head, _sep, _rest = question.partition("\n")
-    text = question
-    m = list(_OPTION.finditer(text))
-    letters = [x.group(1).upper() for x in m]
-    if len(m) < 2 or letters != [chr(ord("A") + i) for i in range(len(m))]:
-        return question, []
-    stem = text[: m[0].start()].strip()
-    stem = re.sub(r"\b(options|choices)\s*:?\s*$", "", stem, flags=re.I).strip()
-    return stem or head, [x.group(2).strip() for x in m]
+    for pattern, first in ((_OPTION, "A"), *((p, "1") for p in _NUMBERED)):
+        m = list(pattern.finditer(question))
+        marks = [x.group(1).upper() for x in m]
+        if len(m) >= 2 and marks == [chr(ord(first) + i) for i in range(len(m))]:
+            stem = question[: m[0].start()].strip()
+            stem = re.sub(r"\b(options|choices)\s*:?\s*$", "", stem, flags=re.I).strip()
+            return stem or head, [x.group(2).strip() for x in m]
+    return question, []
 
 
 def choice_index(answer: str, choices: Sequence[str], view: ChartView | None = None) -> int | None:
