@@ -83,6 +83,20 @@ def test_non_chart_images_fail_cleanly(
     path.write_bytes(png_bytes(pixels))
     (resp,) = backend.generate([build_request("short", path, "What is the value?", request_id="x")])
     assert resp.error is not None and "no chart found" in resp.error
+    # A yes/no question or options still get a reply in their form, saying it is a guess.
+    for question, choices, answer in (
+        ("Is the value of A equal to 3? Answer 'Yes' or 'No'.", (), "No"),
+        ("True or False: A is the maximum.", (), "False"),
+        ("What is the value? A. 3 B. cannot be determined", (), "cannot be determined"),
+        ("What is the value?", ("4", "5"), "4"),
+    ):
+        req = build_request("cot", path, question, request_id="y", choices=choices)
+        (resp,) = backend.generate([req])
+        assert resp.error is None and resp.parsed is not None, resp.error
+        assert resp.parsed.answer == answer and "could not be read" in resp.text
+    abstains = ReaderBackend(ReaderSettings(abstain=True))
+    req = build_request("short", path, "Is A the maximum? Answer yes or no.", request_id="z")
+    assert abstains.generate([req])[0].error is not None
 
 
 def test_one_bad_request_does_not_stop_the_batch(
@@ -242,7 +256,7 @@ def test_readings_persist_on_disk_across_backends(
     assert len(calls) == 1
     assert first[0].text == second[0].text
     stored = list((tmp_path / "readings").rglob("*.json"))
-    assert len(stored) == 1 and stored[0].parent.parent.name == module._code_hash()
+    assert len(stored) == 1 and stored[0].parent.parent.name == module._perception_hash()
 
     stored[0].write_text("{not json", encoding="utf-8")
     third = ReaderBackend().generate([build_request("chartqax", chart, question, request_id="c")])

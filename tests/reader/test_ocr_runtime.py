@@ -309,9 +309,9 @@ def test_the_plan_is_part_of_the_reader_revision(monkeypatch: pytest.MonkeyPatch
     revisions = set()
     for backend in ("onnxruntime", "openvino-f32", "openvino-bf16"):
         monkeypatch.setattr(ocr, "ocr_plan", lambda b=backend: runtime.OcrPlan(b, b))
-        reader_backend._code_hash.cache_clear()
+        reader_backend._perception_hash.cache_clear()
         revisions.add(reader_backend.reader_revision())
-    reader_backend._code_hash.cache_clear()
+    reader_backend._perception_hash.cache_clear()
     assert len(revisions) == 3
 
 

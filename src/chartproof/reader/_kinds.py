@@ -13,6 +13,7 @@ import itertools
 import re
 import statistics
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from chartproof.numeric import format_number, parse_number
@@ -22,10 +23,14 @@ from chartproof.reader._intents import names_a_thing
 from chartproof.reader._text import best_label, find_mentions, norm, numbers_written, similarity
 
 __all__ = [
+    "Asked",
     "Check",
     "QuestionKind",
+    "asked",
     "check_yes_no",
     "choice_index",
+    "claim_questions",
+    "nearest_option",
     "options_in_text",
     "question_kind",
 ]
@@ -73,6 +78,107 @@ def question_kind(question: str) -> QuestionKind:
     if names_a_thing(q):
         return "label"  # "what was the most popular model", "what movie had the highest ..."
     return "open"
+
+
+# ------------------------------------------------------------------ the form asked for
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a question asks once its format instructions are read and set apart."""
+
+    core: str
+    """The question (or the claim) without its instructions."""
+    form: Literal["yes_no", "true_false", "letter", "free"]
+    """The reply the instructions or the wording ask for: "Yes"/"No", "True"/"False", an
+    option's letter, or the answer in the question's own type."""
+    lead: str = ""
+    """Words the reply must begin with ("Begin your answer with 'My answer is'")."""
+    claim: bool = False
+    """The core is a statement to check ("True or False: ...", "Is it the case that ...")."""
+    whole: str = ""
+    """The question without its instructions, the claim's opening words kept."""
+
+
+_PIECES = re.compile(r"(?<=[?!])\s*(?=\S)|(?<=\.)\s+(?=\S)|\s*\n\s*|(?=\bNOTE\s*:)")
+_ORDERS = re.compile(
+    r"^(?:note\b|please\b|answer\b|respond\b|reply\b|begin\b|start\b|choose\b|select\b|"
+    r"pick\b|only\b|just\b|your (?:final )?answer\b|you (?:only |just )?(?:need|should|must|"
+    r"have)\b|(?:give|provide|output|write|use|state) (?:only |just )?(?:the|your|a|one)\b)",
+    re.I,
+)
+_ABOUT_REPLY = re.compile(
+    r"\b(?:answer|reply|respond|response|word|phrase|letter|option|choice|yes|no|true|false)\b",
+    re.I,
+)
+_CLAIM_LEADS = re.compile(
+    r"^(?:true or false\s*[:?.,-]\s*|(?:is|was) it (?:true|the case|correct) that\s+|"
+    r"(?:is|are) the following (?:statement|claim)s? (?:true|correct)\s*[:?]\s*)",
+    re.I,
+)
+_TRUE_OR_FALSE_TAIL = re.compile(r"[\s.,;:-]*\(?\s*true or false\s*\)?\s*[?.]?\s*$", re.I)
+_QUOTED = re.compile(r"\b(?:begin|start)\b.*?\bwith\s+[\"'“‘](.+?)[\"'”’]\s*[.!]?$", re.I)
+
+
+def asked(question: str) -> Asked:
+    """Set the format instructions of a question apart ("NOTE: You only need to answer 'Yes'
+    or 'No'.", "Answer with a single word or phrase.", "Begin your answer with 'My answer
+    is'", "True or False: ...") and say which form of reply they ask for. A sentence is an
+    instruction when it opens as an order or a note and speaks of the reply; the rest is
+    the question, kept as written."""
+    kept, orders = [], []
+    for piece in _PIECES.split(question.strip()):
+        if piece and _ORDERS.match(piece) and _ABOUT_REPLY.search(piece):
+            orders.append(piece)
+        elif piece:
+            kept.append(piece)
+    core = whole = " ".join(kept).strip() or question.strip()
+    said = " ".join(orders).lower()
+    words = set(re.findall(r"[a-z]+", said))
+    lead = next((m.group(1).strip() for o in orders if (m := _QUOTED.search(o))), "")
+    claim = False
+    m = _CLAIM_LEADS.match(core)
+    tail = _TRUE_OR_FALSE_TAIL.search(core)
+    form: Literal["yes_no", "true_false", "letter", "free"] = "free"
+    if m:
+        core, claim = core[m.end() :].strip(), True
+        form = "true_false" if m.group(0).lower().startswith("true") else "yes_no"
+    elif tail and tail.start() > 0:
+        core, claim, form = core[: tail.start()].strip(), True, "true_false"
+    if {"true", "false"} <= words:
+        form = "true_false"
+    elif {"yes", "no"} <= words:
+        form = "yes_no"
+    elif words & {"letter", "option", "choice", "choices", "options"} and form == "free":
+        form = "letter"
+    core = core.rstrip(" .?") if claim else core
+    return Asked(core=core, form=form, lead=lead, claim=claim, whole=whole)
+
+
+_COPULA = re.compile(r"^(.+?) (is|are|was|were|has|have|had|does|do|did|can|will) (.+)$", re.I)
+
+
+def claim_questions(statement: str) -> list[str]:
+    """A statement as the yes/no questions it can be read as: the subject and the first
+    verb swapped ("Olive is the maximum" -> "Is Olive the maximum?", "Teal has the highest
+    value" -> "Does Teal have the highest value?"), and, for a verb in -s, each such verb
+    ("Red intersects Blue" -> "Does Red intersect Blue?")."""
+    s = statement.strip().rstrip(".?! ")
+    out = []
+    m = _COPULA.match(s)
+    if m:
+        subject, verb, rest = m.groups()
+        v = verb.lower()
+        if v in ("has", "have", "had"):
+            aux = {"has": "Does", "have": "Do", "had": "Did"}[v]
+            out.append(f"{aux} {subject} have {rest}?")
+        out.append(f"{v.capitalize()} {subject} {rest}?")
+    words = s.split(" ")
+    for i, w in enumerate(words[1:], start=1):
+        if len(w) > 3 and w.endswith("s") and w.isalpha() and w.islower():
+            stem = w[:-2] if w.endswith(("sses", "shes", "ches", "xes")) else w[:-1]
+            out.append(f"Does {' '.join(words[:i])} {stem} {' '.join(words[i + 1 :])}?")
+    return out
 
 
 # ------------------------------------------------------------------ yes/no checks
@@ -235,8 +341,15 @@ _CMP = re.compile(
 _TIMES = re.compile(
     r"^(?:is|are|was|were) (?:the )?(.+?) (?:is |are )?(\w+|\d+(?:\.\d+)?) times (?:the |as \w+ as )?(.+?)$"
 )
-_IS_VALUE = re.compile(
-    r"^(?:is|was|are|were) (?:the )?(.+?) (\d+(?:\.\d+)?) ?(?:%|percent)?(?: in (.+))?$"
+_IS_VALUE = (
+    # "Is the value of X in Y (equal to) 12?": the number that ends the claim.
+    re.compile(
+        r"^(?:is|was|are|were) (?:the )?(?:value of (?:the )?)?(.+?) (?:(?:exactly |about |"
+        r"around |approximately )?(?:equal to|equals|at) )?(-?\d+(?:\.\d+)?) ?(?:%|percent)?()$"
+    ),
+    re.compile(
+        r"^(?:is|was|are|were) (?:the )?(.+?) (\d+(?:\.\d+)?) ?(?:%|percent)?(?: in (.+))?$"
+    ),
 )
 _COLOR = re.compile(r"^(?:is|was) the colou?r of (?:the )?(.+?) (\w+(?: \w+)?)$")
 
@@ -339,7 +452,11 @@ def check_yes_no(question: str, view: ChartView, solve: Solver) -> Check | None:
                 f"{m.group(1)} is {a[1]} and {m.group(3)} is {b[1]}; {a[1]} is{neg} {word} "
                 f"than {b[1]}",
             )
-    m = _IS_VALUE.match(q)
+    # The claimed value is the number that is not a label or a series of the chart
+    # ("Is the value of France 12 in 2019?", "Is the value of 2016 in Dec 132.1?").
+    names = {norm(x) for x in (*view.x_labels, *view.series)}
+    found = [m for rx in _IS_VALUE if (m := rx.match(q))]
+    m = next((m for m in found if m.group(2) not in names), found[0] if found else None)
     if m:
         target = float(m.group(2))
         where = f" in {m.group(3)}" if m.group(3) else ""
@@ -360,19 +477,26 @@ _OPTION = re.compile(
 )
 
 
+_NUMBERED = (
+    re.compile(r"(?:^|\s)\((\d)\)\s+(.+?)(?=\s\(\d\)\s|$)", re.S),  # "(1) 12 (2) 15"
+    re.compile(r"(?:^|\n)\s*(\d)[.)]\s+(.+?)(?=\n\s*\d[.)]\s|$)", re.S),  # one per line
+)
+
+
 def options_in_text(question: str) -> tuple[str, list[str]]:
-    """Lettered options written into the question ("... A. 12 B. 15" or one per line):
-    the question without them and the option texts, in order; no options when the letters
-    do not run A, B, C, ... from the start."""
+    """Options written into the question, lettered ("... A. 12 B. 15" or one per line) or
+    numbered ("(1) 12 (2) 15", or "1. 12" one per line): the question without them and the
+    option texts, in order; no options when the marks do not run A, B, C, ... (1, 2, 3, ...)
+    from the start."""
     head, _sep, _rest = question.partition("\n")
-    text = question
-    m = list(_OPTION.finditer(text))
-    letters = [x.group(1).upper() for x in m]
-    if len(m) < 2 or letters != [chr(ord("A") + i) for i in range(len(m))]:
-        return question, []
-    stem = text[: m[0].start()].strip()
-    stem = re.sub(r"\b(options|choices)\s*:?\s*$", "", stem, flags=re.I).strip()
-    return stem or head, [x.group(2).strip() for x in m]
+    for pattern, first in ((_OPTION, "A"), *((p, "1") for p in _NUMBERED)):
+        m = list(pattern.finditer(question))
+        marks = [x.group(1).upper() for x in m]
+        if len(m) >= 2 and marks == [chr(ord(first) + i) for i in range(len(m))]:
+            stem = question[: m[0].start()].strip()
+            stem = re.sub(r"\b(options|choices)\s*:?\s*$", "", stem, flags=re.I).strip()
+            return stem or head, [x.group(2).strip() for x in m]
+    return question, []
 
 
 def choice_index(answer: str, choices: Sequence[str], view: ChartView | None = None) -> int | None:
@@ -408,3 +532,21 @@ def choice_index(answer: str, choices: Sequence[str], view: ChartView | None = N
     # The answer named inside a longer option ("Canada" in "Canada, with 12 %").
     inside = [i for i, c in enumerate(choices) if na and f" {na} " in f" {norm(c)} "]
     return inside[0] if len(inside) == 1 else None
+
+
+def nearest_option(answer: str, choices: Sequence[str]) -> tuple[int | None, str]:
+    """The option nearest an answer no option equals, and how it is near: by value (the
+    number with the smallest relative difference, for a number answer and options that
+    each hold one number) or by label (the most alike text, when any is alike at all)."""
+    x = parse_number(answer.strip().rstrip(".").rstrip("%"))
+    if x is not None:
+        nums = [numbers_written(c) for c in choices]
+        if all(len(n) == 1 for n in nums):
+            scale = max(abs(x), 1e-9)
+            i = min(range(len(choices)), key=lambda k: abs(nums[k][0] - x) / scale)
+            return i, "by value"
+    scored = [(similarity(answer, c), i) for i, c in enumerate(choices)]
+    best = max(scored, default=(0.0, -1))
+    if best[0] >= 0.3 and [sc for sc, _ in scored].count(best[0]) == 1:
+        return best[1], "by label"
+    return None, ""

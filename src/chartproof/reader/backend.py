@@ -23,7 +23,15 @@ from chartproof.reader._explain import explain_answer, verify_explanation
 from chartproof.reader._redraw import code_reply
 from chartproof.reader.perception.records import ChartReading
 from chartproof.reader.readings import ReadingStore, readings_dir
-from chartproof.reader.solver import judge, narrative, reply, solve, view_of, view_of_table
+from chartproof.reader.solver import (
+    judge,
+    narrative,
+    reply,
+    solve,
+    unread,
+    view_of,
+    view_of_table,
+)
 from chartproof.types import (
     DataTable,
     ImagePart,
@@ -35,6 +43,10 @@ from chartproof.types import (
 )
 
 __all__ = ["ReaderBackend", "ReaderSettings", "reader_revision"]
+
+
+class ChartNotRead(ValueError):
+    """The image was decoded but perception recovered no chart from it."""
 
 
 class ReaderSettings(Record):
@@ -49,6 +61,9 @@ class ReaderSettings(Record):
     disk_cache: bool = True
     """Keep readings on disk (`chartproof.reader.readings`), shared by worker processes and
     later runs; keyed by the image's bytes and the reader's code, so never stale."""
+    abstain: bool = False
+    """Answer "unknown" (saying why) where no program or check decides a yes/no or
+    multiple-choice question, instead of a guess that says it is one."""
     premise_tolerance: float = Field(default=0.02, ge=0)
     """Relative tolerance when checking a premise's number against a value read from the
     image (gold tables use exact values)."""
@@ -69,7 +84,7 @@ class ReaderBackend:
         self._lock = threading.Lock()
         self._store: ReadingStore | None = None
         if self.settings.disk_cache and self.settings.table == "image":
-            self._store = ReadingStore(readings_dir(), _code_hash())
+            self._store = ReadingStore(readings_dir(), _perception_hash())
 
     @property
     def name(self) -> str:
@@ -139,7 +154,17 @@ class ReaderBackend:
     def _answer(self, req: ModelRequest) -> str:
         question = _question(req)
         output = output_kind(req)
-        view = self._gold_view(req) if self.settings.table == "gold" else self._image_view(req)
+        try:
+            view = self._gold_view(req) if self.settings.table == "gold" else self._image_view(req)
+        except ChartNotRead as e:
+            guessed = (
+                None
+                if self.settings.abstain or output not in ("answer", "cot", "answer_explanation")
+                else unread(question, str(e), choices=_choices(req))
+            )
+            if guessed is None:
+                raise
+            return reply(guessed, output)
         if output == "narrative":
             return narrative(view)
         if output == "code":
@@ -155,7 +180,9 @@ class ReaderBackend:
             if isinstance(raw_steps, list)
             else None
         )
-        solution = solve(question, view, earlier, steps, choices=_choices(req))
+        solution = solve(
+            question, view, earlier, steps, choices=_choices(req), guess=not self.settings.abstain
+        )
         if output == "explanation":
             return explain_answer(solution, _field(req, "answer"))
         if output == "verdict":
@@ -203,7 +230,9 @@ class ReaderBackend:
                     while len(self._views) > self.settings.cache_size:
                         self._views.popitem(last=False)
         if isinstance(cached, str):
-            raise ValueError(cached)
+            # A file that is no image (its path opens the message) is bad input; an image
+            # perception finds no chart in can still get a guess that says so.
+            raise (ValueError if cached.startswith(str(part.path)) else ChartNotRead)(cached)
         return cached
 
     def _reading(self, sha256: str, path: str) -> ChartReading | str:
@@ -217,8 +246,9 @@ class ReaderBackend:
 
 
 def reader_revision() -> str:
-    """The hash of the reader's code that names its readings' folder on disk."""
-    return _code_hash()
+    """The hash of the code a reading depends on, which names its readings' folder on disk:
+    perception and OCR only, so a change to the solver reuses the charts already read."""
+    return _perception_hash()
 
 
 @functools.cache
@@ -226,9 +256,19 @@ def _code_hash() -> str:
     """Short hash of the reader's Python sources (its package: the solver and perception),
     the shared OCR package it reads text with, and the OCR runtime and versions
     (`chartproof.ocr.engine_identity`), which can change a character now and then."""
+    return _sources_hash(Path(__file__).resolve().parent)
+
+
+@functools.cache
+def _perception_hash() -> str:
+    """`_code_hash` over perception alone (`reader/perception/`, which imports nothing else
+    of the reader) with the OCR package and runtime: what a `ChartReading` is a function of."""
+    return _sources_hash(Path(__file__).resolve().parent / "perception")
+
+
+def _sources_hash(root: Path) -> str:
     import chartproof.ocr
 
-    root = Path(__file__).resolve().parent
     digest = hashlib.sha256()
     for f in sorted(root.rglob("*.py")):
         digest.update(f.relative_to(root).as_posix().encode())

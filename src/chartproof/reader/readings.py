@@ -2,9 +2,9 @@
 for every other worker (a fanned-out run), and by one run for every later run and protocol
 (``eval --protocol chain`` after ``--protocol direct``, ``derender`` after ``eval``).
 
-A reading is a function of the image's bytes and the reader's code, so the store is keyed by
-the image's SHA-256 under a folder named by the reader's revision: a changed reader never
-serves an older reader's readings. A failure to read is stored too (the same bytes fail the
+A reading is a function of the image's bytes and the perception and OCR code, so the store is
+keyed by the image's SHA-256 under a folder named by their hash (`reader_revision`): a changed
+perception never serves an older one's readings, a changed solver reuses them. A failure to read is stored too (the same bytes fail the
 same way). Files are written to a temporary name and renamed, so concurrent workers never see
 half a file; an unreadable entry is treated as missing and read again.
 

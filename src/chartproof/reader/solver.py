@@ -24,9 +24,13 @@ from chartproof.reader._colours import human_colour_name, lightness_of
 from chartproof.reader._computed import colour_check, computed
 from chartproof.reader._intents import CLOSEST, intents
 from chartproof.reader._kinds import (
+    Asked,
     QuestionKind,
+    asked,
     check_yes_no,
     choice_index,
+    claim_questions,
+    nearest_option,
     options_in_text,
     question_kind,
 )
@@ -44,6 +48,7 @@ __all__ = [
     "narrative",
     "reply",
     "solve",
+    "unread",
     "view_of",
     "view_of_table",
 ]
@@ -66,6 +71,8 @@ class Solution:
     """Its arguments."""
     truth: bool | None = None
     """Premise verdict, for true/false statements."""
+    lead: str = ""
+    """Words the question asked the reply to begin with ("My answer is")."""
 
     @property
     def known(self) -> bool:
@@ -222,39 +229,51 @@ def solve(
     steps: Sequence[int] | None = None,
     *,
     choices: Sequence[str] | None = None,
+    guess: bool = True,
 ) -> Solution:
-    """Answer a question about the chart `view` shows, in the question's type.
+    """Answer a question about the chart `view` shows, in the form the question asks for.
 
-    Labels earlier chain steps found are first written into the question ("the year from
-    step 3"; `steps` numbers the `earlier` pairs). Then tries, in order: steps that combine
-    earlier answers (arithmetic, the k-th of an ordering, sums and filters of reads), an
-    exact template of a question program, a fuzzy template match, then keyword intents; the
-    first program that runs and answers in the type the question asks for gives the answer
-    and its explanation. Yes/no questions get "Yes" or "No" from a checked comparison; with
-    `choices` (option texts in display order, or lettered options written into the question)
-    the answer is one of the options. "unknown" comes with the reason.
+    Format instructions are set apart first (`asked`: "answer 'Yes' or 'No'", "True or
+    False: ...", "Begin your answer with ..."). Labels earlier chain steps found are
+    written into the question ("the year from step 3"; `steps` numbers the `earlier`
+    pairs). Then tries, in order: steps that combine earlier answers, an exact template of
+    a question program, a fuzzy template match, then keyword intents; the first program that
+    runs and answers in the type the question asks for gives the answer and its explanation.
+    Yes/no questions and claims get "Yes"/"No" ("True"/"False" when asked so) from a checked
+    comparison; with `choices` (option texts in display order, or options lettered or
+    numbered in the question) the answer is one of the options. When nothing can be checked
+    the reply is a guess that says so, unless `guess` is False: then "unknown", with why.
     """
-    q = _TYPO.sub(r"\1 than", " ".join(question.replace("\ufffd", "'").split()))
+    form = asked(question.replace("\ufffd", "'"))
+    q = _TYPO.sub(r"\1 than", " ".join(form.core.split()))
     options = list(choices) if choices else []
     if not options:
-        stem, found = options_in_text(question.replace("\ufffd", "'"))
+        stem, found = options_in_text(form.core.replace("\ufffd", "'"))
         if found:
-            q, options = " ".join(stem.split()), found
+            q, options = _TYPO.sub(r"\1 than", " ".join(stem.split())), found
     ordered = list(earlier)
+    solution: Solution | None = None
     if earlier:
         by_step = numbered(q, earlier, steps)
         q = resolve_steps(q, by_step, view)
         combined = combine_steps(q, by_step)
         if combined is not None:
             solution = Solution(answer=combined[0], explanation=combined[1], program="step_combine")
-            return _choose(solution, options, q, view) if options else solution
         ordered = [by_step[k] for k in sorted(by_step)]
-    if "answer to step" in q.lower():
+    kind = question_kind(q)
+    if form.claim or form.form in ("yes_no", "true_false"):
+        kind = "yes_no"
+    if options and all(norm(o) in ("yes", "no", "true", "false") for o in options):
+        kind = "yes_no"
+    if solution is not None:
+        pass
+    elif "answer to step" in q.lower():
         solution = _step_arith(q, ordered)
+    elif form.claim:
+        exact = _exact(form.whole, view)  # a program's own template ("Is it the case ...")
+        solution = exact if exact is not None and exact.answer in ("Yes", "No") else None
+        solution = solution or _claim(q, view)
     else:
-        kind = question_kind(q)
-        if options and all(norm(o) in ("yes", "no") for o in options):
-            kind = "yes_no"
         claim = None
         if kind == "open" and _BARE_CMP.search(q) and not _ASKS.search(q):
             # "Scientists understand GM foods fairly well more than ...?": a claim to check
@@ -264,7 +283,71 @@ def solve(
             solution = claim
         else:
             solution = _yes_no(q, view) if kind == "yes_no" else _typed(q, view, kind)
-    return _choose(solution, options, q, view) if options else solution
+    if options:
+        solution = _choose(solution, options, view, guess=guess)
+    elif kind == "yes_no" and solution.answer not in ("Yes", "No") and guess:
+        solution = _guess_no(solution)
+    return _in_form(solution, form, options)
+
+
+def unread(question: str, reason: str, *, choices: Sequence[str] | None = None) -> Solution | None:
+    """The reply to a question on a chart that could not be read (`reason`): for options or
+    a yes/no form, a guess that says so; None for any other question (the failure stands)."""
+    form = asked(question.replace("\ufffd", "'"))
+    options = list(choices or ()) or options_in_text(form.core)[1]
+    failed = _unknown(f"The chart could not be read ({reason.rstrip('.')}).")
+    if options:
+        return _in_form(_choose(failed, options, None), form, options)
+    if form.claim or form.form in ("yes_no", "true_false") or question_kind(form.core) == "yes_no":
+        return _in_form(_guess_no(failed), form, options)
+    return None
+
+
+def _claim(statement: str, view: ChartView) -> Solution:
+    """A statement checked as a premise where it is one, else as the yes/no questions it
+    reads as (`claim_questions`)."""
+    verdict = judge_premise(statement, view, 0.02)
+    if verdict is not None:
+        word = "Yes" if verdict.truth else "No"
+        return Solution(
+            answer=word,
+            explanation=f"{verdict.reason[0].upper()}{verdict.reason[1:]}, so the claim "
+            f"is {'true' if verdict.truth else 'false'}.",
+            program=verdict.template,
+            truth=verdict.truth,
+        )
+    first: Solution | None = None
+    for question in claim_questions(statement):
+        sol = _yes_no(question, view)
+        if sol.known:
+            return sol
+        first = first or sol
+    return first or _unknown("The claim names nothing the reader can check on this chart.")
+
+
+def _guess_no(solution: Solution) -> Solution:
+    """ "No" to a yes/no question nothing could check: a claim the recovered table does not
+    support is not confirmed; the explanation says it is a guess and why."""
+    why = solution.explanation.rstrip(".")
+    return Solution(
+        answer="No",
+        explanation=f"{why}. The claim could not be confirmed from the recovered table, so "
+        "the answer No is a guess.",
+        program="guess",
+    )
+
+
+def _in_form(solution: Solution, form: Asked, options: Sequence[str]) -> Solution:
+    """The solution in the form the instructions ask for: "True"/"False" for "Yes"/"No", an
+    option's letter, and the lead words the reply must begin with."""
+    answer = solution.answer
+    if form.form == "true_false" and answer in ("Yes", "No"):
+        answer = "True" if answer == "Yes" else "False"
+    elif form.form == "letter" and answer in options:
+        answer = chr(65 + options.index(answer))
+    if answer == solution.answer and not form.lead:
+        return solution
+    return replace(solution, answer=answer, lead=form.lead)
 
 
 def _candidates(q: str, view: ChartView) -> Iterator[Solution]:
@@ -387,41 +470,79 @@ def _yes_no(q: str, view: ChartView) -> Solution:
     )
 
 
-def _choose(solution: Solution, options: Sequence[str], q: str, view: ChartView) -> Solution:
-    """The option the solution's answer stands for; without one, each option is tried as
-    the answer to check (an option that is a label the chart shows, a yes/no claim)."""
+_CANNOT = re.compile(
+    r"\b(?:cannot|can't|can not|unable to) (?:be )?(?:determined|tell|say|answer)|"
+    r"\b(?:not|no) (?:enough )?(?:information|data|answer)\b|\bnone of the (?:above|options)\b|"
+    r"\bunknown\b|\bnot (?:given|shown|stated)\b",
+    re.I,
+)
+
+
+def _choose(
+    solution: Solution, options: Sequence[str], view: ChartView | None, *, guess: bool = True
+) -> Solution:
+    """The option the solution's answer stands for: equal, nearest by value or most alike
+    (`choice_index`); else the one option a check confirms as a claim; else, for an answer
+    computed but offered by no option, the option nearest it by value or by label; else an
+    option saying the chart cannot tell, or the first option, as a guess that says why.
+    `guess` False answers "unknown" where a guess would be needed."""
     if solution.known:
         i = choice_index(solution.answer, options)
         if i is not None:
-            return replace(
-                solution,
-                answer=options[i],
-                explanation=f"{solution.explanation} That is option {chr(65 + i)}.",
-            )
+            return _option(solution, options, i, f"{solution.explanation} That is option")
     # Options that are statements about the chart: the one a check confirms.
     confirmed = []
-    for i, option in enumerate(options):
+    for i, option in enumerate(options if view is not None else ()):
         claim = option.strip().rstrip(".")
         if question_kind(claim) != "yes_no" and not claim.lower().startswith(("the ", "it ")):
             continue
-        verdict = judge_premise(claim, view, 0.02)
+        verdict = judge_premise(claim, view, 0.02) if view is not None else None
         if verdict is not None and verdict.truth:
             confirmed.append((i, verdict.reason))
     if len(confirmed) == 1:
         i, reason = confirmed[0]
-        return Solution(
-            answer=options[i],
-            explanation=f"{reason[0].upper()}{reason[1:]}, which option {chr(65 + i)} states.",
-            program="choice_check",
+        return _option(solution, options, i, f"{reason[0].upper()}{reason[1:]}, which is option")
+    if not guess:
+        why = (
+            solution.explanation
+            if not solution.known
+            else (
+                f"The computed answer {solution.answer!r} matches none of the {len(options)} options."
+            )
         )
+        return _unknown(why)
+    if solution.known:
+        i, how = nearest_option(solution.answer, options)
+        if i is not None:
+            return _option(
+                solution,
+                options,
+                i,
+                f"{solution.explanation} No option is {solution.answer}; the nearest {how} is "
+                "option",
+            )
+    cannot = [i for i, o in enumerate(options) if _CANNOT.search(o)]
+    i = cannot[0] if len(cannot) == 1 else 0
     why = (
-        solution.explanation
+        solution.explanation.rstrip(".")
         if not solution.known
-        else (
-            f"The computed answer {solution.answer!r} matches none of the {len(options)} options."
-        )
+        else (f"No option is near the computed answer {solution.answer!r}")
     )
-    return _unknown(why)
+    what = "the option saying the chart cannot tell" if cannot else "a guess"
+    return Solution(
+        answer=options[i],
+        explanation=f"{why}. Option {chr(65 + i)} ({options[i]}) is {what}.",
+        program="guess",
+    )
+
+
+def _option(solution: Solution, options: Sequence[str], i: int, text: str) -> Solution:
+    return replace(
+        solution,
+        answer=options[i],
+        explanation=f"{text} {chr(65 + i)} ({options[i]}).",
+        program=solution.program or "choice_check",
+    )
 
 
 _KTH = re.compile(r"^what is the (\w+) (largest|smallest|highest|lowest) value of (.+?)\??$", re.I)
@@ -632,6 +753,8 @@ def judge(statement: str, view: ChartView, *, rel: float = 0.0005) -> Solution:
 def reply(solution: Solution, output: str) -> str:
     """The solution written the way a prompt's output kind asks for."""
     answer = solution.answer
+    if output == "answer" and solution.lead:
+        return f"{solution.lead} {answer}."
     if output == "answer_explanation":
         body = answer.rstrip(".") if answer != UNKNOWN else UNKNOWN
         return f"The answer is: {body}. Explanation: {solution.explanation}"

@@ -1,0 +1,161 @@
+"""Read time of the built-in reader on images of any size (issue 42's target: every image
+of the shared data, and a 3,420-px blow-up of each, read in <= 2 s on one core).
+
+Draws charts (seeded) from each folder of ../shared/data, reads each as it is and blown up
+(Lanczos) to 3,420 px on its long side, from the file as `builtin:reader` does (decode,
+scale to the working size, OCR, derendering), and reports CPU time (`time.process_time`,
+the figure the target is on: wall time is shared with whatever else the machine runs)
+beside wall time: median, slowest, and the reads over 2 s. On ChartQA charts with a gold
+table it also counts the table cells recovered from each size (ChartQA's 5 %), so a faster
+working size that reads worse shows up. `--work-side` tries another working size.
+
+    OMP_NUM_THREADS=1 .venv/bin/python bench/bench_sizes.py --charts 20
+    OMP_NUM_THREADS=1 .venv/bin/python bench/bench_sizes.py --charts 0   # every image
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np
+
+from chartproof.reader.perception import ReadingError, get_engine, read_chart
+from chartproof.reader.perception import image as image_module
+from chartproof.types import DataTable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_reader import table_recovery
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+BLOW_UP = 3420
+LIMIT_S = 2.0
+FOLDERS = ("chartqa", "figureqa", "opencqa-val", "chartbias")
+
+
+def _images(folder: Path) -> dict[str, DataTable | None]:
+    """Every image of a folder, with its gold table when a row gives one."""
+    out: dict[str, DataTable | None] = {}
+    jsonl = folder / f"{folder.name}.jsonl"
+    with open(jsonl, encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            raw = row.get("table")
+            table = DataTable.from_csv(raw) if isinstance(raw, str) and raw.strip() else None
+            if out.get(row["image"]) is None:
+                out[row["image"]] = table
+    return out
+
+
+def _read(path: Path) -> tuple[Any, float, float, tuple[int, int]]:
+    """(reading or error text, CPU s, wall s, working size) of one file."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    try:
+        image = image_module.load_image(path)
+        size = (int(image.shape[1]), int(image.shape[0]))
+        reading: Any = read_chart(image, get_engine().read(image, footnotes=False))
+    except (image_module.ImageError, ReadingError) as e:
+        reading, size = str(e), (0, 0)
+    return reading, time.process_time() - cpu, time.perf_counter() - wall, size
+
+
+def _blow_up(path: Path, folder: Path) -> Path:
+    from PIL import Image
+
+    with Image.open(path) as im:
+        rgb = im.convert("RGB")
+    s = BLOW_UP / max(rgb.size)
+    big = rgb.resize((round(rgb.size[0] * s), round(rgb.size[1] * s)), Image.Resampling.LANCZOS)
+    out = folder / f"{path.stem}-{BLOW_UP}.png"
+    big.save(out, compress_level=1)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--charts", type=int, default=20, help="charts per folder (0: all)")
+    ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--work-side", type=int, help="working size to try instead")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    if not DATA.is_dir():
+        print(f"no shared data at {DATA}", file=sys.stderr)
+        return 2
+    if args.work_side:
+        image_module.WORK_SIDE = args.work_side
+    get_engine().read(np.full((64, 64, 3), 255, dtype=np.uint8))  # load the models first
+    rows: list[dict[str, Any]] = []
+    draw = random.Random(args.seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in FOLDERS:
+            folder = DATA / name
+            if not folder.is_dir():
+                continue
+            images = _images(folder)
+            keys = sorted(images, key=lambda k: (images[k] is None, k))
+            if args.charts:
+                tabled = [k for k in keys if images[k] is not None]
+                pool = tabled if len(tabled) >= args.charts else keys
+                keys = sorted(draw.sample(pool, min(args.charts, len(pool))))
+            for key in keys:
+                path = folder / key
+                big = _blow_up(path, Path(tmp))
+                for size, file in (("original", path), ("blow-up", big)):
+                    reading, cpu, wall, work = _read(file)
+                    gold = images[key]
+                    cells = (
+                        table_recovery(None if isinstance(reading, str) else reading.table, gold)
+                        if gold is not None
+                        else (0, 0)
+                    )
+                    rows.append(
+                        {
+                            "folder": name,
+                            "image": key,
+                            "size": size,
+                            "work": work,
+                            "cpu_s": round(cpu, 3),
+                            "wall_s": round(wall, 3),
+                            "cells": cells,
+                            "read": not isinstance(reading, str),
+                        }
+                    )
+                big.unlink()
+    print(
+        f"{'folder':12} {'size':9} {'n':>4} {'cpu med':>8} {'cpu max':>8} {'wall med':>8} "
+        f"{'over 2s':>7} {'cells':>11}"
+    )
+    worst = 0.0
+    for name in FOLDERS:
+        for size in ("original", "blow-up"):
+            part = [r for r in rows if r["folder"] == name and r["size"] == size]
+            if not part:
+                continue
+            cpu = [float(r["cpu_s"]) for r in part]
+            worst = max(worst, max(cpu))
+            right = sum(r["cells"][0] for r in part)
+            total = sum(r["cells"][1] for r in part)
+            print(
+                f"{name:12} {size:9} {len(part):4d} {statistics.median(cpu):8.2f} "
+                f"{max(cpu):8.2f} {statistics.median(float(r['wall_s']) for r in part):8.2f} "
+                f"{sum(c > LIMIT_S for c in cpu):7d} {f'{right}/{total}' if total else '-':>11}"
+            )
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+    print(f"slowest read: {worst:.2f} s CPU (target {LIMIT_S} s)")
+    return 0 if worst <= LIMIT_S else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
