@@ -279,8 +279,25 @@ def _guest_config(
         "autosave": policy.autosave,
         "audit": policy.audit,
         "collect_bytes": policy.collect_mb * 1024 * 1024,
+        "landlock": landlock_abi() if policy.landlock else 0,
         "out_fd": None,
     }
+
+
+@functools.lru_cache(maxsize=1)
+def landlock_abi() -> int:
+    """The Landlock ABI version this kernel offers (0: none). The guest then has the kernel
+    hold its file policy (reads under the read roots, writes under the work dir)."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        version = int(libc.syscall(444, None, 0, 1))  # LANDLOCK_CREATE_RULESET_VERSION
+    except (OSError, AttributeError):
+        return 0
+    return max(version, 0)
 
 
 def _environment(work: str, mpl_dir: str | None = None) -> dict[str, str]:
@@ -433,6 +450,7 @@ def _execute(
     backend: str, config: dict[str, object], policy: SandboxPolicy, root: Path
 ) -> SandboxResult:
     layers = ["process", "rlimits", *(["audit"] if policy.audit else [])]
+    layers += ["landlock"] if config["landlock"] else []
     layers += {"bwrap": _BWRAP_LAYERS, "unshare": _UNSHARE_LAYERS}.get(backend, ())
     read_end, write_end = os.pipe()
     config["out_fd"] = write_end
