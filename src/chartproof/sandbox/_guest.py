@@ -4,10 +4,11 @@ Started only by `chartproof.sandbox.runner` as `python -I -S -B _guest.py` with 
 config on stdin, normally inside a bubblewrap sandbox (the operating-system layer). Standard
 library only: it must not import chartproof.
 
-The audit guard is the second layer. It is written so that code running after it cannot
-change what it checks: every function, constant and exception class it uses is bound as a
-default argument of a function built before the untrusted code runs (nothing is looked up in
-module globals or builtins at call time), its tables are immutable, it never calls a method
+The audit guard is a best-effort layer (the operating system's namespaces, mounts, seccomp
+and the Landlock rules this program applies before the code runs are what hold). It is
+written to make changing what it checks hard: every function, constant and exception class
+it uses is bound as a default argument of a function built before the untrusted code runs
+(nothing is looked up in module globals or builtins at call time), its tables are immutable, it never calls a method
 of an object the untrusted code could have made (only exact `str`, `bytes` and `int`
 arguments are examined; anything else fails closed), paths are resolved with the C-level
 `posix.lstat`/`posix.readlink` rather than `os.path.realpath` (a Python function whose module

@@ -17,11 +17,14 @@ Layers, each reported in `SandboxResult.isolation`:
    only the sources, pivot_root, fresh /proc, capped tmpfs, uid 65534, no capabilities,
    seccomp); the probe that picks the backend keeps each backend's own error, and with
    neither, code does not run unless the policy says `isolate="none-unsafe"`.
-2. Resource limits set in the child before any untrusted line runs (address space, CPU
+2. Landlock, where the kernel offers it (`landlock_abi`): the guest restricts itself before
+   the code runs (reads under the read roots and work dir, writes under the work dir).
+3. Resource limits set in the child before any untrusted line runs (address space, CPU
    time, file size, open files, processes).
-3. An audit hook (see `_guest`) that ends the process on network use, process creation,
+4. An audit hook (see `_guest`) that ends the process on network use, process creation,
    ctypes, writes outside the work dir, reads outside allowed roots, too many new files and
-   imports off the allow-list; built so the code cannot reach or patch its state.
+   imports off the allow-list: best-effort (code in the same interpreter can reach it in
+   ways no hook can see), so layers 1 and 2 are what hold.
 
 The environment is stripped, the interpreter runs isolated (`-I -S -B`) and the limits are
 applied by the child itself rather than by a `preexec_fn`, which is unsafe in a threaded
@@ -57,6 +60,7 @@ __all__ = [
     "IsolationUnavailable",
     "isolation_available",
     "isolation_backend",
+    "landlock_abi",
     "require_isolation",
     "run_batch",
     "run_code",
