@@ -54,7 +54,7 @@ def run_cases(backend: str, canary: str, home: str, marker: str) -> dict[str, An
     from chartproof.sandbox import SandboxPolicy, run_code
 
     policy = SandboxPolicy(
-        isolate=backend, audit=False, preload=(), allowed_imports=("os",), timeout_s=30,
+        isolate=backend, audit=False, landlock=False, preload=(), allowed_imports=("os",), timeout_s=30,
         cpu_s=10, memory_mb=512, max_file_mb=1, max_processes=0,
     )  # fmt: skip
     out: dict[str, Any] = {}

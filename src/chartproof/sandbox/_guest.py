@@ -4,10 +4,11 @@ Started only by `chartproof.sandbox.runner` as `python -I -S -B _guest.py` with 
 config on stdin, normally inside a bubblewrap sandbox (the operating-system layer). Standard
 library only: it must not import chartproof.
 
-The audit guard is the second layer. It is written so that code running after it cannot
-change what it checks: every function, constant and exception class it uses is bound as a
-default argument of a function built before the untrusted code runs (nothing is looked up in
-module globals or builtins at call time), its tables are immutable, it never calls a method
+The audit guard is a best-effort layer (the operating system's namespaces, mounts, seccomp
+and the Landlock rules this program applies before the code runs are what hold). It is
+written to make changing what it checks hard: every function, constant and exception class
+it uses is bound as a default argument of a function built before the untrusted code runs
+(nothing is looked up in module globals or builtins at call time), its tables are immutable, it never calls a method
 of an object the untrusted code could have made (only exact `str`, `bytes` and `int`
 arguments are examined; anything else fails closed), paths are resolved with the C-level
 `posix.lstat`/`posix.readlink` rather than `os.path.realpath` (a Python function whose module
@@ -127,6 +128,11 @@ _DENY_MODULES = frozenset(
 # still hold if code finds a fresh copy of the posix module).
 _STRIP_OS = ("mkfifo", "mknod", "setsid", "setpgid", "setpgrp", "memfd_create")  # fmt: skip
 
+_DIR_FLAGS = os.O_DIRECTORY | getattr(os, "O_PATH", 0)
+_CODE_ATTRS = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__globals__"})
+# signal functions taken away once the code runs: a handler that fires inside the guard
+# could read its frame (best-effort: the OS layers are what hold)
+_STRIP_SIGNAL = ("signal", "alarm", "setitimer", "raise_signal", "set_wakeup_fd", "siginterrupt")
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _CREATE_FLAGS = os.O_CREAT | os.O_TRUNC
 
@@ -137,6 +143,10 @@ def _die(code: int, message: str, _write: Any = posix.write, _exit: Any = posix.
         _write(2, ("\n" + MARK + " " + message + "\n").encode("utf-8", "replace"))
     finally:
         _exit(code)
+
+
+_FUNCTION = type(_die)
+_OWN_FILE = _die.__code__.co_filename
 
 
 def _set_limits(cfg: dict[str, Any]) -> None:
@@ -244,6 +254,11 @@ def _make_guard(
         _path_of: Any = path_of,
         _isdir_mode: int = 0o040000,
         _lstat: Any = lstat,
+        _stat: Any = posix.stat,
+        _dir_flags: int = _DIR_FLAGS,
+        _code_attrs: frozenset[str] = _CODE_ATTRS,
+        _function: Any = _FUNCTION,
+        _own_file: str = _OWN_FILE,
         _work: tuple[str, ...] = work,
         _readable: tuple[str, ...] = readable,
         _block_reads: bool = block_reads,
@@ -293,10 +308,12 @@ def _make_guard(
                         if c in mode:
                             creates = True
                 if mode is None:
+                    # followed, so /proc/self/cwd counts as the directory it is
                     try:
-                        is_dir = _lstat(path).st_mode & 0o170000 == _isdir_mode
+                        is_dir = _stat(path).st_mode & 0o170000 == _isdir_mode
                     except _Exception:
                         is_dir = False
+                    is_dir = is_dir or bool(flags & _dir_flags)
                     if is_dir:
                         # os.open of a directory gives a descriptor for dir_fd-relative
                         # calls that would land somewhere this path check never saw.
@@ -309,6 +326,20 @@ def _make_guard(
                         _die(_forbidden, _too_many)
                 if not writes and _block_reads and not under(path, _readable):
                     _die(_forbidden, "forbidden: read outside allowed roots: " + _repr(path))
+                return
+            if event == "object.__setattr__":
+                # replacing a function's code, or the defaults of one of this file's (which
+                # hold the guard's helpers), would rewrite the guard; libraries set other
+                # functions' defaults (matplotlib does)
+                name = args[1]
+                if _type(name) is not _str:
+                    _die(_forbidden, "forbidden: setting an attribute named by a non-string")
+                if name == "__code__" or (
+                    name in _code_attrs
+                    and _type(args[0]) is _function
+                    and args[0].__code__.co_filename == _own_file
+                ):
+                    _die(_forbidden, "forbidden: setting " + _repr(name) + " of a function")
                 return
             if event == "import":
                 name = args[0]
@@ -403,6 +434,67 @@ def _neutralise_spawn() -> None:
         for module in (os, posix):
             if hasattr(module, name):
                 delattr(module, name)
+    import _signal  # type: ignore[import-not-found]
+
+    for name in _STRIP_SIGNAL:
+        for module in (signal, _signal):
+            if hasattr(module, name):
+                delattr(module, name)
+
+
+# Landlock (Linux >= 5.13): file-system rights, by ABI version (include/uapi/linux/landlock.h)
+_LL_EXECUTE, _LL_WRITE_FILE, _LL_READ_FILE, _LL_READ_DIR = 1, 2, 4, 8
+_LL_FILE_RIGHTS = _LL_EXECUTE | _LL_WRITE_FILE | _LL_READ_FILE | (1 << 14) | (1 << 15)
+_LL_CREATE, _LL_ADD_RULE, _LL_RESTRICT = 444, 445, 446
+_PR_SET_NO_NEW_PRIVS = 38
+
+
+def _landlock(abi: int, read: Sequence[str], write: Sequence[str], block_reads: bool) -> None:
+    """Let the kernel itself hold the guard's file policy for the rest of this process:
+    reads only under `read` (when `block_reads`) and `write`, writes only under `write`. It
+    covers what raises no audit event (C++ file IO in pyarrow, `dir_fd` tricks) and cannot
+    be undone. Raises OSError when the kernel refuses."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    handled = (1 << 13) - 1
+    handled |= (1 << 13) if abi >= 2 else 0  # REFER
+    handled |= (1 << 14) if abi >= 3 else 0  # TRUNCATE
+    handled |= (1 << 15) if abi >= 5 else 0  # IOCTL_DEV
+    reading = _LL_EXECUTE | _LL_READ_FILE | _LL_READ_DIR
+    if not block_reads:
+        handled &= ~reading
+    attr = ctypes.c_uint64(handled)
+    ruleset = libc.syscall(_LL_CREATE, ctypes.byref(attr), ctypes.sizeof(attr), 0)
+    if ruleset < 0:
+        raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
+
+    class _Rule(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed", ctypes.c_uint64), ("fd", ctypes.c_int32)]
+
+    try:
+        for paths, rights in ((read, reading & handled), (write, handled)):
+            for path in paths:
+                try:
+                    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                except OSError:
+                    continue  # a root that does not exist here grants nothing
+                try:
+                    isdir = os.path.isdir(path)
+                    allowed = rights if isdir else rights & _LL_FILE_RIGHTS
+                    if allowed:
+                        rule = _Rule(allowed, fd)
+                        if libc.syscall(_LL_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0) != 0:
+                            raise OSError(ctypes.get_errno(), f"landlock_add_rule {path!r}")
+                finally:
+                    os.close(fd)
+        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "no_new_privs")
+        if libc.syscall(_LL_RESTRICT, ruleset, 0) != 0:
+            raise OSError(ctypes.get_errno(), "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
 
 
 def _autosave(name: str) -> None:
@@ -486,6 +578,12 @@ def main() -> None:
     sys.modules["__main__"] = main_module
     out_fd, work, script = cfg["out_fd"], cfg["workdir"], cfg["script"]
     budget, autosave = cfg["collect_bytes"], cfg["autosave"]
+    if cfg["landlock"]:
+        writable = [work, cfg["mplconfigdir"], "/dev/null"]
+        try:
+            _landlock(cfg["landlock"], cfg["read_roots"], writable, cfg["block_reads"])
+        except OSError as exc:
+            _die(FORBIDDEN, f"forbidden: the Landlock layer could not be applied ({exc})")
     _guard_imports(frozenset(cfg["allowed_imports"]), user_globals)
     if cfg["audit"]:
         sys.addaudithook(

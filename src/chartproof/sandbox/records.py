@@ -73,6 +73,11 @@ class SandboxPolicy(Record):
     audit: bool = True
     """Install the in-interpreter audit guard (the second layer). False only to check the
     operating-system layer on its own; refused together with isolate="none-unsafe"."""
+    landlock: bool = True
+    """Have the kernel hold the file policy too (Landlock, Linux >= 5.13, where offered):
+    reads only under the read roots and the work dir (when `block_reads`), writes only
+    under the work dir, whatever the code calls. False only to check the other layers on
+    their own."""
     max_disk_mb: int = Field(default=256, ge=1)
     """Total bytes the code may write (size of its private tmpfs), work dir and /tmp
     together; under "none-unsafe" only single files are capped."""

@@ -17,11 +17,14 @@ Layers, each reported in `SandboxResult.isolation`:
    only the sources, pivot_root, fresh /proc, capped tmpfs, uid 65534, no capabilities,
    seccomp); the probe that picks the backend keeps each backend's own error, and with
    neither, code does not run unless the policy says `isolate="none-unsafe"`.
-2. Resource limits set in the child before any untrusted line runs (address space, CPU
+2. Landlock, where the kernel offers it (`landlock_abi`): the guest restricts itself before
+   the code runs (reads under the read roots and work dir, writes under the work dir).
+3. Resource limits set in the child before any untrusted line runs (address space, CPU
    time, file size, open files, processes).
-3. An audit hook (see `_guest`) that ends the process on network use, process creation,
+4. An audit hook (see `_guest`) that ends the process on network use, process creation,
    ctypes, writes outside the work dir, reads outside allowed roots, too many new files and
-   imports off the allow-list; built so the code cannot reach or patch its state.
+   imports off the allow-list: best-effort (code in the same interpreter can reach it in
+   ways no hook can see), so layers 1 and 2 are what hold.
 
 The environment is stripped, the interpreter runs isolated (`-I -S -B`) and the limits are
 applied by the child itself rather than by a `preexec_fn`, which is unsafe in a threaded
@@ -57,6 +60,7 @@ __all__ = [
     "IsolationUnavailable",
     "isolation_available",
     "isolation_backend",
+    "landlock_abi",
     "require_isolation",
     "run_batch",
     "run_code",
@@ -279,8 +283,25 @@ def _guest_config(
         "autosave": policy.autosave,
         "audit": policy.audit,
         "collect_bytes": policy.collect_mb * 1024 * 1024,
+        "landlock": landlock_abi() if policy.landlock else 0,
         "out_fd": None,
     }
+
+
+@functools.lru_cache(maxsize=1)
+def landlock_abi() -> int:
+    """The Landlock ABI version this kernel offers (0: none). The guest then has the kernel
+    hold its file policy (reads under the read roots, writes under the work dir)."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        version = int(libc.syscall(444, None, 0, 1))  # LANDLOCK_CREATE_RULESET_VERSION
+    except (OSError, AttributeError):
+        return 0
+    return max(version, 0)
 
 
 def _environment(work: str, mpl_dir: str | None = None) -> dict[str, str]:
@@ -433,6 +454,7 @@ def _execute(
     backend: str, config: dict[str, object], policy: SandboxPolicy, root: Path
 ) -> SandboxResult:
     layers = ["process", "rlimits", *(["audit"] if policy.audit else [])]
+    layers += ["landlock"] if config["landlock"] else []
     layers += {"bwrap": _BWRAP_LAYERS, "unshare": _UNSHARE_LAYERS}.get(backend, ())
     read_end, write_end = os.pipe()
     config["out_fd"] = write_end
