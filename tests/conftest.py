@@ -43,3 +43,16 @@ def _private_response_cache(
     """Never read or write the user's response cache from a test."""
     monkeypatch.setenv("CHARTPROOF_CACHE", str(tmp_path_factory.mktemp("cache") / "r.sqlite"))
     yield
+
+
+@pytest.fixture(autouse=True)
+def _cli_quiets_third_parties_for_one_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CLI command run in-process sets the variables that silence other libraries'
+    progress bars (`cli._progress.quiet_third_party`); they are put back after each test."""
+    from chartproof.cli._progress import _QUIET_ENV
+
+    for key in _QUIET_ENV:
+        if key in os.environ:
+            monkeypatch.setenv(key, os.environ[key])
+        else:
+            monkeypatch.delenv(key, raising=False)

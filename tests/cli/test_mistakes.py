@@ -247,3 +247,15 @@ def test_version_flag() -> None:
 
     code, output, _ = _run(["--version"])
     assert code == 0 and output.strip() == f"chartproof {__version__}"
+
+
+def test_other_libraries_are_quiet_unless_verbose(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without --verbose a command silences transformers' and the hub's progress bars and
+    warnings (here and in the workers it starts); with it, it leaves them be."""
+    for key in ("HF_HUB_DISABLE_PROGRESS_BARS", "TRANSFORMERS_VERBOSITY", "TQDM_DISABLE"):
+        monkeypatch.delenv(key, raising=False)
+    code, _, _ = _run(["--verbose", "version"])
+    assert code == 0 and "TQDM_DISABLE" not in os.environ
+    code, _, _ = _run(["version"])
+    assert code == 0 and os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] == "1"
+    assert os.environ["TRANSFORMERS_VERBOSITY"] == "error" and os.environ["TQDM_DISABLE"] == "1"

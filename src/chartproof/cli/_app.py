@@ -75,6 +75,13 @@ def _root(
             help="Show the traceback of an error instead of one line (also CHARTPROOF_DEBUG=1).",
         ),
     ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            help="Let other libraries print their progress bars, warnings and logs.",
+        ),
+    ] = False,
     version: Annotated[
         bool,
         typer.Option(
@@ -84,3 +91,7 @@ def _root(
 ) -> None:
     """Trustworthy chart question answering: generate, evaluate, explain, report."""
     set_debug(debug)
+    if not verbose:
+        from chartproof.cli._progress import quiet_third_party
+
+        quiet_third_party()

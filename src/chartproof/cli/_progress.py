@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import os
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -26,17 +29,48 @@ class _Rate(ProgressColumn):
 
     def render(self, task: Task) -> Text:
         speed = task.finished_speed or task.speed
+        start = task.fields.get("start_at", 0)
+        if not speed and task.elapsed and task.completed > start:
+            speed = (task.completed - start) / task.elapsed
         if not speed:
             return Text("-/s", style="progress.data.speed")
         shown = f"{speed:.1f}/s" if speed >= 1 else f"{1 / speed:.1f} s each"
         return Text(shown, style="progress.data.speed")
 
 
+# what third-party libraries read to keep their own progress bars and chatter off
+_QUIET_ENV = {
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
+    "TQDM_DISABLE": "1",
+    "TRANSFORMERS_VERBOSITY": "error",
+    "DATASETS_VERBOSITY": "error",
+    "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+_QUIET_LOGGERS = ("transformers", "datasets", "huggingface_hub", "accelerate", "peft", "trl")
+
+
+def quiet_third_party() -> None:
+    """Silence other libraries' progress bars (transformers' "Loading weights", tqdm,
+    datasets), their warnings and their info logging, here and in worker processes (which
+    inherit the environment); chartproof's own warnings stay. `--verbose` skips this."""
+    for key, value in _QUIET_ENV.items():
+        os.environ.setdefault(key, value)
+    for name in _QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore")
+    warnings.filterwarnings("default", module=r"chartproof(\..*)?$")
+
+
 @contextmanager
-def progress_bar(label: str, enabled: bool = True) -> Iterator[Callable[[int, int], None] | None]:
+def progress_bar(
+    label: str, enabled: bool = True, *, header: str | None = None, unit: str = "samples"
+) -> Iterator[Callable[[int, int], None] | None]:
     """Yields a hook `(done, total)` that drives a bar on stderr (None when disabled): done of
-    total, rate, time taken and time left. The bar appears at the hook's first call, so a
-    command that stops before its work starts (a bad argument) leaves no empty bar."""
+    total, rate, time taken and time left. At the hook's first call, `header` (what will
+    run) is printed with the number of `unit` to do, then the bar appears, so a command that
+    stops before its work starts (a bad argument) leaves no empty bar."""
     if not enabled:
         yield None
         return
@@ -51,12 +85,16 @@ def progress_bar(label: str, enabled: bool = True) -> Iterator[Callable[[int, in
         console=console,
         transient=False,
     )
-    task = bar.add_task(label, total=None)
+    task = bar.add_task(label, total=None, start_at=0)
     started = False
 
     def hook(done: int, total: int) -> None:
         nonlocal started
         if not started:
+            if header is not None:
+                resumed = f", {done} done already (resuming)" if done else ""
+                console.print(f"{header}: {total} {unit}{resumed}", highlight=False)
+            bar.update(task, start_at=done)
             bar.start()
             started = True
         bar.update(task, completed=done, total=total)

@@ -70,7 +70,11 @@ def audit(
     group hallucination, preference polarity, demographic cues; mitigation on request."""
     from chartproof.pipelines.audit import audit as run
 
-    with progress_bar("audit", not quiet) as hook:
+    header = (
+        f"audit: {model} on {data} → {out}; attributes {attributes or 'all'}, settings "
+        f"{settings}{', mitigation' if mitigate else ''}, executor {executor or 'default'}"
+    )
+    with progress_bar("audit", not quiet, header=header, unit="model tasks") as hook:
         record = run(
             data,
             model,

@@ -10,7 +10,7 @@ import typer
 
 from chartproof.cli._app import app
 from chartproof.cli._options import Executor
-from chartproof.cli._progress import console
+from chartproof.cli._progress import console, progress_bar
 
 
 @app.command()
@@ -29,7 +29,14 @@ def demo(
     from chartproof.pipelines.demo import demo as run
 
     start = time.monotonic()
-    result = run(out, model=model, n=n, executor=executor, say=lambda text: console.print(text))
+    result = run(
+        out,
+        model=model,
+        n=n,
+        executor=executor,
+        say=lambda text: console.print(text),
+        progress=lambda label: progress_bar(label),
+    )
     console.print(f"done in {time.monotonic() - start:.0f} s")
     console.print(f"report: [bold]{result.report.resolve()}[/bold]")
     if result.audit is not None:

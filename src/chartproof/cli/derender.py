@@ -60,7 +60,11 @@ def derender(
         )
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
-    with progress_bar("derender", not quiet) as hook:
+    header = (
+        f"derender: {model} on {data} → {out}; min SSIM {min_ssim}, min data agreement "
+        f"{min_agreement}, {counterfactuals} counterfactuals per faithful chart"
+    )
+    with progress_bar("derender", not quiet, header=header, unit="charts") as hook:
         result = derender_dataset(
             data,
             model,

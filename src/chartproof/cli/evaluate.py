@@ -113,7 +113,16 @@ def evaluate(
         judge=judge,
         judge_prompt=judge_prompt,
     )
-    with progress_bar(f"eval {protocol}", not quiet) as hook:
+    parts = [f"protocol {protocol}"]
+    parts += [f"prompt {prompt}"] if protocol == "direct" else []
+    parts += [f"max {max_tokens} tokens", f"executor {executor or 'local'}"]
+    parts += ["with the gold table"] if with_table else []
+    parts += [f"metrics {metrics}"] if metrics else []
+    parts += [f"where {', '.join(where)}"] if where else []
+    parts += [f"limit {limit}"] if limit is not None else []
+    parts += ["no cache"] if not cache else []
+    header = f"eval: {model} on {data} → {out}; {', '.join(parts)}"
+    with progress_bar(f"eval {protocol}", not quiet, header=header) as hook:
         record = run_evaluation(settings, progress=hook)
     summary = record.read_summary()
     for m in summary.metrics[:6]:

@@ -136,7 +136,11 @@ def explain(
         raise typer.BadParameter("use renormalise or not_computed", param_hint="--missing")
     model_specs = _specs(models, "--models") or []
     verifier_specs = _specs(verifiers, "--verifiers")
-    with progress_bar("explain", not quiet) as hook:
+    header = (
+        f"explain: {', '.join(model_specs)} on {data} → {out}; majority {majority}, "
+        f"up to {rounds} rounds, weights {weights}"
+    )
+    with progress_bar("explain", not quiet, header=header) as hook:
         settings = ExplainSettings(
             data=data,
             models=tuple(m.strip() for m in model_specs),

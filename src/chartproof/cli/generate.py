@@ -63,7 +63,12 @@ def generate(
     """Render a seeded suite of charts with questions, chains, premises and explanations."""
     from chartproof.pipelines.generate import generate as run
 
-    with progress_bar(f"generate {suite}", not quiet) as hook:
+    header = (
+        f"generate: {suite} suite, seed {seed}, {per_chart} questions per chart"
+        + (f", variants {variants}" if variants else "")
+        + f" → {out}"
+    )
+    with progress_bar(f"generate {suite}", not quiet, header=header, unit="charts") as hook:
         result = run(
             suite,
             n,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import multiprocessing
 import traceback
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -20,6 +21,9 @@ from chartproof.pipelines.generate import generate
 __all__ = ["DemoResult", "demo"]
 
 Say = Callable[[str], None]
+
+Bars = Callable[[str], AbstractContextManager[Callable[[int, int], None] | None]]
+"""Opens a progress display for a stage (by label); yields its (done, total) hook."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ def demo(
     audit_model: str = "text:smollm2",
     executor: str | None = None,
     say: Say | None = None,
+    progress: Bars | None = None,
 ) -> DemoResult:
     """Run generate → eval (one run per protocol) → derender → families eval → report
     under `out`.
@@ -66,7 +71,8 @@ def demo(
     each faithful redraw grows a family of `counterfactuals` seeded data edits, whose
     questions the model then answers (the report's family section). Generation and a
     CPU-bound model run on `executor` (default "local": every core; see
-    `chartproof.executors`); the outputs do not depend on it. On a local pool of several
+    `chartproof.executors`); the outputs do not depend on it. `progress(label)`, when
+    given, opens a progress display for one stage and yields its `(done, total)` hook. On a local pool of several
     workers, the bias audit (`audit_charts` charts, 0 turns it off) runs in a process of its
     own beside the reader's stages; otherwise after them, on `executor`.
     """
@@ -105,23 +111,29 @@ def demo(
             tell(f"evaluating {model} ({protocol} protocol) ...")
             run = root / "runs" / protocol
             where = {"perturbation": "original"} if protocol == "premise" else None
-            evaluate(data, model, run, protocol=protocol, backend=backend, where=where)
+            with _bar(progress, f"eval {protocol}") as hook:
+                evaluate(
+                    data, model, run, protocol=protocol, backend=backend, where=where,
+                    progress=hook,
+                )  # fmt: skip
             runs.append(run)
         derendered = None
         if derender_charts > 0:
             tell(f"redrawing {derender_charts} charts as code with {model} ...")
-            made = _derender_or_skip(
-                derender_dataset,
-                tell,
-                data,
-                backend,
-                root / "derender",
-                limit=derender_charts,
-                counterfactuals=counterfactuals,
-                seed=seed,
-                per_chart=per_chart,
-                executor=pool,
-            )
+            with _bar(progress, "derender") as hook:
+                made = _derender_or_skip(
+                    derender_dataset,
+                    tell,
+                    data,
+                    backend,
+                    root / "derender",
+                    limit=derender_charts,
+                    counterfactuals=counterfactuals,
+                    seed=seed,
+                    per_chart=per_chart,
+                    executor=pool,
+                    progress=hook,
+                )
             derendered = None if made is None else root / "derender"
             if made is not None:
                 overall = made.summary["overall"]
@@ -129,7 +141,8 @@ def demo(
             if made is not None and made.families is not None and made.families.samples:
                 tell(f"evaluating {model} on the counterfactual families ...")
                 run = root / "runs" / "families"
-                evaluate(made.families.folder, model, run, backend=backend)
+                with _bar(progress, "eval families") as hook:
+                    evaluate(made.families.folder, model, run, backend=backend, progress=hook)
                 runs.append(run)
     except BaseException:
         _cancel(background)
@@ -151,6 +164,10 @@ def demo(
     if skipped:
         tell(f"  bias audit skipped: {skipped}")
     return DemoResult(data=data, runs=tuple(runs), derender=derendered, report=path, audit=audited)
+
+
+def _bar(progress: Bars | None, label: str) -> AbstractContextManager[Any]:
+    return progress(label) if progress is not None else nullcontext(None)
 
 
 def _derender_or_skip(derender: Callable[..., Any], tell: Say, *args: Any, **kwargs: Any) -> Any:
