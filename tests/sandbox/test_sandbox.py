@@ -264,9 +264,13 @@ def test_seccomp_program_layout() -> None:
                         (6, 0, 0, 0x80000000)]  # fmt: skip
     denied = {k for op, _, _, k in ops if op == 0x15}
     assert {133, 259, 165, 272, 101, 57, 58, 56, 435} <= denied  # mknod(at), mount, ...
-    # allowing children drops fork, vfork and the clone-flags check
+    # allowing children drops fork, vfork and the CLONE_THREAD check, never the namespace one
     loose_ops = [struct.unpack("=HBBI", loose[i : i + 8]) for i in range(0, len(loose), 8)]
-    assert {57, 58, 56}.isdisjoint({k for op, _, _, k in loose_ops if op == 0x15})
+    assert {57, 58}.isdisjoint({k for op, _, _, k in loose_ops if op == 0x15})
+    new_ns = 0x7E020080  # CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET | NEWTIME
+    assert (0x45, new_ns) in {(op, k) for op, _, _, k in loose_ops}
+    assert (0x45, new_ns) in {(op, k) for op, _, _, k in ops}
+    assert (0x45, 0x00010000) not in {(op, k) for op, _, _, k in loose_ops}
 
 
 @needs_os_layer
