@@ -264,6 +264,26 @@ def test_seccomp_program_layout() -> None:
                         (6, 0, 0, 0x80000000)]  # fmt: skip
     denied = {k for op, _, _, k in ops if op == 0x15}
     assert {133, 259, 165, 272, 101, 57, 58, 56, 435} <= denied  # mknod(at), mount, ...
-    # allowing children drops fork, vfork and the clone-flags check
+    # allowing children drops fork, vfork and the CLONE_THREAD check, never the namespace one
     loose_ops = [struct.unpack("=HBBI", loose[i : i + 8]) for i in range(0, len(loose), 8)]
-    assert {57, 58, 56}.isdisjoint({k for op, _, _, k in loose_ops if op == 0x15})
+    assert {57, 58}.isdisjoint({k for op, _, _, k in loose_ops if op == 0x15})
+    new_ns = 0x7E020080  # CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET | NEWTIME
+    assert (0x45, new_ns) in {(op, k) for op, _, _, k in loose_ops}
+    assert (0x45, new_ns) in {(op, k) for op, _, _, k in ops}
+    assert (0x45, 0x00010000) not in {(op, k) for op, _, _, k in loose_ops}
+
+
+@needs_os_layer
+def test_inode_flood_is_capped_by_the_os_layer() -> None:
+    """Empty files cost no bytes but kernel memory: the private tmpfs caps inodes at
+    `max_files` (+64) where chartproof mounts it itself (as root, and in the fallback)."""
+    if os.geteuid() != 0 and sandbox_runner.isolation_backend() == "bwrap":
+        pytest.skip("bwrap run by an ordinary user mounts the tmpfs without an inode cap")
+    code = (
+        "n = 0\ntry:\n    for i in range(5000):\n        open('f%d' % i, 'w').close()\n"
+        "        n += 1\nexcept OSError as e:\n    print('stopped', n, e.errno)\n"
+    )
+    policy = SandboxPolicy(**{**BASE, "audit": False, "max_files": 1000})
+    result = run_code(code, policy)
+    assert result.ok and "stopped 10" in result.stdout and "28" in result.stdout, result.stdout
+    assert len(result.files) < 1064

@@ -3,8 +3,9 @@
 On top of the namespaces it refuses, with EPERM, the system calls plotting code never needs
 and that widen the kernel's attack surface or create what the mounts would otherwise have to
 stop: special files (`mknod`), mounts and namespaces, tracing other processes, kernel
-modules and keys, BPF, perf, userfaultfd and io_uring; and, when the policy allows no child
-process, every fork (`clone` without `CLONE_THREAD`, `fork`, `vfork`). `clone3` answers
+modules and keys, BPF, perf, userfaultfd and io_uring; `clone` into new namespaces (so
+no user namespace can be made, also where bwrap's --disable-userns is absent: the fallback);
+and, when the policy allows no child process, every fork (`clone` without `CLONE_THREAD`, `fork`, `vfork`). `clone3` answers
 ENOSYS so the C library falls back to `clone`, whose flags the filter can read. System calls
 of another ABI than the one the filter was built for (x32, 32-bit compat) end the process.
 Only x86_64 and aarch64 are known; elsewhere there is no filter and the layer is not listed.
@@ -22,6 +23,9 @@ _KILL = 0x80000000
 _EPERM = 0x00050000 | 1
 _ENOSYS = 0x00050000 | 38
 _CLONE_THREAD = 0x00010000
+# CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME
+_CLONE_NEW = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000
+_CLONE_NEW |= 0x40000000 | 0x00000080
 _X32_BIT = 0x40000000
 
 # (audit arch, {name: number}) per machine
@@ -90,12 +94,14 @@ def seccomp_program(*, allow_fork: bool, machine: str | None = None) -> bytes | 
         *[(_JEQ, "eperm", None, n) for n in denied],
         (_JEQ, "enosys", None, numbers["clone3"]),
     ]
-    if not allow_fork:
-        code += [
-            (_JEQ, None, "allow", numbers["clone"]),
-            (_LD_ABS, None, None, 16),  # low 32 bits of clone's first argument: its flags
-            (_JSET, "allow", "eperm", _CLONE_THREAD),
-        ]
+    code += [
+        (_JEQ, None, "allow", numbers["clone"]),
+        (_LD_ABS, None, None, 16),  # low 32 bits of clone's first argument: its flags
+    ]
+    if allow_fork:  # children, but none in new namespaces
+        code += [(_JSET, "eperm", "allow", _CLONE_NEW)]
+    else:
+        code += [(_JSET, "eperm", None, _CLONE_NEW), (_JSET, "allow", "eperm", _CLONE_THREAD)]
     returns = {"allow": _ALLOW, "eperm": _EPERM, "enosys": _ENOSYS, "kill": _KILL}
     labels = {name: len(code) + i for i, name in enumerate(returns)}
     out = []

@@ -7,7 +7,8 @@ root: the guest, though without capabilities, would own every root-owned file it
 uid/gid 65534 instead. The interpreter may live where that user cannot look (`/root` is
 mode 700), so this step, run by `unshare --mount --propagation private`, bind-mounts each
 source read-only under a fresh mode-755 tmpfs, in a mount namespace of its own (the host's
-mounts are never touched), then drops every privilege and execs `bwrap`.
+mounts are never touched), mounts the sandbox's writable tmpfs with its size and inode caps
+(bwrap's own `--tmpfs` takes no inode cap), then drops every privilege and execs `bwrap`.
 
 Started only by `chartproof.sandbox.runner`; standard library only.
 """
@@ -37,6 +38,10 @@ def main() -> None:
         run("--bind", source, target)
         run("-o", "remount,bind,ro,nosuid,nodev", target)
     uid, gid = spec["uid"], spec["gid"]
+    box = spec.get("box")
+    if box is not None:  # the sandbox's writable tmpfs, size and inodes capped
+        options = f"mode=0755,uid={uid},gid={gid},size={box['size']},nr_inodes={box['inodes']}"
+        run("-t", "tmpfs", "-o", options + ",nosuid,nodev", "chartproof-box", box["path"])
     os.setgroups([])
     os.setresgid(gid, gid, gid)
     os.setresuid(uid, uid, uid)

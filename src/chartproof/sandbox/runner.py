@@ -390,7 +390,10 @@ def _command(
         box = [exe, *_UNSHARE, "--", _staged(sys.executable, binds), "-I", "-S", "-B", "-c",
                _MINROOT.read_text(encoding="utf-8"), json.dumps(spec)]  # fmt: skip
     else:
-        box = _bwrap_args(exe, policy, binds, _tmp_link(sources), seccomp_fd, env, argv)
+        # as root the stage mounts the private tmpfs itself, so its inodes are capped too
+        # (bwrap's --tmpfs takes only a size)
+        own_box = str(root / "box") if as_root else None
+        box = _bwrap_args(exe, policy, binds, _tmp_link(sources), seccomp_fd, env, argv, own_box)
     if not as_root:
         return box
     unshare, mount = shutil.which("unshare"), shutil.which("mount")
@@ -398,10 +401,16 @@ def _command(
         raise IsolationUnavailable("sandbox: running the sandbox as root needs unshare and mount")
     stage.mkdir()
     root.chmod(0o755)  # the unprivileged launcher must reach the stage folder
-    staged = {
+    staged: dict[str, object] = {
         "stage": str(stage), "mount": mount, "sources": sources,
-        "uid": _NOBODY, "gid": _NOBODY, "argv": box,
+        "uid": _NOBODY, "gid": _NOBODY, "argv": box, "box": None,
     }  # fmt: skip
+    if backend == "bwrap":
+        (root / "box").mkdir()
+        staged["box"] = {
+            "path": str(root / "box"), "size": policy.max_disk_mb * 1024 * 1024,
+            "inodes": policy.max_files + 64,
+        }  # fmt: skip
     return [unshare, "--mount", "--propagation", "private", "--",
             sys.executable, "-I", "-S", "-B", str(_STAGE), json.dumps(staged)]  # fmt: skip
 
@@ -424,6 +433,7 @@ def _bwrap_args(
     seccomp_fd: int | None,
     env: Mapping[str, str],
     argv: list[str],
+    own_box: str | None = None,
 ) -> list[str]:
     box = [
         exe,
@@ -439,7 +449,8 @@ def _bwrap_args(
         box += ["--ro-bind", source, target]
     box += [
         "--proc", "/proc", "--dev", "/dev",
-        "--size", str(policy.max_disk_mb * 1024 * 1024), "--tmpfs", _BOX,
+        *(["--bind", own_box, _BOX] if own_box is not None
+          else ["--size", str(policy.max_disk_mb * 1024 * 1024), "--tmpfs", _BOX]),
         "--dir", f"{_BOX}/work", "--dir", f"{_BOX}/work/tmp", "--dir", f"{_BOX}/mpl",
     ]  # fmt: skip
     if tmp_link:
