@@ -38,6 +38,23 @@ def test_family_samples_are_marked(family_data: tuple[Path, dict[str, Sample]]) 
             assert samples[s.parent_id].family_id == s.family_id
 
 
+def test_reconstruction_samples_show_the_redrawn_image(
+    family_data: tuple[Path, dict[str, Sample]],
+) -> None:
+    """The "~code" member points at the image its code drew in the sandbox, not at the
+    original's file (same pixels, its own file)."""
+    root, samples = family_data
+    from chartproof.variants.images import to_rgb
+
+    redrawn = [s for s in samples.values() if s.group_labels()["family_member"] == "reconstruction"]
+    assert redrawn
+    for s in redrawn:
+        original = samples[s.parent_id or ""]
+        assert s.image.path != original.image.path and s.image.path.endswith("~code.png")
+        got, want = (root / s.image.path).read_bytes(), (root / original.image.path).read_bytes()
+        assert (to_rgb(got) == to_rgb(want)).all()
+
+
 def test_family_metrics(family_data: tuple[Path, dict[str, Sample]], tmp_path: Path) -> None:
     root, samples = family_data
 

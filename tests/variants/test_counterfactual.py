@@ -167,11 +167,14 @@ def test_reconstruction_from_code_is_pixel_identical() -> None:
     assert result.identical and result.png is not None
 
 
-def test_render_family_reuses_the_original_for_the_reconstruction() -> None:
+def test_render_family_redraws_the_reconstruction_from_code() -> None:
+    from chartproof.variants.images import to_rgb
+
     family = build_family(GDP, seeds=range(2))
     pngs = render_family(family)
     assert list(pngs) == [m.id for m in family.members]
-    assert pngs["c1~code"] == pngs["c1"] and pngs["c1~cf0"] != pngs["c1"]
+    assert pngs["c1~code"] == reconstruct(GDP).png  # the sandboxed script's own image
+    assert (to_rgb(pngs["c1~code"]) == to_rgb(pngs["c1"])).all() and pngs["c1~cf0"] != pngs["c1"]
 
 
 def test_label_removal_preserves_answer_values() -> None:

@@ -160,6 +160,13 @@ class MitigationSection(_Section):
     """Pairs whose stance check ran (both paired texts carried an opinion)."""
     judged: int = 0
     """Pairs the judge read."""
+    rewritten: int = 0
+    """Flagged pairs that got rewrites."""
+    rejected: int = 0
+    """Of those, pairs whose rewrite was rejected (kept their paired texts): a copy of the
+    reference, the group dropped, or a number or trend the evidence does not give."""
+    rejected_for: dict[str, int] = {}
+    """Rejected pairs by reason (`pipelines.audit.rewrites.REASONS`)."""
 
 
 class EligibilityCounts(_Section):

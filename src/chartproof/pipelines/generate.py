@@ -263,10 +263,7 @@ def _family(
     for member in family.members:
         if member.role == "original":
             images[member.id] = image
-        elif member.role == "reconstruction":
-            # the reconstruction is proven pixel-identical to the original: share its file
-            images[member.id] = image
-        else:
+        else:  # counterfactuals, and the reconstruction redrawn from code in the sandbox
             rel = f"images/{member.id}.png"
             files.append((rel, pngs[member.id]))
             images[member.id] = _ref(rel, pngs[member.id], image.width or 0, image.height or 0)

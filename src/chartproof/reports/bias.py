@@ -421,6 +421,7 @@ def _mitigation(record: RunRecord, s: AuditSummary) -> Html:
                 _p(u.flagged if u else None),
                 _tagged(m.paired.opinions if m else None),
                 stance,
+                _rejected(m),
             ]
         )
     parts = [
@@ -429,9 +430,12 @@ def _mitigation(record: RunRecord, s: AuditSummary) -> Html:
               "judge (stance of the <opinion> spans, similarity, VADER sentiment) → rewrite of "
               "flagged pairs; the same statistics before and after."),
         table(["attribute", "pairs", "% flagged (masked)", "% flagged (w/o masking)",
-               "tagged % (paired texts)", "stance checked (pairs)"], flags,
+               "tagged % (paired texts)", "stance checked (pairs)", "rewrites rejected"], flags,
               caption="The judge compares the stances of the two <opinion> spans only where both "
-              "paired texts carry one; elsewhere it flags on similarity and sentiment alone."),
+              "paired texts carry one; elsewhere it flags on similarity and sentiment alone. A "
+              "rewrite is used only if it names its group, differs from the neutral reference "
+              "and states no number or trend the evidence lacks; a rejected pair keeps its "
+              "paired texts."),
     ]  # fmt: skip
     if s.narrative:
         gains: dict[str, dict[str, float | None]] = {model: {}}
@@ -453,6 +457,14 @@ def _mitigation(record: RunRecord, s: AuditSummary) -> Html:
                 )
             )
     return join(parts)
+
+
+def _rejected(m: Any) -> str:
+    """ "1/3 (copy 1, group_dropped 1)": rejected of rewritten pairs, by reason."""
+    if m is None or not m.rewritten:
+        return "–"
+    why = ", ".join(f"{k} {v}" for k, v in sorted(m.rejected_for.items()))
+    return f"{m.rejected}/{m.rewritten}" + (f" ({why})" if why else "")
 
 
 def _skipped(s: AuditSummary) -> Html:

@@ -9,7 +9,7 @@ kind)`, so a family is the same every time.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from typing import Literal
 
@@ -208,18 +208,31 @@ def _render_png(spec: ChartSpec) -> bytes:
     return png
 
 
+def _redraw_png(spec: ChartSpec) -> bytes:
+    """The reconstruction's own image: the chart's code run in the sandbox (`reconstruct`);
+    RuntimeError naming the chart when the code does not draw it."""
+    done = reconstruct(spec)
+    if done.png is None:
+        why = (done.run.stderr or done.run.status).strip().splitlines()[-1:] or ["no image"]
+        raise RuntimeError(f"chart {spec.id}: its code did not redraw it in the sandbox: {why[0]}")
+    return done.png
+
+
 def render_family(family: Family, *, executor: Executor | None = None) -> dict[str, bytes]:
-    """PNG bytes of every member by id; the reconstruction reuses the original's image (its
-    pixels are the same, which `reconstruct` proves). Pass a process pool to render in
+    """PNG bytes of every member by id: members rendered from their specs, and the
+    reconstruction redrawn by running the original's code in the sandbox (so a family
+    scores the redraw, not the original's file again). Pass a process pool to render in
     parallel."""
-    todo = [m for m in family.members if m.role != "reconstruction"]
-    specs = [m.spec for m in todo]
-    pngs = list(executor.map(_render_png, specs)) if executor else [_render_png(s) for s in specs]
-    out = {m.id: png for m, png in zip(todo, pngs, strict=True)}
-    for m in family.members:
-        if m.role == "reconstruction":
-            out[m.id] = out[family.original.id]
-    return {m.id: out[m.id] for m in family.members}
+    jobs = [
+        (_redraw_png if m.role == "reconstruction" else _render_png, m.spec) for m in family.members
+    ]
+    pngs = list(executor.map(_call, jobs)) if executor else [_call(job) for job in jobs]
+    return {m.id: png for m, png in zip(family.members, pngs, strict=True)}
+
+
+def _call(job: tuple[Callable[[ChartSpec], bytes], ChartSpec]) -> bytes:
+    fn, spec = job
+    return fn(spec)
 
 
 def _suffix(member: FamilyMember, family: Family) -> str:

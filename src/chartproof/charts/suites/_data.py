@@ -12,10 +12,13 @@ import math
 import random
 
 __all__ = [
+    "LONE_OUTLIER",
+    "ONE_SCALE",
     "correlated",
     "distinct",
     "five_numbers",
     "jitter",
+    "one_scale",
     "seasonal",
     "shares",
     "sized",
@@ -44,14 +47,53 @@ def _spread_out(values: list[float], decimals: int, low: float, high: float) -> 
     return out
 
 
-def distinct(rng: random.Random, n: int, low: float, high: float, decimals: int) -> list[float]:
-    """n distinct values in [low, high]; log-uniform when the range spans a factor above 20."""
-    if low > 0 and high / low > 20:
-        a, b = math.log(low), math.log(high)
-        raw = [math.exp(rng.uniform(a, b)) for _ in range(n)]
-    else:
-        raw = [rng.uniform(low, high) for _ in range(n)]
-    return _spread_out(raw, decimals, low, high)
+ONE_SCALE = 10.0
+"""Largest over smallest value of one measure in one chart (`distinct`): a measure's range
+covers many charts (employment of a small sector or a whole economy), one chart stays on one
+scale."""
+
+LONE_OUTLIER = 2.5
+"""Largest over second-largest value allowed in one chart of three or more values: above it
+one bar towers over the rest ("Retail 19.8, every other sector ≤ 2.9")."""
+
+
+def one_scale(values: list[float]) -> bool:
+    """Whether positive values of one measure sit on one scale: largest / smallest within
+    `ONE_SCALE` (plus a printed unit of rounding) and no lone outlier (`LONE_OUTLIER`)."""
+    if len(values) < 2 or min(values) <= 0:
+        return True
+    top = sorted(values, reverse=True)
+    if top[0] / top[-1] > ONE_SCALE * 1.05:
+        return False
+    return len(top) < 3 or top[0] / top[1] <= LONE_OUTLIER
+
+
+def distinct(
+    rng: random.Random, n: int, low: float, high: float, decimals: int, *, wide: bool = False
+) -> list[float]:
+    """n distinct values in [low, high] on one scale (`one_scale`): when the range spans
+    more than `ONE_SCALE`, a band of that factor is placed log-uniformly inside it and the
+    values drawn log-uniformly in the band; draws with a lone outlier are drawn again.
+    `wide` keeps the whole range (log-uniform above a factor of 20) for charts meant to span
+    orders of magnitude (log axes)."""
+    if wide:
+        if low > 0 and high / low > 20:
+            a, b = math.log(low), math.log(high)
+            raw = [math.exp(rng.uniform(a, b)) for _ in range(n)]
+        else:
+            raw = [rng.uniform(low, high) for _ in range(n)]
+        return _spread_out(raw, decimals, low, high)
+    values: list[float] = []
+    for _ in range(50):
+        if low > 0 and high / low > ONE_SCALE:
+            a = rng.uniform(math.log(low), math.log(high / ONE_SCALE))
+            raw = [math.exp(rng.uniform(a, a + math.log(ONE_SCALE))) for _ in range(n)]
+        else:
+            raw = [rng.uniform(low, high) for _ in range(n)]
+        values = _spread_out(raw, decimals, low, high)
+        if one_scale(values):
+            return values
+    return values
 
 
 def jitter(

@@ -258,7 +258,7 @@ def bar_log(ctx: Ctx) -> ChartSpec:
     """Counts spanning several orders of magnitude on a log value axis."""
     rng = ctx.rng
     labels = [f"$D_{{{i}}}$" for i in range(1, rng.randint(4, 8) + 1)]
-    counts = data.distinct(rng, len(labels), 3, 2e5, 0)
+    counts = data.distinct(rng, len(labels), 3, 2e5, 0, wide=True)
     return ctx.spec(
         "vbar",
         [("Detector", "category", None), ("Counts", "number", None)],

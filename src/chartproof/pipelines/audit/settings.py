@@ -27,6 +27,7 @@ from chartproof.models.prompts import PromptSet, build_request
 from chartproof.pipelines.audit.charts import AuditChart, parse_choice
 from chartproof.pipelines.audit.lexicon import Attribute, Group, Lexicon
 from chartproof.pipelines.audit.prompts import analysis_for
+from chartproof.pipelines.audit.rewrites import check_rewrite
 from chartproof.types import GenerationConfig, ModelRequest, ModelResponse, Sample, SampleResult
 
 __all__ = [
@@ -620,12 +621,22 @@ def run_mitigation(
         for g in u.attribute.groups
     }
     rewrites = ctx.ask(list(rw_req.values()))
+    # a rewrite replaces the pair only when both pass (`rewrites.check_rewrite`)
+    problems: dict[tuple[str, str], list[str]] = {
+        (u.id, g.label): check_rewrite(
+            _text(rewrites.get(rw_req[(u.id, g.label)].id)),
+            _text(refs.get(ref_req[(u.id, g.label)].id)),
+            ev(u, g),
+            g,
+        )
+        for u in flagged
+        for g in u.attribute.groups
+    }
     finals = []
     for u, first in zip(units, firsts, strict=True):
-        if (u.id, u.attribute.groups[0].label) in rw_req:
-            finals.append(
-                tuple(_text(rewrites.get(rw_req[(u.id, g.label)].id)) for g in u.attribute.groups)
-            )
+        keys = [(u.id, g.label) for g in u.attribute.groups]
+        if keys[0] in rw_req and not any(problems[k] for k in keys):
+            finals.append(tuple(_text(rewrites.get(rw_req[k].id)) for k in keys))
         else:
             finals.append(first)
     after = ctx.dissimilarities([(a, b) for a, b in finals])
@@ -654,16 +665,20 @@ def run_mitigation(
             steps.append({"stage": "paired", "group": g.label, "output": text,
                           **ctx.opinion(text)})  # fmt: skip
         steps.append({"stage": "judge", **verdict})
+        accepted = rewritten and not any(problems[k] for k in keys)
         if rewritten:
-            for g, text in zip(u.attribute.groups, final, strict=True):
+            for g in u.attribute.groups:
+                k = (u.id, g.label)
+                text = _text(rewrites.get(rw_req[k].id))
                 steps.append(
                     {
                         "stage": "reference",
                         "group": g.label,
-                        "output": _text(refs.get(ref_req[(u.id, g.label)].id)),
+                        "output": _text(refs.get(ref_req[k].id)),
                     }
                 )
                 steps.append({"stage": "rewrite", "group": g.label, "output": text,
+                              "accepted": accepted, "rejected_for": list(problems[k]),
                               **ctx.opinion(text)})  # fmt: skip
         out.append(
             SampleResult(
@@ -677,6 +692,7 @@ def run_mitigation(
                     "flagged": None
                     if verdict.get("flagged") is None
                     else float(bool(verdict["flagged"])),
+                    "rewrite_accepted": float(accepted) if rewritten else None,
                 },
                 groups=_labels(u.chart, u.attribute, masked=str(masked).lower()),
                 steps=tuple(steps),

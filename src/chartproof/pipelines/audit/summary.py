@@ -68,7 +68,10 @@ def _opinion_steps(results: Sequence[SampleResult], stage: str | None) -> list[M
     for r in results:
         steps = [st for st in _steps(r) if "output" in st]
         if stage == "final":
-            rewrites = [st for st in steps if st.get("stage") == "rewrite"]
+            # a rejected rewrite was not used: the pair kept its paired texts
+            rewrites = [
+                st for st in steps if st.get("stage") == "rewrite" and st.get("accepted", True)
+            ]
             out += rewrites or [st for st in steps if st.get("stage") == "paired"]
         else:
             out += [st for st in steps if stage is None or st.get("stage") == stage]
@@ -128,6 +131,16 @@ def _mitigation(rs: Sequence[SampleResult]) -> MitigationSection:
         if ran is None:  # written before the judge recorded it: it ran on tagged pairs only
             ran = len(paired) == 2 and all(opinion_source(st) for st in paired)
         checked += bool(ran)
+    rewritten = [r for r in rs if any(st.get("stage") == "rewrite" for st in _steps(r))]
+    reasons: dict[str, int] = {}
+    rejected = 0
+    for r in rewritten:
+        steps = [st for st in _steps(r) if st.get("stage") == "rewrite"]
+        if all(st.get("accepted", True) for st in steps):
+            continue
+        rejected += 1
+        for why in sorted({w for st in steps for w in st.get("rejected_for") or ()}):
+            reasons[why] = reasons.get(why, 0) + 1
     return MitigationSection(
         paired=_shift(rs, "dissimilarity_before", stage="paired"),
         final=_shift(rs, "dissimilarity", stage="final"),
@@ -135,6 +148,9 @@ def _mitigation(rs: Sequence[SampleResult]) -> MitigationSection:
         n=len(rs),
         stance_checked=checked,
         judged=sum(1 for st in judged if st.get("flagged") is not None),
+        rewritten=len(rewritten),
+        rejected=rejected,
+        rejected_for=reasons,
     )
 
 
