@@ -67,3 +67,36 @@ def test_generate_help_lists_every_registered_suite() -> None:
     assert "bias" in SUITES
     for name in SUITES:
         assert name in text, name
+
+
+def test_commands_are_listed_in_a_useful_order() -> None:
+    listed = [
+        line.strip("│ ").split()[0]
+        for line in _help().splitlines()
+        if line.startswith("│ ") and line.strip("│ ") and not line.strip("│ ").startswith("-")
+        and line[2] != " "
+    ]  # fmt: skip
+    assert listed[:6] == ["demo", "generate", "eval", "explain", "audit", "derender"], listed
+
+
+def test_every_command_help_ends_with_examples() -> None:
+    from chartproof.cli import _register
+    from chartproof.cli._app import app
+    from chartproof.cli.cache import cache_app
+    from chartproof.cli.finetune import finetune_app
+
+    _register()
+    for group in (app, cache_app, finetune_app):
+        for cmd in group.registered_commands:
+            assert cmd.epilog and cmd.epilog.startswith("Examples:"), cmd.callback
+            assert "chartproof " in cmd.epilog
+    text = " ".join(_help("eval").split())
+    assert "Examples: chartproof eval -d data/chartr -o runs/reader" in text
+
+
+def test_flags_show_no_value_placeholder() -> None:
+    text = _help("eval")
+    for line in text.splitlines():
+        if "--no-cache" in line or "--quiet" in line:
+            assert "<bool>" not in line, line
+    assert "<path>" in text  # options that take a value keep theirs

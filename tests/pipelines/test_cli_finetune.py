@@ -85,8 +85,9 @@ def test_missing_base_is_named(app, data: Path, tmp_path: Path) -> None:  # type
             "--dry-run",
         ],
     )
-    assert res.exit_code != 0
-    assert "not a local checkpoint folder" in str(res.exception)
+    # one line, no traceback (the CLI's mistake catalogue)
+    assert res.exit_code == 2, res.output
+    assert res.output.startswith("error: ") and "not a local checkpoint folder" in res.output
 
 
 def test_compare_refuses_data_that_was_trained_on(data: Path, tmp_path: Path) -> None:

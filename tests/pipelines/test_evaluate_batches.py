@@ -116,3 +116,27 @@ def test_a_local_model_gets_its_own_batch_size(data: Path, tmp_path: Path) -> No
     backend.settings = SimpleNamespace(batch_size=12)
     evaluate(data, out=tmp_path / "run", prompt="short", backend=backend, cache=False)  # type: ignore[arg-type]
     assert backend.peak == 1 and backend.sizes == [12] * 8 + [4]
+
+
+def test_a_batch_answered_in_parts_moves_the_bar(data: Path, tmp_path: Path) -> None:
+    """A backend that answers its batch in parts (a fanned-out model, chunk by chunk) moves
+    the progress hook inside the batch; what is recorded still comes per batch."""
+    from chartproof.models.base import note_answered
+
+    class _Chunked(_Recorder):
+        def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
+            out = []
+            for start in range(0, len(requests), 10):
+                out += super().generate(requests[start : start + 10])
+                note_answered(len(requests[start : start + 10]))
+            return out
+
+    backend = _Chunked(None)
+    backend.settings = SimpleNamespace(batch_size=50)
+    seen: list[tuple[int, int]] = []
+    evaluate(
+        data, out=tmp_path / "run", prompt="short", backend=backend, cache=False,  # type: ignore[arg-type]
+        progress=lambda done, total: seen.append((done, total)),
+    )  # fmt: skip
+    assert [d for d, _ in seen] == [0, 10, 20, 30, 40, 50, 50, 60, 70, 80, 90, 100, 100]
+    assert {t for _, t in seen} == {100}

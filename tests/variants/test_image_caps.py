@@ -77,7 +77,7 @@ def test_images_within_the_caps_decode() -> None:
 
 
 PROBE = """
-import json, resource, sys
+import json, sys
 from pathlib import Path
 from chartproof.pipelines import derender_code
 from chartproof.sandbox import SandboxResult
@@ -89,7 +89,9 @@ if sys.argv[3] != "-":
 derender_code.run_code = lambda code, policy: SandboxResult(status="ok", files=files)
 reply = ModelResponse(request_id="r", model="m", text="```python\\nprint(1)\\n```")
 result = derender_code.redraw_reply(Path(sys.argv[2]), reply, sample_id="x", model="m")
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+# VmHWM, this process's own high-water mark: ru_maxrss keeps the forked parent's across exec
+hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+peak = int(hwm.split()[1]) * 1024
 print(json.dumps({"status": result.status, "reason": result.reason, "peak": peak}))
 """
 

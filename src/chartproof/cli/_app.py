@@ -11,7 +11,7 @@ import typer
 
 from chartproof.cli._errors import guarded, set_debug
 
-__all__ = ["App", "app", "reflow"]
+__all__ = ["App", "app", "examples", "reflow"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -31,6 +31,11 @@ def reflow(doc: str) -> str:
         else:
             out.append(" ".join(line.strip() for line in lines))
     return "\n\n".join(out)
+
+
+def examples(*commands: str) -> str:
+    """A command's help epilog: its examples, one per line."""
+    return "Examples:\n\n" + "\n\n".join(f"  {c}" for c in commands)
 
 
 class App(typer.Typer):

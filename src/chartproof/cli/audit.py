@@ -7,12 +7,18 @@ from typing import Annotated
 
 import typer
 
-from chartproof.cli._app import app
+from chartproof.cli._app import app, examples
 from chartproof.cli._options import Executor, Quiet, Strict, UseCache, comma_list
 from chartproof.cli._progress import console, progress_bar
 
 
-@app.command("audit")
+@app.command(
+    "audit",
+    epilog=examples(
+        "chartproof audit -d chartbias:../ChartBias -m text:smollm2 -o runs/bias",
+        "chartproof audit -d data/bias -m text:smollm2 --attributes race,gender --mitigate -o runs/bias2",
+    ),
+)
 def audit(
     data: Annotated[
         str, typer.Option("--data", "-d", help="Dataset folder or spec (chartbias:/path, a suite).")

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from chartproof.cli._app import App, app
+from chartproof.cli._app import App, app, examples
 
 cache_app = App(
     name="cache",
@@ -24,7 +24,7 @@ PathOption = Annotated[
 ]
 
 
-@cache_app.command("stats")
+@cache_app.command("stats", epilog=examples("chartproof cache stats"))
 def stats(
     path: PathOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
@@ -50,7 +50,7 @@ def stats(
         typer.echo(f"  {model}: {m.entries} entries")
 
 
-@cache_app.command("clear")
+@cache_app.command("clear", epilog=examples("chartproof cache clear"))
 def clear(
     path: PathOption = None,
     model: Annotated[str | None, typer.Option("--model", help="Only this model's entries.")] = None,
@@ -72,7 +72,7 @@ def clear(
     typer.echo(f"deleted {n} cached responses from {target}")
 
 
-@cache_app.command("readings")
+@cache_app.command("readings", epilog=examples("chartproof cache readings"))
 def readings(
     clear_them: Annotated[
         bool, typer.Option("--clear", help="Delete the stored readings.")

@@ -8,12 +8,12 @@ from typing import Annotated
 
 import typer
 
-from chartproof.cli._app import app
+from chartproof.cli._app import app, examples
 from chartproof.cli._options import Executor
 from chartproof.cli._progress import console, progress_bar
 
 
-@app.command()
+@app.command(epilog=examples("chartproof demo", "chartproof demo --n 4 --out /tmp/demo"))
 def demo(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Folder for data, runs and report.")

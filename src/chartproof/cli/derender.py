@@ -7,12 +7,17 @@ from typing import Annotated
 
 import typer
 
-from chartproof.cli._app import app
+from chartproof.cli._app import app, examples
 from chartproof.cli._options import DataSpec, Executor, PromptsFile, Quiet, Strict, UseCache
 from chartproof.cli._progress import console, progress_bar
 
 
-@app.command("derender")
+@app.command(
+    "derender",
+    epilog=examples(
+        "chartproof derender -d data/qax -m builtin:reader -o redrawn --counterfactuals 10",
+    ),
+)
 def derender(
     data: DataSpec,
     model: Annotated[str, typer.Option("--model", "-m", help="Backend spec that writes the code.")],

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from chartproof.cli._app import app
+from chartproof.cli._app import app, examples
 from chartproof.cli._options import (
     DataSpec,
     Executor,
@@ -30,7 +30,13 @@ def _pairs(items: list[str]) -> dict[str, str] | None:
     return out or None
 
 
-@app.command("eval")
+@app.command(
+    "eval",
+    epilog=examples(
+        "chartproof eval -d data/chartr -o runs/reader",
+        "chartproof eval -d chartqa:../ChartQA -m openai:gpt-4o@http://localhost:8000/v1 --protocol chain -o runs/gpt",
+    ),
+)
 def evaluate(
     data: DataSpec,
     out: Annotated[Path, typer.Option("--out", "-o", help="Run folder (rerun to resume).")],

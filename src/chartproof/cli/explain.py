@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from chartproof.cli._app import app
+from chartproof.cli._app import app, examples
 from chartproof.cli._options import (
     DataSpec,
     Executor,
@@ -63,7 +63,12 @@ def _scorer(embedder: str | None, lm: str | None, nli: Path | None, grammar: str
     )
 
 
-@app.command("explain")
+@app.command(
+    "explain",
+    epilog=examples(
+        "chartproof explain -d data/qax -m builtin:reader,text:smollm2 -o data/explained",
+    ),
+)
 def explain(
     data: DataSpec,
     models: Annotated[

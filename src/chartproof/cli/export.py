@@ -7,11 +7,16 @@ from typing import Annotated, Literal
 
 import typer
 
-from chartproof.cli._app import app
+from chartproof.cli._app import app, examples
 from chartproof.cli._progress import console
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "chartproof export -d data/chartr -o chartr.parquet",
+        "chartproof export -d data/chartr --to hf -o chartr-hf",
+    ),
+)
 def export(
     data: Annotated[str, typer.Option("--data", "-d", help="Dataset folder or spec to read.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Parquet file, or folder for --to hf.")],

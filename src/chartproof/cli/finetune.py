@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from chartproof.cli._app import app
+from chartproof.cli._app import App, app, examples
 from chartproof.cli._options import UseCache, comma_list
 from chartproof.cli._progress import console
 
 if TYPE_CHECKING:
     from chartproof.pipelines.finetune import LoRASettings, TrainSettings
 
-finetune_app = typer.Typer(
+finetune_app = App(
     help="LoRA fine-tuning: ChartQA-X SFT, ChartCF preference optimisation, before/after eval.",
     no_args_is_help=True,
 )
@@ -71,7 +71,13 @@ _TARGETS = "q_proj,k_proj,v_proj,o_proj"
 _TARGET_FORMAT = "Answer: {answer}. Explanation: {explanation}"
 
 
-@finetune_app.command("sft")
+@finetune_app.command(
+    "sft",
+    epilog=examples(
+        "chartproof finetune sft -d data/qax --base smollm2 -o ft/sft",
+        "chartproof finetune sft -d data/qax --base smollm2 -o ft/sft --dry-run",
+    ),
+)
 def sft(
     data: Annotated[str, typer.Option("--data", "-d", help="Dataset with explanations.")],
     base: BaseSpec,
@@ -149,7 +155,12 @@ def sft(
     _done(result.card, result.out)
 
 
-@finetune_app.command("dpo")
+@finetune_app.command(
+    "dpo",
+    epilog=examples(
+        "chartproof finetune dpo --pairs pairs.jsonl -d data/qax --base ft/sft -o ft/dpo",
+    ),
+)
 def dpo(
     pairs: Annotated[Path, typer.Option("--pairs", "-p", help="`chartproof pairs` JSONL file.")],
     data: Annotated[str, typer.Option("--data", "-d", help="The dataset the pairs came from.")],
@@ -275,7 +286,12 @@ def _done(card: object, out: Path) -> None:
     console.print(f"evaluate with: --model '{getattr(card, 'eval_spec', '')}'", markup=False)
 
 
-@finetune_app.command("compare")
+@finetune_app.command(
+    "compare",
+    epilog=examples(
+        "chartproof finetune compare --tuned ft/sft -d data/heldout -o runs/cmp",
+    ),
+)
 def compare(
     tuned: Annotated[Path, typer.Option("--tuned", "-t", help="A finetune output folder.")],
     data: Annotated[str, typer.Option("--data", "-d", help="Held-out dataset.")],

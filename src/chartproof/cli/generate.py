@@ -8,12 +8,17 @@ from typing import Annotated
 import typer
 
 from chartproof.charts.suites import SUITES
-from chartproof.cli._app import app
+from chartproof.cli._app import app, examples
 from chartproof.cli._options import Executor, Quiet, comma_list
 from chartproof.cli._progress import console, progress_bar
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "chartproof generate --suite chartr --n 200 --out data/chartr",
+        "chartproof generate --suite chartqax --n 50 --variants blur:3,watermark --out data/qax",
+    ),
+)
 def generate(
     out: Annotated[Path, typer.Option("--out", "-o", help="Dataset folder to write.")],
     suite: Annotated[str, typer.Option(help=f"Suite: {', '.join(SUITES)}.")] = "chartr",

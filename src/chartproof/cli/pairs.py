@@ -7,11 +7,11 @@ from typing import Annotated
 
 import typer
 
-from chartproof.cli._app import app
+from chartproof.cli._app import app, examples
 from chartproof.cli._progress import console
 
 
-@app.command()
+@app.command(epilog=examples("chartproof pairs -d data/qax -o pairs.jsonl"))
 def pairs(
     data: Annotated[
         str, typer.Option("--data", "-d", help="Dataset generated with --counterfactuals.")

@@ -7,11 +7,16 @@ from typing import Annotated
 
 import typer
 
-from chartproof.cli._app import app
+from chartproof.cli._app import app, examples
 from chartproof.cli._progress import console
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "chartproof report runs/reader",
+        "chartproof report runs/a runs/b -o compare.html",
+    ),
+)
 def report(
     runs: Annotated[list[Path], typer.Argument(help="Run folders (the first one is detailed).")],
     out: Annotated[

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import typer
 
-from chartproof.cli._app import app
+from chartproof.cli._app import app, examples
 
 
-@app.command()
+@app.command(epilog=examples("chartproof version", "chartproof --version"))
 def version() -> None:
     """Print chartproof's version."""
     from chartproof import __version__

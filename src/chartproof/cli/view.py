@@ -7,11 +7,16 @@ from typing import Annotated, Literal
 
 import typer
 
-from chartproof.cli._app import app
+from chartproof.cli._app import app, examples
 from chartproof.cli._progress import console
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "chartproof view runs/reader",
+        "chartproof view runs/a runs/b -o compare.html --images link",
+    ),
+)
 def view(
     runs: Annotated[
         list[Path], typer.Argument(help="Run folders; the first is the baseline of comparisons.")

@@ -14,7 +14,14 @@ from functools import partial
 from typing import Any
 
 from chartproof.executors.base import Executor
-from chartproof.models.base import Backend, BackendIdentity, backend_identity, failed, in_flight
+from chartproof.models.base import (
+    Backend,
+    BackendIdentity,
+    backend_identity,
+    failed,
+    in_flight,
+    note_answered,
+)
 from chartproof.types import ImagePart, ModelRequest, ModelResponse
 
 __all__ = ["FanOutBackend", "by_image", "fans_out", "load_backend_on"]
@@ -157,6 +164,7 @@ class FanOutBackend:
                             for r in chunk
                         ]
                     out.extend(answers)
+                    note_answered(len(answers))
             except Exception as e:  # the pool gave up: the rest of the batch failed, not lost
                 log.warning("fan-out of %s failed: %s", self._name, e)
                 out.extend(

@@ -6,7 +6,9 @@ counts failures honestly. `answered` and `failed` build those responses the same
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Protocol, runtime_checkable
 
 from chartproof.models.parsing import parse_output
@@ -19,10 +21,12 @@ __all__ = [
     "BackendIdentity",
     "Borrowed",
     "answered",
+    "answering",
     "backend_identity",
     "explanation_generator",
     "failed",
     "in_flight",
+    "note_answered",
     "output_kind",
     "request_choices",
 ]
@@ -204,3 +208,27 @@ def accepts_overlap(backend: object) -> bool:
         isinstance(getattr(settings, "concurrency", None), int)
         for settings in _settings_inside(backend)
     )
+
+
+_ANSWERED: ContextVar[Callable[[int], None] | None] = ContextVar(
+    "chartproof_answered", default=None
+)
+
+
+@contextmanager
+def answering(tick: Callable[[int], None]) -> Iterator[None]:
+    """Within this block, a backend that answers a batch in parts (a fanned-out model, chunk
+    by chunk) calls `tick(n)` as each part of n responses is ready, so a caller can show
+    progress inside one long batch. Progress only: the batch is recorded when it returns."""
+    token = _ANSWERED.set(tick)
+    try:
+        yield
+    finally:
+        _ANSWERED.reset(token)
+
+
+def note_answered(n: int) -> None:
+    """Tell the caller (`answering`) that n more responses of the current batch are ready."""
+    tick = _ANSWERED.get()
+    if tick is not None and n:
+        tick(n)

@@ -8,6 +8,7 @@ import string
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import nullcontext
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from chartproof.models.base import (
     Backend,
     Borrowed,
     accepts_overlap,
+    answering,
     explanation_generator,
     in_flight,
 )
@@ -311,7 +313,12 @@ def run_evaluation(
             size = batch_size or (1 if overlap else in_flight(wrapped))
             units = _batches(todo, size)
             done = len(todo_all) - len(todo)
-            with recording(run, len(todo_all), done=done, progress=progress) as recorder:
+            with (
+                recording(run, len(todo_all), done=done, progress=progress) as recorder,
+                # a fanned-out model's chunks move the bar inside its batch (one request a
+                # sample: the direct protocol)
+                answering(recorder.tick) if protocol == "direct" else nullcontext(),
+            ):
                 for results in _answered(protocol, units, ctx, wrapped, overlap):
                     for stage in stages:
                         results = stage(results, by_id)

@@ -45,6 +45,14 @@ class Recorder:
 
         self._writing = False
         self._interrupt_pending = False
+        self._partial = 0
+
+    def tick(self, n: int) -> None:
+        """n more results of the unit in progress are nearly done (answered, not yet scored
+        or recorded): progress moves, `done` does not."""
+        self._partial += n
+        if self._progress is not None:
+            self._progress(min(self.total, self.done + self._partial), self.total)
 
     def add(self, results: Iterable[SampleResult]) -> None:
         """Record `results` (flushed to disk before this returns) and report progress. A
@@ -55,6 +63,7 @@ class Recorder:
         try:
             self.run.append(batch)
             self.done += len(batch)
+            self._partial = 0
         finally:
             self._writing = False
         if self._interrupt_pending:
