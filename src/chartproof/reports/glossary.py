@@ -12,6 +12,7 @@ __all__ = ["CODES", "METRICS", "glossary"]
 CHARTR = "ChartR"
 REALCQA = "RealCQA-V2"
 CHARTQA = "ChartQA"
+ROSCOE = "ROSCOE (ChartQA-X)"
 
 CODES: tuple[tuple[str, str, str], ...] = (
     ("VE", "value extraction: read one value off the chart", CHARTR),
@@ -57,12 +58,56 @@ METRICS: dict[str, tuple[str, str]] = {
     "premise_accuracy": (REALCQA, "share of a question's premises judged right"),
     "acc_vpp": (REALCQA, "Acc_VPP: 1 when every premise of the question is judged right"),
     "premise_balanced_accuracy": (REALCQA, "mean of the accuracies on true and on false premises"),
-    "dcp": (REALCQA, "DCP: mean share of premises right before the first wrong one"),
+    "dcp": (
+        REALCQA,
+        "DCP = mean over the sequences with a wrong premise of (right premises / premises); "
+        "0 when none has a wrong premise",
+    ),
     "arm": (
         CHARTR,
         "ARM = (M_original − mean over perturbations of M_v) / M_original; near 0 is robust; "
         "negative when perturbed charts score higher (a weak baseline)",
     ),
+    **{
+        f"roscoe_{key}": (ROSCOE, text)
+        for key, text in (
+            (
+                "fs",
+                "FS, faithfulness-step: mean over explanation steps h_i of r-align(h_i → s), "
+                "each step's best scaled cosine to a source sentence",
+            ),
+            (
+                "ft",
+                "FT, faithfulness-token: the step alignments and every step token's alignment "
+                "to the source tokens, averaged together",
+            ),
+            ("is", "IS, informativeness-step: (mean r-align(s → h) + mean r-align(h → s)) / 2"),
+            (
+                "ic",
+                "IC, informativeness-chain: (1 + cos(h, s)) / 2 of the whole explanation's "
+                "and the whole source's embeddings (the reference code scales it twice)",
+            ),
+            (
+                "src",
+                "SRC, source consistency: 1 − the largest NLI contradiction probability of "
+                "a step against a source sentence (needs an NLI model)",
+            ),
+            (
+                "sfc",
+                "SFC, self-consistency: 1 − the largest NLI contradiction probability "
+                "between two steps (needs an NLI model)",
+            ),
+            ("ps", "PS, perplexity-step: 1 / mean perplexity of the steps under a language model"),
+            ("pc", "PC, perplexity-chain: 1 / perplexity of the whole explanation"),
+            ("gs", "GS, grammar: mean over steps of a grammar acceptability score"),
+            (
+                "as",
+                "AS = 0.20 FS + 0.15 FT + 0.15 IS + 0.15 IC + 0.10 SRC + 0.10 SFC + 0.05 PS "
+                "+ 0.05 PC + 0.05 GS (ChartQA-X); labelled 'AS over N of 9 scores' when some "
+                "score was not computed and the weights are renormalised, which is not the paper's",
+            ),
+        )
+    },
 }
 """Metric → (paper, definition and formula) for the metrics a reader meets first."""
 
