@@ -300,6 +300,10 @@ def breakdowns(summary: RunSummary | Mapping[str, Any]) -> Html:
     s = summary_of(summary)
     metric = headline_metric(s)
     parts: list[Html] = [el("h2", "Breakdowns")]
+    # the breakdowns people read as plots, as plots (the tables below keep n and s.e.)
+    parts += [
+        compared_bars([("this run", s)], key) for key in ("chart_type", "task_type", "program")
+    ]
     for key, scores in s.breakdowns.items():
         if key in ("chart_type", "question_type"):
             continue
@@ -319,7 +323,7 @@ def breakdowns(summary: RunSummary | Mapping[str, Any]) -> Html:
         parts.append(
             table([key.replace("_", " "), f"{metric_label(metric)} %", "n", "s.e. %"], rows)
         )
-    return join(parts) if len(parts) > 1 else Html("")
+    return join(parts) if any(str(p) for p in parts[1:]) else Html("")
 
 
 @report_section("chain", order=10)
@@ -674,7 +678,7 @@ def comparison(runs: Sequence[tuple[Path, RunRecord]]) -> Html:
 
 def compared_bars(rows: Sequence[tuple[str, RunSummary]], key: str) -> Html:
     """Grouped bars of the first run's headline metric per value of `key`, one bar per run
-    (nothing when fewer than two values or no run has the breakdown)."""
+    (one run: plain bars; nothing when fewer than two values or no run has the breakdown)."""
     metric = headline_metric(rows[0][1])
     values = {
         name: {
