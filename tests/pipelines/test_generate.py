@@ -92,3 +92,19 @@ def test_a_level_a_perturbation_lacks_fails_before_work(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"'label_removal' has levels \[1\], not \[2\]"):
         generate("chartr", 2, tmp_path, variants=("blur", "label_removal"), levels=2)
     assert not (tmp_path / "samples.jsonl").exists()
+
+
+def test_progress_starts_at_zero_and_counts_every_chart(tmp_path: Path) -> None:
+    # the first call announces the work before any chart is drawn, so a fresh folder is
+    # never reported as "1 done already (resuming)"
+    calls: list[tuple[int, int]] = []
+    generate(
+        "chartr",
+        3,
+        tmp_path,
+        seed=0,
+        per_chart=1,
+        workers=1,
+        progress=lambda d, t: calls.append((d, t)),
+    )
+    assert calls == [(0, 3), (1, 3), (2, 3), (3, 3)]

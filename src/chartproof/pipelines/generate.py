@@ -184,6 +184,8 @@ def generate_from_specs(
         for spec in specs
     )
     charts = samples = n_variants = 0
+    if progress and expected is not None:
+        progress(0, expected)  # the header and an empty bar before the first chart is drawn
     dags_tmp = folder / f".{DAGS}.partial"
     with SampleWriter(folder) as writer, dags_tmp.open("w", encoding="utf-8") as dags:
         for result in _run(jobs, workers, executor):
