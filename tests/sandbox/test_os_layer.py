@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from chartproof.sandbox import runner
+from chartproof.sandbox import SandboxPolicy, runner
 
 HERE = Path(__file__).resolve().parent
 SRC = str(Path(runner.__file__).resolve().parents[2])
@@ -150,9 +150,11 @@ def test_os_layer_holds(results: dict[str, Any], who: str, backend: str) -> None
         ln.split()[1] for ln in cases["write_outside"]["stdout"].splitlines() if ln[:3] == "no "
     }
     # /tmp inside is the run's private tmp (in its work dir), except when the interpreter
-    # lives under /tmp: /tmp then only holds its read-only bind. Every other place is refused.
+    # (the tmp venv, or this checkout's own venv cloned under /tmp) lives under /tmp: /tmp
+    # then only holds its read-only bind. Every other place is refused.
     expected = {results["home"], "/var/tmp", "/dev/shm", "/", "/usr", "/proc/1/root/var/tmp"}
-    assert refused == expected | ({"/tmp"} if "tmpvenv" in who else set())
+    under_tmp = "tmpvenv" in who or not runner._tmp_link(runner._bind_sources(SandboxPolicy()))
+    assert refused == expected | ({"/tmp"} if under_tmp else set())
     assert results["written"] == []
 
 
