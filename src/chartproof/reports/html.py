@@ -10,7 +10,7 @@ import base64
 import html
 from collections.abc import Iterable, Sequence
 
-__all__ = ["Html", "el", "esc", "img_png", "join", "page", "table"]
+__all__ = ["Html", "document", "el", "esc", "img_png", "join", "page", "table"]
 
 
 class Html(str):
@@ -136,19 +136,16 @@ a.viewer { display:inline-block; margin: 6px 0 0; font-weight: 600; color: var(-
 
 def page(title: str, *body: object) -> str:
     """A complete HTML document with the report's stylesheet inlined."""
-    return (
-        "<!DOCTYPE html>\n"
-        + el(
-            "html",
-            el(
-                "head",
-                Html('<meta charset="utf-8">'),
-                Html('<meta name="viewport" content="width=device-width, initial-scale=1">'),
-                el("title", title),
-                Html(f"<style>{_CSS}</style>"),
-            ),
-            el("body", el("main", *body)),
-            lang="en",
-        )
-        + "\n"
+    return document(title, _CSS, el("body", el("main", *body)))
+
+
+def document(title: str, css: str, body: Html) -> str:
+    """A complete HTML document: UTF-8, a responsive viewport, `css` inlined, `body`."""
+    head = el(
+        "head",
+        Html('<meta charset="utf-8">'),
+        Html('<meta name="viewport" content="width=device-width, initial-scale=1">'),
+        el("title", title),
+        Html(f"<style>{css}</style>"),
     )
+    return "<!DOCTYPE html>\n" + el("html", head, body, lang="en") + "\n"

@@ -25,7 +25,7 @@ from chartproof.metrics import registry
 from chartproof.reports.compare import PairedComparison, compare
 from chartproof.reports.gallery import run_samples, thumbnail
 from chartproof.reports.glossary import glossary
-from chartproof.reports.html import Html, el, join, table
+from chartproof.reports.html import Html, document, el, join, table
 from chartproof.reports.sections import fmt, run_names
 from chartproof.runs import Run, load_run
 from chartproof.types import SampleResult
@@ -440,26 +440,15 @@ def _page(
     script = _asset("viewer.js")
     if "</" in script:
         raise RuntimeError("viewer.js must not contain '</' (it is inlined in a <script>)")
-    return (
-        "<!DOCTYPE html>\n"
-        + el(
-            "html",
-            el(
-                "head",
-                Html('<meta charset="utf-8">'),
-                Html('<meta name="viewport" content="width=device-width, initial-scale=1">'),
-                el("title", title),
-                Html(f"<style>{_asset('viewer.css')}</style>"),
-            ),
-            el(
-                "body",
-                el("main", *body),
-                _json_script("cp-data", payload),
-                Html(f"<script>{script}</script>"),
-                # after the script: the list is drawn before the parser reaches the bulk
-                _json_script("cp-detail", details),
-            ),
-            lang="en",
-        )
-        + "\n"
+    return document(
+        title,
+        _asset("viewer.css"),
+        el(
+            "body",
+            el("main", *body),
+            _json_script("cp-data", payload),
+            Html(f"<script>{script}</script>"),
+            # after the script: the list is drawn before the parser reaches the bulk
+            _json_script("cp-detail", details),
+        ),
     )
