@@ -34,7 +34,7 @@ from chartproof.reader._kinds import (
     options_in_text,
     question_kind,
 )
-from chartproof.reader._premises import judge_premise
+from chartproof.reader._premises import Verdict, judge_premise
 from chartproof.reader._steps import combine_steps, numbered, resolve_steps
 from chartproof.reader._templates import fuzzy_matches
 from chartproof.reader._text import norm, numbers_written
@@ -303,19 +303,22 @@ def unread(question: str, reason: str, *, choices: Sequence[str] | None = None) 
     return None
 
 
+def _judged(verdict: Verdict, conclusion: str) -> Solution:
+    """A premise judge's verdict as a yes/no solution whose explanation ends in `conclusion`."""
+    return Solution(
+        answer="Yes" if verdict.truth else "No",
+        explanation=f"{verdict.reason[0].upper()}{verdict.reason[1:]}, so {conclusion}.",
+        program=verdict.template,
+        truth=verdict.truth,
+    )
+
+
 def _claim(statement: str, view: ChartView) -> Solution:
     """A statement checked as a premise where it is one, else as the yes/no questions it
     reads as (`claim_questions`)."""
     verdict = judge_premise(statement, view, 0.02)
     if verdict is not None:
-        word = "Yes" if verdict.truth else "No"
-        return Solution(
-            answer=word,
-            explanation=f"{verdict.reason[0].upper()}{verdict.reason[1:]}, so the claim "
-            f"is {'true' if verdict.truth else 'false'}.",
-            program=verdict.template,
-            truth=verdict.truth,
-        )
+        return _judged(verdict, "the claim is " + ("true" if verdict.truth else "false"))
     first: Solution | None = None
     for question in claim_questions(statement):
         sol = _yes_no(question, view)
@@ -456,14 +459,7 @@ def _yes_no(q: str, view: ChartView) -> Solution:
             return sol
     verdict = judge_premise(q.rstrip("?"), view, 0.02)
     if verdict is not None:
-        word = "Yes" if verdict.truth else "No"
-        return Solution(
-            answer=word,
-            explanation=f"{verdict.reason[0].upper()}{verdict.reason[1:]}, so the answer is "
-            f"{word.lower()}.",
-            program=verdict.template,
-            truth=verdict.truth,
-        )
+        return _judged(verdict, "the answer is " + ("yes" if verdict.truth else "no"))
     return _unknown(
         "The yes/no question names no comparison the reader can check on this chart's "
         f"{len(view.x_labels)} labels and {len(view.series)} series."
