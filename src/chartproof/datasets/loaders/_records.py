@@ -92,6 +92,9 @@ class RecordContext:
     """Require each image file to exist inside `root`."""
     seen: dict[str, int] = field(default_factory=dict)
     """Sample ids already loaded, with their line."""
+    tolerance: float = 0.05
+    """Relative tolerance of number answers (`Answer.tolerance`): ChartQA's 5 % by default,
+    0 for a benchmark scored by exact match (DVQA)."""
 
 
 def one_data_file(path: Path, suffix: str, missing: str) -> Path:
@@ -401,7 +404,7 @@ def record_to_sample(
             fail(str(exc), fields.answer, sample_id)
             return None
     if answer is None:
-        answer = type_answer(required["answer"])
+        answer = type_answer(required["answer"], tolerance=ctx.tolerance)
     explanation = _text(lookup(record, fields.explanation)) if fields.explanation else None
 
     table = None
