@@ -41,8 +41,8 @@ from chartproof.pipelines.derender_code import (
     derender_request,
     redraw_reply,
 )
+from chartproof.pipelines.engine import Stage, open_run
 from chartproof.pipelines.generate import GenerateResult, generate_from_specs
-from chartproof.runs import RunFolder, recording
 from chartproof.types import (
     ChartSpec,
     ChartType,
@@ -145,9 +145,7 @@ def derender_dataset(
     The models' scripts run in the sandbox and are scored on `executor` ("local": one worker
     per core; see `chartproof.executors`); the output does not depend on it.
     """
-    from chartproof.executors import load_backend_on, open_executor
     from chartproof.models import default_prompts, load_prompts
-    from chartproof.models.cache import with_cache
 
     cfg = config or DerenderConfig()
     # refuse before any paid call when model code could not run isolated here
@@ -164,47 +162,39 @@ def derender_dataset(
     if limit is not None:
         charts = charts[:limit]
     folder = Path(out)
-    for sub in ("code", "redrawn", "specs"):
-        (folder / sub).mkdir(parents=True, exist_ok=True)
-    owned = isinstance(model, str)
-    pool = open_executor(executor)
-    try:
-        backend, store = (
-            with_cache(load_backend_on(model, pool), cache)
-            if isinstance(model, str)
-            else (model, None)
-        )
-    except BaseException:
-        if pool is not executor:
-            pool.close()
-        raise
-    try:
+    with open_run(folder / "run", executor=executor, cache=cache) as run:
+        for sub in ("code", "redrawn", "specs"):
+            (folder / sub).mkdir(parents=True, exist_ok=True)
+        pool = run.executor
+        # a given backend is used as it is (the caller decides about caching)
+        backend = run.backend(model, cached=isinstance(model, str))
         run_config: dict[str, Any] = {
             "protocol": PROTOCOL,
             "model": backend.name,
             "prompt": prompts.get("derender_code").id,
             "settings": cfg.model_dump(mode="json"),
         }
-        asked = 0
-        with RunFolder.open(folder / "run", run_config, fingerprint) as run:
-            todo = [c for c in charts if not run.is_done(c.id, PROTOCOL, backend.name)]
-            done = len(charts) - len(todo)
-            # the model is asked in batches (API concurrency, a fanned-out reader); the
-            # replies' code runs in the sandbox and is scored on the executor's workers, in
-            # chart order, so the driver alone appends each result as it arrives
-            size = max(2 * pool.workers, in_flight(backend))
+        run.start(run_config, fingerprint)
+        # the model is asked in batches (API concurrency, a fanned-out reader); the replies'
+        # code runs in the sandbox and is scored on the executor's workers, in chart order,
+        # so the driver alone appends each result as it arrives
+        size = max(2 * pool.workers, in_flight(backend))
+
+        def answers(todo: Sequence[Chart]) -> Iterator[list[SampleResult]]:
             finished = pool.map(_finish, _redraw_jobs(todo, backend, cfg, prompts, size))
-            with recording(run, len(charts), done=done, progress=progress) as recorder:
-                for chart, result in zip(todo, finished, strict=True):
-                    recorder.add([_record(folder, chart, result)])
-                    asked += 1
-            results = [r for r in run.results() if r.protocol == PROTOCOL]
-            summary = derender_summary(results)
-            run.finish(
-                summary,
-                {"charts": len(charts), "results": len(results), "asked": asked},
-                status="failed" if any(r.error for r in results) else "done",
-            )
+            for chart, result in zip(todo, finished, strict=True):
+                yield [_record(folder, chart, result)]
+
+        asked = run.execute(
+            [Stage(PROTOCOL, backend.name, charts, answers=answers)], progress=progress
+        )
+        results = run.results(PROTOCOL)
+        summary = derender_summary(results)
+        run.finish(
+            summary,
+            {"charts": len(charts), "results": len(results), "asked": asked},
+            status="failed" if any(r.error for r in results) else "done",
+        )
         families = None
         if counterfactuals > 0:
             specs = _faithful_specs(folder, results)
@@ -218,13 +208,6 @@ def derender_dataset(
                 counterfactuals=counterfactuals,
                 executor=pool,
             )
-    finally:
-        if owned:
-            backend.close()
-        if store is not None:
-            store.close()
-        if pool is not executor:
-            pool.close()
     return DerenderRun(
         folder=folder, charts=len(charts), asked=asked, summary=summary, families=families
     )
