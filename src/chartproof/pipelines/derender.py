@@ -31,8 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import JsonValue
-
 from chartproof.datasets import dataset_fingerprint, load_dataset, resolve_image
 from chartproof.models.base import in_flight
 from chartproof.pipelines.derender_code import (
@@ -46,9 +44,11 @@ from chartproof.pipelines.generate import GenerateResult, generate_from_specs
 from chartproof.types import (
     ChartSpec,
     ChartType,
+    DerenderStepRecord,
     ModelResponse,
     Sample,
     SampleResult,
+    SandboxStep,
     chart_type_names,
 )
 
@@ -261,18 +261,24 @@ def _record(folder: Path, chart: Chart, result: DerenderResult) -> SampleResult:
         (folder / "code" / f"{stem}.py").write_text(result.code, encoding="utf-8")
     if result.png is not None:
         (folder / "redrawn" / f"{stem}.png").write_bytes(result.png)
-    step: dict[str, JsonValue] = {"status": result.status, "reason": result.reason}
-    if result.sandbox is not None:
-        step["sandbox"] = {
-            "status": result.sandbox.status,
-            "reason": result.sandbox.reason,
-            "duration_s": result.sandbox.duration_s,
-            "isolation": list(result.sandbox.isolation),
-        }
+    spec = None
     if result.spec is not None:
-        spec_file = folder / "specs" / f"{stem}.json"
-        spec_file.write_text(result.spec.model_dump_json(indent=2), encoding="utf-8")
-        step["spec"] = f"specs/{stem}.json"
+        spec = f"specs/{stem}.json"
+        (folder / spec).write_text(result.spec.model_dump_json(indent=2), encoding="utf-8")
+    sandbox = result.sandbox
+    step = DerenderStepRecord(
+        status=result.status,
+        reason=result.reason,
+        sandbox=None
+        if sandbox is None
+        else SandboxStep(
+            status=sandbox.status,
+            reason=sandbox.reason,
+            duration_s=sandbox.duration_s,
+            isolation=tuple(sandbox.isolation),
+        ),
+        spec=spec,
+    )
     groups = {k: v for k, v in chart.sample.group_labels().items() if k in _GROUPS}
     groups["status"] = result.status
     return SampleResult(
@@ -304,8 +310,9 @@ def _chart_type(name: str | None) -> ChartType | None:
 def _faithful_specs(folder: Path, results: Sequence[SampleResult]) -> list[ChartSpec]:
     specs = []
     for r in results:
-        ref = r.steps[0].get("spec") if r.steps and isinstance(r.steps[0], dict) else None
-        if r.scores.get("faithful") == 1.0 and isinstance(ref, str):
+        step = r.steps[0] if r.steps else None
+        ref = step.spec if isinstance(step, DerenderStepRecord) else None
+        if r.scores.get("faithful") == 1.0 and ref is not None:
             spec = ChartSpec.model_validate_json((folder / ref).read_text(encoding="utf-8"))
             # a family's original is the redraw itself; its provenance stays in `transforms`
             specs.append(spec.model_copy(update={"parent_id": None}))

@@ -484,7 +484,7 @@ def _write_dataset(
             {
                 "question": sample.question,
                 "answer": gold_answer(sample),
-                **outcome.model_dump(mode="json"),
+                **outcome.model_dump(mode="json", exclude={"candidates": {"__all__": {"type"}}}),
             },
             ensure_ascii=False,
         )
