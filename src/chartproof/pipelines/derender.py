@@ -31,8 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import JsonValue
-
 from chartproof.datasets import dataset_fingerprint, load_dataset, resolve_image
 from chartproof.models.base import in_flight
 from chartproof.pipelines.derender_code import (
@@ -41,14 +39,16 @@ from chartproof.pipelines.derender_code import (
     derender_request,
     redraw_reply,
 )
+from chartproof.pipelines.engine import Stage, open_run
 from chartproof.pipelines.generate import GenerateResult, generate_from_specs
-from chartproof.runs import RunFolder, recording
 from chartproof.types import (
     ChartSpec,
     ChartType,
+    DerenderStepRecord,
     ModelResponse,
     Sample,
     SampleResult,
+    SandboxStep,
     chart_type_names,
 )
 
@@ -145,9 +145,7 @@ def derender_dataset(
     The models' scripts run in the sandbox and are scored on `executor` ("local": one worker
     per core; see `chartproof.executors`); the output does not depend on it.
     """
-    from chartproof.executors import load_backend_on, open_executor
     from chartproof.models import default_prompts, load_prompts
-    from chartproof.models.cache import with_cache
 
     cfg = config or DerenderConfig()
     # refuse before any paid call when model code could not run isolated here
@@ -164,47 +162,39 @@ def derender_dataset(
     if limit is not None:
         charts = charts[:limit]
     folder = Path(out)
-    for sub in ("code", "redrawn", "specs"):
-        (folder / sub).mkdir(parents=True, exist_ok=True)
-    owned = isinstance(model, str)
-    pool = open_executor(executor)
-    try:
-        backend, store = (
-            with_cache(load_backend_on(model, pool), cache)
-            if isinstance(model, str)
-            else (model, None)
-        )
-    except BaseException:
-        if pool is not executor:
-            pool.close()
-        raise
-    try:
+    with open_run(folder / "run", executor=executor, cache=cache) as run:
+        for sub in ("code", "redrawn", "specs"):
+            (folder / sub).mkdir(parents=True, exist_ok=True)
+        pool = run.executor
+        # a given backend is used as it is (the caller decides about caching)
+        backend = run.backend(model, cached=isinstance(model, str))
         run_config: dict[str, Any] = {
             "protocol": PROTOCOL,
             "model": backend.name,
             "prompt": prompts.get("derender_code").id,
             "settings": cfg.model_dump(mode="json"),
         }
-        asked = 0
-        with RunFolder.open(folder / "run", run_config, fingerprint) as run:
-            todo = [c for c in charts if not run.is_done(c.id, PROTOCOL, backend.name)]
-            done = len(charts) - len(todo)
-            # the model is asked in batches (API concurrency, a fanned-out reader); the
-            # replies' code runs in the sandbox and is scored on the executor's workers, in
-            # chart order, so the driver alone appends each result as it arrives
-            size = max(2 * pool.workers, in_flight(backend))
+        run.start(run_config, fingerprint)
+        # the model is asked in batches (API concurrency, a fanned-out reader); the replies'
+        # code runs in the sandbox and is scored on the executor's workers, in chart order,
+        # so the driver alone appends each result as it arrives
+        size = max(2 * pool.workers, in_flight(backend))
+
+        def answers(todo: Sequence[Chart]) -> Iterator[list[SampleResult]]:
             finished = pool.map(_finish, _redraw_jobs(todo, backend, cfg, prompts, size))
-            with recording(run, len(charts), done=done, progress=progress) as recorder:
-                for chart, result in zip(todo, finished, strict=True):
-                    recorder.add([_record(folder, chart, result)])
-                    asked += 1
-            results = [r for r in run.results() if r.protocol == PROTOCOL]
-            summary = derender_summary(results)
-            run.finish(
-                summary,
-                {"charts": len(charts), "results": len(results), "asked": asked},
-                status="failed" if any(r.error for r in results) else "done",
-            )
+            for chart, result in zip(todo, finished, strict=True):
+                yield [_record(folder, chart, result)]
+
+        asked = run.execute(
+            [Stage(PROTOCOL, backend.name, charts, answers=answers)], progress=progress
+        )
+        results = run.results(PROTOCOL)
+        summary = derender_summary(results)
+        run.finish(
+            summary,
+            {"charts": len(charts), "results": len(results), "asked": asked},
+            status="failed" if any(r.error for r in results) else "done",
+        )
         families = None
         if counterfactuals > 0:
             specs = _faithful_specs(folder, results)
@@ -218,13 +208,6 @@ def derender_dataset(
                 counterfactuals=counterfactuals,
                 executor=pool,
             )
-    finally:
-        if owned:
-            backend.close()
-        if store is not None:
-            store.close()
-        if pool is not executor:
-            pool.close()
     return DerenderRun(
         folder=folder, charts=len(charts), asked=asked, summary=summary, families=families
     )
@@ -278,18 +261,24 @@ def _record(folder: Path, chart: Chart, result: DerenderResult) -> SampleResult:
         (folder / "code" / f"{stem}.py").write_text(result.code, encoding="utf-8")
     if result.png is not None:
         (folder / "redrawn" / f"{stem}.png").write_bytes(result.png)
-    step: dict[str, JsonValue] = {"status": result.status, "reason": result.reason}
-    if result.sandbox is not None:
-        step["sandbox"] = {
-            "status": result.sandbox.status,
-            "reason": result.sandbox.reason,
-            "duration_s": result.sandbox.duration_s,
-            "isolation": list(result.sandbox.isolation),
-        }
+    spec = None
     if result.spec is not None:
-        spec_file = folder / "specs" / f"{stem}.json"
-        spec_file.write_text(result.spec.model_dump_json(indent=2), encoding="utf-8")
-        step["spec"] = f"specs/{stem}.json"
+        spec = f"specs/{stem}.json"
+        (folder / spec).write_text(result.spec.model_dump_json(indent=2), encoding="utf-8")
+    sandbox = result.sandbox
+    step = DerenderStepRecord(
+        status=result.status,
+        reason=result.reason,
+        sandbox=None
+        if sandbox is None
+        else SandboxStep(
+            status=sandbox.status,
+            reason=sandbox.reason,
+            duration_s=sandbox.duration_s,
+            isolation=tuple(sandbox.isolation),
+        ),
+        spec=spec,
+    )
     groups = {k: v for k, v in chart.sample.group_labels().items() if k in _GROUPS}
     groups["status"] = result.status
     return SampleResult(
@@ -321,8 +310,9 @@ def _chart_type(name: str | None) -> ChartType | None:
 def _faithful_specs(folder: Path, results: Sequence[SampleResult]) -> list[ChartSpec]:
     specs = []
     for r in results:
-        ref = r.steps[0].get("spec") if r.steps and isinstance(r.steps[0], dict) else None
-        if r.scores.get("faithful") == 1.0 and isinstance(ref, str):
+        step = r.steps[0] if r.steps else None
+        ref = step.spec if isinstance(step, DerenderStepRecord) else None
+        if r.scores.get("faithful") == 1.0 and ref is not None:
             spec = ChartSpec.model_validate_json((folder / ref).read_text(encoding="utf-8"))
             # a family's original is the redraw itself; its provenance stays in `transforms`
             specs.append(spec.model_copy(update={"parent_id": None}))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from pydantic import ConfigDict, Field
 
@@ -26,6 +26,7 @@ from chartproof.types import (
     ChartSpec,
     ChartType,
     DataTable,
+    DerenderStatus,
     Encoding,
     GenerationConfig,
     Record,
@@ -58,8 +59,6 @@ MAX_TABLE_BYTES = 1024 * 1024
 about 40 times the file's size in memory)."""
 """The built-in prompt asked (`chartproof.models.prompts`); its size fields are filled from
 the image."""
-
-DerenderStatus = Literal["ok", "model_error", "no_code", "sandbox_failed", "no_image"]
 
 
 class DerenderConfig(Record):

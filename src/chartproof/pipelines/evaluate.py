@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from chartproof.datasets import dataset_fingerprint, load_dataset
 from chartproof.executors import Executor
@@ -23,6 +23,7 @@ from chartproof.models.prompts import PromptTemplate
 from chartproof.models.registry import run_identity
 from chartproof.pipelines.engine import After, Stage, open_run
 from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
+from chartproof.pipelines.settings import cache_setting, fields_of, settings_of
 from chartproof.pipelines.summarize import summarize
 from chartproof.types import (
     GenerationConfig,
@@ -33,7 +34,7 @@ from chartproof.types import (
 )
 from chartproof.types.names import UnknownNameError, unknown_name
 
-__all__ = ["EvalSettings", "evaluate", "run_evaluation"]
+__all__ = ["EvalIdentity", "EvalSettings", "JudgeIdentity", "evaluate", "run_evaluation"]
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +87,8 @@ class EvalSettings(Record):
     judge_prompt: str = "judge_answer"
     """The judge's prompt (name or name@version)."""
 
+    _cache = field_validator("cache", mode="before")(cache_setting)
+
     @field_validator("protocol")
     @classmethod
     def _known_protocol(cls, value: str) -> str:
@@ -109,31 +112,98 @@ class EvalSettings(Record):
             raise ValueError(f"unknown metrics {unknown}; choose from {list(explainers)}")
         return value
 
+    def identity(
+        self, model: str, prompt: str, prompts: Any, judge: Backend | None = None
+    ) -> EvalIdentity:
+        """What identifies the run these settings make (its `run.json` config): the model's
+        run identity, the prompt's resolved id, and the judge (a built `judge` in place of
+        the spec); a resumed run must have the same one."""
+        judged = None
+        if judge is not None or self.judge is not None:
+            judged = JudgeIdentity(
+                model=judge.name if judge is not None else run_identity(str(self.judge)),
+                prompt=(prompts or _default_prompts()).get(self.judge_prompt).id,
+            )
+        return EvalIdentity(
+            data=self.data,
+            model=model,
+            protocol=self.protocol,
+            prompt=prompt
+            if self.protocol == "direct"
+            else _protocol_prompt(self.protocol, prompts),
+            limit=self.limit,
+            where=dict(sorted(self.where.items())) if self.where else None,
+            metrics=tuple(sorted(set(self.metrics))),
+            with_table=self.with_table,
+            shuffle_choices=self.shuffle_choices,
+            rotate_choices=self.rotate_choices,
+            generation=GenerationConfig(max_tokens=self.max_tokens),
+            judge=judged,
+        )
 
+
+class JudgeIdentity(Record):
+    """The judge of a run, as its configuration records it."""
+
+    model: str
+    """The judge's run identity (or a built judge's name)."""
+    prompt: str
+    """The judge's prompt id (name@version)."""
+
+
+class EvalIdentity(Record):
+    """An evaluation run's identity: the `EvalSettings` fields that decide its results, as
+    resolved when it starts (the model's run identity, prompt ids). It is `RunRecord.config`;
+    resuming with another one is refused. Written exactly as runs have always recorded it
+    (the choice-order fields and the judge only when set), so older runs resume."""
+
+    data: str
+    """Dataset spec as given."""
+    model: str
+    """The model's run identity (transport options dropped) or a given backend's name."""
+    protocol: str
+    """Evaluation protocol."""
+    prompt: str
+    """The protocol's prompt id (name@version)."""
+    limit: int | None
+    """Only the first `limit` samples."""
+    where: dict[str, str] | None
+    """The group-label filter, sorted by label."""
+    metrics: tuple[str, ...]
+    """Opt-in explanation scorers, sorted."""
+    with_table: bool
+    """Whether the model was given the gold data table."""
+    shuffle_choices: int = 0
+    """Seeded option-order shuffles per multiple-choice sample."""
+    rotate_choices: bool = False
+    """Whether every circular rotation of the options was asked."""
+    generation: GenerationConfig
+    """Decoding settings."""
+    judge: JudgeIdentity | None = None
+    """The judge, when answers are graded by one."""
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            for key, unset in (("shuffle_choices", 0), ("rotate_choices", False), ("judge", None)):
+                if data.get(key) == unset:
+                    del data[key]
+        return data
+
+
+@fields_of(EvalSettings)
 def evaluate(
-    data: str | Path,
-    model: str = "builtin:reader",
-    out: str | Path = "runs/latest",
+    data: str | Path | EvalSettings,
+    model: str | None = None,
+    out: str | Path | None = None,
     *,
-    protocol: str = "direct",
-    prompt: str = "chartqax",
-    prompts_file: str | Path | None = None,
-    limit: int | None = None,
-    where: dict[str, str] | None = None,
-    metrics: Sequence[str] = (),
-    roscoe_scorer: Any = None,
-    batch_size: int | None = None,
-    max_tokens: int = 256,
-    with_table: bool = False,
-    cache: bool | str | Path = True,
-    strict: bool = False,
-    shuffle_choices: int = 0,
-    rotate_choices: bool = False,
     backend: Backend | None = None,
     executor: str | Executor | None = None,
-    progress: ProgressHook | None = None,
     judge: str | Backend | None = None,
-    judge_prompt: str = "judge_answer",
+    progress: ProgressHook | None = None,
+    roscoe_scorer: Any = None,
+    **fields: Any,
 ) -> RunRecord:
     """Evaluate `model` on the dataset `data` and write the run to `out`.
 
@@ -160,31 +230,17 @@ def evaluate(
     loading it once; the results do not depend on the executor and only this process writes
     the run. `judge` (a backend spec, or a built backend) grades every answer against the
     gold with `judge_prompt` (`pipelines.judge`); the summary's `judge` section gives its
-    agreement with the rule-based scores.
+    agreement with the rule-based scores. `data` may be an `EvalSettings` record (the
+    keywords then change it); every other keyword is a field of that record, validated the
+    same way for the CLI and this function (an unknown one is refused, named).
     """
-    settings = EvalSettings(
-        data=str(data),
-        model=model,
-        out=Path(out),
-        protocol=protocol,
-        prompt=prompt,
-        prompts_file=Path(prompts_file) if prompts_file is not None else None,
-        limit=limit,
-        where=where,
-        metrics=tuple(metrics),
-        batch_size=batch_size,
-        max_tokens=max_tokens,
-        with_table=with_table,
-        cache=cache if isinstance(cache, bool) else Path(cache),
-        strict=strict,
-        shuffle_choices=shuffle_choices,
-        rotate_choices=rotate_choices,
-        executor=executor if isinstance(executor, str) else None,
-        judge=judge if isinstance(judge, str) else None,
-        judge_prompt=judge_prompt,
-    )
+    given = data if isinstance(data, EvalSettings) else None
+    named = {"data": None if given is not None else str(data), "model": model, "out": out}
+    named |= {"executor": executor if isinstance(executor, str) else None}
+    named |= {"judge": judge if isinstance(judge, str) else None}
+    fields |= {k: v for k, v in named.items() if v is not None}
     return run_evaluation(
-        settings,
+        settings_of(EvalSettings, given, fields),
         backend=backend,
         progress=progress,
         roscoe_scorer=roscoe_scorer,
@@ -206,128 +262,62 @@ def run_evaluation(
     by several runs, as the demo does) overrides `settings.executor`, and a built
     `judge_backend` (not closed) grades the answers in place of `settings.judge`."""
     cfg = settings
-    data, model, out, protocol, prompt = cfg.data, cfg.model, cfg.out, cfg.protocol, cfg.prompt
-    prompts_file, limit, where, metrics = cfg.prompts_file, cfg.limit, cfg.where, cfg.metrics
-    batch_size, max_tokens, with_table = cfg.batch_size, cfg.max_tokens, cfg.with_table
-    cache = cfg.cache
-    shuffle_choices, rotate_choices = cfg.shuffle_choices, cfg.rotate_choices
-    explainers = explanation_scorers()
-    loaded = load_dataset(data, strict=cfg.strict)
+    loaded = load_dataset(cfg.data, strict=cfg.strict)
     if loaded.errors:
         log.warning("%s", loaded.summary())
-    samples = loaded.samples
-    if samples and all(s.source.get("audit_only") for s in samples):
-        raise ValueError(
-            f"{data} holds charts without questions (ChartBias layout): there is nothing to "
-            f"score; audit them with `chartproof audit --data {data}`"
-        )
-    if where:
-        samples = [s for s in samples if _matches(s, where)]
-    samples = samples[:limit] if limit is not None else samples
-    if shuffle_choices or rotate_choices:
-        from chartproof.variants.choice_order import choice_order_variants
-
-        samples = choice_order_variants(samples, shuffles=shuffle_choices, rotations=rotate_choices)
-    if not samples:
-        raise ValueError(f"no samples to evaluate in {data}" + (f" where {where}" if where else ""))
-    check_conventions(samples)
-    prompts = load_prompts(prompts_file) if prompts_file else None
-    template = (prompts or _default_prompts()).get(prompt)
-    prompt_id = template.id
-    if protocol == "direct" and "options" in template.fields():
-        bare = [s.id for s in samples if not s.choices]
-        if bare:
-            raise ValueError(
-                f"prompt {prompt_id} lists answer options, but {len(bare)} of {len(samples)} "
-                f"samples have none (first: {bare[0]!r}); select the multiple-choice samples "
-                "(--where) or use a prompt such as chartqax, which shows the options of the "
-                "samples that have them"
-            )
+    samples = _selected(cfg, loaded.samples)
+    prompts = load_prompts(cfg.prompts_file) if cfg.prompts_file else None
+    template = _template(cfg, prompts, samples)
     # transport options (?concurrency=, timeouts, retries) are not part of the run's identity
-    model_name = backend.name if backend is not None else run_identity(model)
-    gen = GenerationConfig(max_tokens=max_tokens)
-    config: dict[str, Any] = {
-        "data": str(data),
-        "model": model_name,
-        "protocol": protocol,
-        "prompt": prompt_id if protocol == "direct" else _protocol_prompt(protocol, prompts),
-        "limit": limit,
-        "where": dict(sorted(where.items())) if where else None,
-        "metrics": sorted(set(metrics)),
-        "with_table": with_table,
-        **({"shuffle_choices": shuffle_choices} if shuffle_choices else {}),
-        **({"rotate_choices": True} if rotate_choices else {}),
-        "generation": gen.model_dump(),
-    }
-    judge_id = _judge_identity(cfg, judge_backend, prompts)
-    if judge_id is not None:
-        config["judge"] = judge_id
+    model_name = backend.name if backend is not None else run_identity(cfg.model)
+    identity = cfg.identity(model_name, template.id, prompts, judge_backend)
     fingerprint = dataset_fingerprint(samples, loaded.root)
-    todo_all = [s for s in samples if applies(protocol, s)]
+    todo_all = [s for s in samples if applies(cfg.protocol, s)]
     where_to_run = executor if executor is not None else cfg.executor
-    with open_run(out, executor=where_to_run, cache=cache) as run:  # refuses before a model loads
-        wrapped = run.backend(backend if backend is not None else model)
+    # refuses a folder of other files before a model loads
+    with open_run(cfg.out, executor=where_to_run, cache=cfg.cache) as run:
+        wrapped = run.backend(backend if backend is not None else cfg.model)
         inner = run.loaded(wrapped)
-        run.start(config, fingerprint)
+        run.start(identity.model_dump(mode="json"), fingerprint)
         ctx = RunContext(
             root=loaded.root,
             backend=wrapped,
             model=model_name,
-            prompt=prompt_id,
-            config=gen,
-            with_table=with_table,
+            prompt=template.id,
+            config=identity.generation,
+            with_table=cfg.with_table,
             prompts=prompts if prompts is not None else _default_prompts(),
         )
         by_id = {s.id: s for s in samples}
-        # explanation scorers without a summary section score each batch as it finishes
-        # (stored with the results, so a resumed run never rescores)
-        models = {"roscoe": roscoe_scorer}
-        # ROSCOE's source context is the paper's: the prompt's instruction + the question
-        extra = {"roscoe": {"instruction": prompt_instruction(template)}}
-        after: list[After] = [
-            _on(
-                explainers[m].fn(scorer=models.get(m), with_table=with_table, **extra.get(m, {})),
-                by_id,
-            )
-            for m in explainers
-            if m in metrics and explainers[m].section is None
-        ]
-        if judge_id is not None:
+        after = _post_stages(cfg, template, by_id, roscoe_scorer)
+        if identity.judge is not None:
             judge = run.backend(judge_backend if judge_backend is not None else str(cfg.judge),
                                 fan_out=False)  # fmt: skip
-            after.append(_on(_judge_stage(judge, judge_id["prompt"], prompts), by_id))
-        # samples per unit of work: one for an API backend (each recorded as it finishes,
-        # `in_flight` of them at once), the model's own batch for a local one (whose samples
-        # finish together); a fanned-out model's chunks move the bar inside its batch (one
-        # request a sample: the direct protocol)
-        stage = Stage(
-            protocol,
-            model_name,
-            todo_all,
-            partial(run_protocol, protocol, ctx=ctx),
-            backend=wrapped,
-            batch_size=batch_size,
-            after=tuple(after),
-            ticks=protocol == "direct",
-        )
+            after.append(_on(_judge_stage(judge, identity.judge.prompt, prompts), by_id))
+        # a fanned-out model's chunks move the bar inside its batch (one request a sample:
+        # the direct protocol)
+        stage = Stage(cfg.protocol, model_name, todo_all, partial(run_protocol, cfg.protocol, ctx=ctx),
+                      backend=wrapped, batch_size=cfg.batch_size, after=tuple(after),
+                      ticks=cfg.protocol == "direct")  # fmt: skip
         run.execute([stage], progress=progress)
-        results = run.results(protocol)
-        summary = summarize(results, protocol=protocol, samples=samples)
+        results = run.results(cfg.protocol)
+        summary = summarize(results, protocol=cfg.protocol, samples=samples)
+        explainers = explanation_scorers()
         for m, entry in explainers.items():
-            if m in metrics and entry.section is not None:
+            if m in cfg.metrics and entry.section is not None:
                 # section scorers learn whether the backend wrote its explanations with the
                 # references' own generator (n-gram scores against itself)
                 summary[entry.section] = entry.fn(
                     results, by_id, generator=explanation_generator(inner)
                 )
-        if judge_id is not None and isinstance(summary.get("judge"), dict):
-            summary["judge"] |= judge_id
+        if identity.judge is not None and isinstance(summary.get("judge"), dict):
+            summary["judge"] |= identity.judge.model_dump()
         # what the model saw, for every table of the report ("text over table" backends)
         label = getattr(inner, "label", None)
         summary["model"] = f"{model_name} ({label})" if isinstance(label, str) else model_name
-        summary["prompt"] = config["prompt"]
+        summary["prompt"] = identity.prompt
         summary["dataset"] = {
-            "spec": str(data),
+            "spec": cfg.data,
             "root": str(loaded.root),
             "samples": len(samples),
             "bad_rows": loaded.n_bad,
@@ -346,15 +336,61 @@ def run_evaluation(
         return run.finish(summary, counts)
 
 
-def _judge_identity(
-    cfg: EvalSettings, given: Backend | None, prompts: Any
-) -> dict[str, str] | None:
-    """The judge's recorded name and prompt id (part of the run's configuration)."""
-    if given is None and cfg.judge is None:
-        return None
-    prompt_id = (prompts or _default_prompts()).get(cfg.judge_prompt).id
-    name = given.name if given is not None else run_identity(str(cfg.judge))
-    return {"model": name, "prompt": prompt_id}
+def _selected(cfg: EvalSettings, samples: list[Sample]) -> list[Sample]:
+    """The samples to evaluate: `where`, `limit`, then the choice-order variants."""
+    data, where = cfg.data, cfg.where
+    if samples and all(s.source.get("audit_only") for s in samples):
+        raise ValueError(
+            f"{data} holds charts without questions (ChartBias layout): there is nothing to "
+            f"score; audit them with `chartproof audit --data {data}`"
+        )
+    if where:
+        samples = [s for s in samples if _matches(s, where)]
+    samples = samples[: cfg.limit] if cfg.limit is not None else samples
+    if cfg.shuffle_choices or cfg.rotate_choices:
+        from chartproof.variants.choice_order import choice_order_variants
+
+        samples = choice_order_variants(
+            samples, shuffles=cfg.shuffle_choices, rotations=cfg.rotate_choices
+        )
+    if not samples:
+        raise ValueError(f"no samples to evaluate in {data}" + (f" where {where}" if where else ""))
+    check_conventions(samples)
+    return samples
+
+
+def _template(cfg: EvalSettings, prompts: Any, samples: Sequence[Sample]) -> PromptTemplate:
+    """The direct protocol's prompt, refused when it lists options some samples lack."""
+    template: PromptTemplate = (prompts or _default_prompts()).get(cfg.prompt)
+    if cfg.protocol == "direct" and "options" in template.fields():
+        bare = [s.id for s in samples if not s.choices]
+        if bare:
+            raise ValueError(
+                f"prompt {template.id} lists answer options, but {len(bare)} of {len(samples)} "
+                f"samples have none (first: {bare[0]!r}); select the multiple-choice samples "
+                "(--where) or use a prompt such as chartqax, which shows the options of the "
+                "samples that have them"
+            )
+    return template
+
+
+def _post_stages(
+    cfg: EvalSettings, template: PromptTemplate, by_id: Mapping[str, Sample], roscoe: Any
+) -> list[After]:
+    """The explanation scorers without a summary section: they score each batch as it
+    finishes (stored with the results, so a resumed run never rescores)."""
+    explainers = explanation_scorers()
+    models = {"roscoe": roscoe}
+    # ROSCOE's source context is the paper's: the prompt's instruction + the question
+    extra = {"roscoe": {"instruction": prompt_instruction(template)}}
+    return [
+        _on(
+            explainers[m].fn(scorer=models.get(m), with_table=cfg.with_table, **extra.get(m, {})),
+            by_id,
+        )
+        for m in explainers
+        if m in cfg.metrics and explainers[m].section is None
+    ]
 
 
 def _on(stage: Any, by_id: Mapping[str, Sample]) -> After:

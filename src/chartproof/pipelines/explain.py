@@ -51,13 +51,14 @@ import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeAlias
 
 from pydantic import Field, JsonValue, model_validator
 
 from chartproof.datasets import SampleWriter, dataset_fingerprint, load_dataset
-from chartproof.executors import Executor, load_backend_on
+from chartproof.executors import Executor
 from chartproof.metrics.weights import (
     CHARTQAX_WEIGHTS,
     MissingPolicy,
@@ -66,6 +67,7 @@ from chartproof.metrics.weights import (
     sensitivity_weight_sets,
 )
 from chartproof.models import Backend, default_prompts, load_prompts
+from chartproof.pipelines.engine import Stage, open_run
 from chartproof.pipelines.explain_records import (
     PROTOCOL,
     ExplainOutcome,
@@ -76,8 +78,7 @@ from chartproof.pipelines.explain_records import (
 from chartproof.pipelines.explain_scoring import CandidateScorer, Ranking, RoscoeLike
 from chartproof.pipelines.explain_select import ExplainContext, Model, explain_batch, gold_answer
 from chartproof.pipelines.explain_summary import summarize_explain
-from chartproof.runs import RunFolder, recording
-from chartproof.types import Record, RunRecord, Sample
+from chartproof.types import Record, RunRecord, Sample, SampleResult
 
 __all__ = [
     "RUN_DIR",
@@ -322,10 +323,13 @@ def run_explain(
     config: dict[str, Any] = {"pipeline": PROTOCOL, "data": str(data), **recorded}
     key = ",".join(gen_names)
 
-    store, owned, by_name = _open_backends(
-        models, verifiers, cfg.cache, executor if executor is not None else cfg.executor
-    )
-    try:
+    where = executor if executor is not None else cfg.executor
+    with open_run(root / RUN_DIR, executor=where, cache=cfg.cache) as run:
+        # a model in both lists is loaded once; every one shares the run's response cache
+        by_name: dict[str, Backend] = {}
+        for m in [*models, *(verifiers or ())]:
+            if _name(m) not in by_name:
+                by_name[_name(m)] = run.backend(_name(m) if isinstance(m, str) else m)
         ctx = ExplainContext(
             root=loaded.root,
             generators=tuple(Model(n, by_name[n]) for n in gen_names),
@@ -340,60 +344,55 @@ def run_explain(
             regen_temperature=regen_temperature,
             instruction=_instruction(candidate_t.text),
         )
-        with RunFolder.open(root / RUN_DIR, config, fingerprint) as run:
-            todo = [s for s in selected if not run.is_done(s.id, PROTOCOL, key)]
-            done = len(selected) - len(todo)
-            with recording(run, len(selected), done=done, progress=progress) as recorder:
-                for start in range(0, len(todo), batch_size):
-                    batch = todo[start : start + batch_size]
-                    recorder.add(
-                        outcome_to_result(
-                            outcome,
-                            key,
-                            groups=sample.group_labels(),
-                            calls=usage.calls,
-                            cached=usage.cached,
-                            latency_s=round(usage.latency_s, 4),
-                        )
-                        for sample, (outcome, usage) in zip(
-                            batch, explain_batch(batch, ctx), strict=True
-                        )
-                    )
-            results = [r for r in run.results() if r.protocol == PROTOCOL and r.model == key]
-            found = {r.sample_id: outcome_from_result(r) for r in results}
-            ordered = [(s, found[s.id]) for s in samples if s.id in found]
-            paths = _write_dataset(root, loaded.root, ordered, recorded)
-            summary = summarize_explain(
-                [o for _, o in ordered],
-                generators=gen_names,
-                verifiers=ver_names,
-                perplexity=perplexity,
-                missing=missing,
-            )
-            summary["calls"] = {
-                "calls": sum(r.calls for r in results),
-                "cached": sum(r.cached for r in results),
-            }
-            summary["dataset"] = {
-                "spec": str(data),
-                "root": str(loaded.root),
-                "samples": len(samples),
-                "bad_rows": loaded.n_bad,
-                "without_gold_answer": len(samples) - len(eligible),
-                "selected": len(selected),
-            }
-            summary["settings"] = recorded
-            _atomic_write(root / SUMMARY_FILE, json.dumps(summary, indent=2, sort_keys=True))
-            counts = {**summary["counts"], "selected": len(selected), "bad_rows": loaded.n_bad}
-            record = run.finish(summary, counts)
-    finally:
-        if store is not None:
-            store.close()
-        for backend in owned:
-            backend.close()
+        run.start(config, fingerprint)
+        stage = Stage(PROTOCOL, key, selected, partial(_solve, ctx=ctx, key=key),
+                      batch_size=batch_size)  # fmt: skip
+        run.execute([stage], progress=progress)
+        results = run.results(PROTOCOL, key)
+        found = {r.sample_id: outcome_from_result(r) for r in results}
+        ordered = [(s, found[s.id]) for s in samples if s.id in found]
+        paths = _write_dataset(root, loaded.root, ordered, recorded)
+        summary = summarize_explain(
+            [o for _, o in ordered],
+            generators=gen_names,
+            verifiers=ver_names,
+            perplexity=perplexity,
+            missing=missing,
+        )
+        summary["calls"] = {
+            "calls": sum(r.calls for r in results),
+            "cached": sum(r.cached for r in results),
+        }
+        summary["dataset"] = {
+            "spec": str(data),
+            "root": str(loaded.root),
+            "samples": len(samples),
+            "bad_rows": loaded.n_bad,
+            "without_gold_answer": len(samples) - len(eligible),
+            "selected": len(selected),
+        }
+        summary["settings"] = recorded
+        _atomic_write(root / SUMMARY_FILE, json.dumps(summary, indent=2, sort_keys=True))
+        counts = {**summary["counts"], "selected": len(selected), "bad_rows": loaded.n_bad}
+        record = run.finish(summary, counts)
     return ExplainResult(
         folder=root, samples=paths[0], unaccepted=paths[1], summary=summary, run=record
     )
+
+
+def _solve(batch: Sequence[Sample], *, ctx: ExplainContext, key: str) -> list[SampleResult]:
+    """The selection loop on one batch of samples, each outcome as a run result."""
+    return [
+        outcome_to_result(
+            outcome,
+            key,
+            groups=sample.group_labels(),
+            calls=usage.calls,
+            cached=usage.cached,
+            latency_s=round(usage.latency_s, 4),
+        )
+        for sample, (outcome, usage) in zip(batch, explain_batch(batch, ctx), strict=True)
+    ]
 
 
 # ------------------------------------------------------------------------- helpers
@@ -469,41 +468,6 @@ def _instruction(text: str) -> str | None:
     return head if head and "{" not in head else None
 
 
-def _open_backends(
-    models: Sequence[ModelArg],
-    verifiers: Sequence[ModelArg] | None,
-    cache: bool | str | Path,
-    executor: str | Executor | None = None,
-) -> tuple[Any, list[Backend], dict[str, Backend]]:
-    """The response cache (or None), the backends loaded here (to close) and every model's
-    backend by name, behind the cache; a model in both lists is built once."""
-    raw: dict[str, Backend] = {}
-    owned: list[Backend] = []
-    try:
-        for m in [*models, *(verifiers or ())]:
-            name = _name(m)
-            if name in raw:
-                continue
-            if isinstance(m, str):
-                backend = load_backend_on(name, executor)
-                owned.append(backend)
-                raw[name] = backend
-            else:
-                raw[name] = m
-    except BaseException:
-        for b in owned:
-            b.close()
-        raise
-    if cache is False:
-        return None, owned, raw
-    from chartproof.models.cache import CachedBackend, ResponseCache
-
-    store = ResponseCache(None if cache is True else Path(cache))
-    # the wrappers are never closed: closing one would close the caller's backend too
-    wrapped: dict[str, Backend] = {n: CachedBackend(b, store) for n, b in raw.items()}
-    return store, owned, wrapped
-
-
 def _write_dataset(
     root: Path,
     source_root: Path,
@@ -520,7 +484,7 @@ def _write_dataset(
             {
                 "question": sample.question,
                 "answer": gold_answer(sample),
-                **outcome.model_dump(mode="json"),
+                **outcome.model_dump(mode="json", exclude={"candidates": {"__all__": {"type"}}}),
             },
             ensure_ascii=False,
         )

@@ -5,9 +5,16 @@ from __future__ import annotations
 
 from typing import Literal, TypeAlias
 
-from pydantic import Field, JsonValue
+from pydantic import JsonValue
 
-from chartproof.types import Record, Sample, SampleResult
+from chartproof.types import (
+    CandidateStatus,
+    CandidateStepRecord,
+    Record,
+    Sample,
+    SampleResult,
+    VoteRecord,
+)
 
 __all__ = [
     "PROTOCOL",
@@ -24,65 +31,17 @@ __all__ = [
 PROTOCOL = "explain"
 """The `SampleResult.protocol` of explain records in a run folder."""
 
-CandidateStatus: TypeAlias = Literal["accepted", "rejected", "not_verified", "failed"]
-"""What became of a candidate: accepted by the verifiers, rejected by them, never put to them
-(a better-ranked candidate was accepted first), or failed (no usable explanation)."""
+Vote = VoteRecord
+"""One verifier's judgement of one candidate (`types.VoteRecord`)."""
+
+Candidate = CandidateStepRecord
+"""One model's candidate explanation in one round (`types.CandidateStepRecord`, the step
+record of an explain result)."""
 
 OutcomeStatus: TypeAlias = Literal["accepted", "rejected", "failed"]
 """A sample's outcome: an explanation was accepted; every candidate of every round was
 rejected with all model calls answered; or none was accepted while some call failed (such a
 sample is asked again when the run is resumed)."""
-
-
-class Vote(Record):
-    """One verifier's judgement of one candidate explanation."""
-
-    verifier: str
-    """Name of the verifying model."""
-    verdict: bool | None
-    """True = Correct, False = Incorrect, None = no verdict (failed call or unreadable reply);
-    only True counts towards the majority."""
-    reply: str = ""
-    """The verifier's raw reply."""
-    error: str | None = None
-    """Why the call failed; None when the model answered."""
-
-
-class Candidate(Record):
-    """One model's candidate explanation in one round, with everything that decided its fate."""
-
-    model: str
-    """Name of the model that wrote it."""
-    round: int
-    """Generation round, from 1; a later round regenerates every candidate."""
-    reply: str = ""
-    """The model's raw reply."""
-    explanation: str | None = None
-    """The explanation parsed from the reply; None when the call failed or gave nothing."""
-    error: str | None = None
-    """Why there is no explanation (failed call or empty reply); None otherwise."""
-    scores: dict[str, float | None] = Field(default_factory=dict)
-    """The nine ROSCOE scores keyed FS … GS on ROSCOE's scale (PS/PC = 1/PPL); None = not
-    computed. Empty when the candidate was not scored or the scorer gives only AS."""
-    score_notes: dict[str, str] = Field(default_factory=dict)
-    """Why a ROSCOE score is missing, keyed by code."""
-    aggregate: float | None = None
-    """The aggregate score AS used for ranking; None when it could not be computed."""
-    aggregate_note: str | None = None
-    """How AS was computed when not plainly (renormalised weights, custom scorer) or why it
-    is missing."""
-    rank: int | None = None
-    """Position in its round's ranking (1 = highest AS); None for a failed candidate."""
-    status: CandidateStatus = "not_verified"
-    """What became of it."""
-    reason: str | None = None
-    """Why it was accepted, rejected, not verified or failed, in words."""
-    votes: tuple[Vote, ...] = ()
-    """The verifiers' votes, in verifier order (empty when not verified)."""
-    correct: int = 0
-    """Number of Correct votes."""
-    needed: int | None = None
-    """Correct votes it needed to be accepted; None when not verified."""
 
 
 class ExplainOutcome(Record):
@@ -124,7 +83,7 @@ def outcome_to_result(
         explanation=outcome.explanation,
         scores={"aggregate": accepted.aggregate if accepted is not None else None},
         groups=groups or {},
-        steps=tuple(c.model_dump(mode="json") for c in outcome.candidates),
+        steps=outcome.candidates,
         error=outcome.error,
         cached=cached,
         calls=calls,
@@ -136,7 +95,7 @@ def outcome_from_result(result: SampleResult) -> ExplainOutcome:
     """The outcome recorded in a run-folder result (inverse of `outcome_to_result`)."""
     if result.protocol != PROTOCOL:
         raise ValueError(f"sample {result.sample_id}: not an explain result ({result.protocol})")
-    candidates = tuple(Candidate.model_validate(step) for step in result.steps)
+    candidates = tuple(_candidate(result.sample_id, step) for step in result.steps)
     accepted = _accepted(candidates)
     status: OutcomeStatus = (
         "accepted" if accepted is not None else "failed" if result.error else "rejected"
@@ -168,7 +127,7 @@ def explained_sample(
         "model": outcome.model,
         "round": outcome.round,
         "rounds": outcome.rounds,
-        "candidates": [c.model_dump(mode="json") for c in outcome.candidates],
+        "candidates": [c.model_dump(mode="json", exclude={"type"}) for c in outcome.candidates],
         "input_explanation": sample.explanation,
         "settings": settings,
     }
@@ -182,3 +141,9 @@ def explained_sample(
 
 def _accepted(candidates: tuple[Candidate, ...]) -> Candidate | None:
     return next((c for c in candidates if c.status == "accepted"), None)
+
+
+def _candidate(sample_id: str, step: object) -> Candidate:
+    if isinstance(step, CandidateStepRecord):
+        return step
+    raise ValueError(f"sample {sample_id}: an explain result step is not a candidate: {step!r}")

@@ -207,13 +207,15 @@ def steps_table(r: SampleResult) -> Html:
         elif isinstance(st, ChainStepRecord):
             rows.append([st.task_type, st.question, st.gold, st.prediction, _tick(st.correct)])
         else:
+            # another pipeline's record (typed: an explanation candidate, a redraw), as a dict
+            row = st if isinstance(st, dict) else st.model_dump(mode="json")
             rows.append(
                 [
-                    st.get("task_type"),
-                    st.get("question"),
-                    st.get("gold"),
-                    st.get("prediction"),
-                    _tick(bool(st.get("correct"))),
+                    row.get("task_type"),
+                    row.get("question"),
+                    row.get("gold"),
+                    row.get("prediction"),
+                    _tick(bool(row.get("correct"))),
                 ]
             )
     head = (

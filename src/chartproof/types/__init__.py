@@ -61,11 +61,21 @@ from chartproof.types.results import (
     StepRecord,
     VPPFigures,
 )
+from chartproof.types.steps import (
+    CandidateStatus,
+    CandidateStepRecord,
+    DerenderStatus,
+    DerenderStepRecord,
+    SandboxStep,
+    VoteRecord,
+)
 
 __all__ = [
     "Answer",
     "AnswerKind",
     "AnswerValue",
+    "CandidateStatus",
+    "CandidateStepRecord",
     "Cell",
     "ChainSection",
     "ChainStepRecord",
@@ -75,6 +85,8 @@ __all__ = [
     "ColumnKind",
     "DataTable",
     "DatasetInfo",
+    "DerenderStatus",
+    "DerenderStepRecord",
     "Encoding",
     "FailureNote",
     "FamiliesSection",
@@ -99,6 +111,7 @@ __all__ = [
     "RunSummary",
     "Sample",
     "SampleResult",
+    "SandboxStep",
     "Score",
     "Step",
     "StepRecord",
@@ -108,6 +121,7 @@ __all__ = [
     "Transform",
     "Usage",
     "VPPFigures",
+    "VoteRecord",
     "chart_type_names",
     "register_chart_type",
     "unregister_chart_type",

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, JsonValue, Tag
 
 from chartproof.types.data import Record
+from chartproof.types.steps import CandidateStepRecord, DerenderStepRecord, legacy_step_kind
 
 __all__ = [
     "ChainSection",
@@ -87,30 +88,35 @@ class PremiseStepRecord(Record):
     """Why the premise's model call failed (then it counts as wrong)."""
 
 
+_TYPED = ("chain", "premise", "explain_candidate", "derender")
+
+
 def _step_kind(value: Any) -> str:
     """Tag of a step record: its `type`; records written before steps were typed are told
     apart by their fields; anything else is a pipeline's own record (kept as a dict)."""
-    if isinstance(value, ChainStepRecord | PremiseStepRecord):
+    if isinstance(
+        value, ChainStepRecord | PremiseStepRecord | CandidateStepRecord | DerenderStepRecord
+    ):
         return value.type
     if isinstance(value, dict):
         kind = value.get("type")
-        if kind in ("chain", "premise"):
+        if kind in _TYPED:
             return str(kind)
-        if kind is None and "statement" in value and "truth" in value:
-            return "premise"
-        if kind is None and "task_type" in value and "depends_on" in value:
-            return "chain"
+        if kind is None:
+            return legacy_step_kind(value) or "other"
     return "other"
 
 
 StepRecord: TypeAlias = Annotated[
     Annotated[ChainStepRecord, Tag("chain")]
     | Annotated[PremiseStepRecord, Tag("premise")]
+    | Annotated[CandidateStepRecord, Tag("explain_candidate")]
+    | Annotated[DerenderStepRecord, Tag("derender")]
     | Annotated[dict[str, JsonValue], Tag("other")],
     Discriminator(_step_kind),
 ]
-"""A step of a result: a chain step, a premise verdict, or a pipeline's own record (the
-derender status, explanation candidates) as a plain dict."""
+"""A step of a result: a chain step, a premise verdict, an explanation candidate, a redraw's
+outcome, or a pipeline's own record (the audit's prompts and replies) as a plain dict."""
 
 
 class Score(Record):

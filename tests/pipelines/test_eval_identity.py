@@ -1,0 +1,98 @@
+"""The run identity an evaluation records (`EvalSettings.identity`, `run.json`'s config) is
+written exactly as runs recorded it before it was a record, so older runs resume; and
+`evaluate` takes its settings record or the record's fields as keywords."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+import chartproof.pipelines.evaluate as pipeline
+from chartproof.models import default_prompts
+from chartproof.pipelines.evaluate import EvalSettings, evaluate
+from chartproof.testing.scripted import ScriptedBackend
+
+GENERATION = {"max_tokens": 256, "temperature": 0.0, "top_p": 1.0, "seed": None, "stop": []}
+
+
+def test_the_identity_is_the_config_runs_have_always_recorded() -> None:
+    settings = EvalSettings(
+        data="data/qax",
+        limit=3,
+        where={"perturbation": "original", "chart_type": "bar"},
+        metrics=("roscoe", "ngram", "roscoe"),
+        cache=False,
+        executor="local:1",
+        batch_size=4,
+    )
+    got = settings.identity("builtin:reader", "chartqax@2", None).model_dump(mode="json")
+    # the recorded form (pipelines/evaluate.py before the record): no out, cache, executor,
+    # batch size or strictness; sorted where and metrics; no choice-order keys or judge
+    assert got == {
+        "data": "data/qax",
+        "model": "builtin:reader",
+        "protocol": "direct",
+        "prompt": "chartqax@2",
+        "limit": 3,
+        "where": {"chart_type": "bar", "perturbation": "original"},
+        "metrics": ["ngram", "roscoe"],
+        "with_table": False,
+        "generation": GENERATION,
+    }
+
+
+def test_choice_orders_and_a_judge_are_recorded_when_set() -> None:
+    prompts = default_prompts()
+    settings = EvalSettings(
+        data="d", protocol="chain", shuffle_choices=2, rotate_choices=True, max_tokens=64
+    )
+    judge = ScriptedBackend(lambda r: "yes", name="scripted:judge")
+    got = settings.identity("m", "ignored@1", None, judge).model_dump(mode="json")
+    assert got == {
+        "data": "d",
+        "model": "m",
+        "protocol": "chain",
+        "prompt": prompts.get("chain_step").id,
+        "limit": None,
+        "where": None,
+        "metrics": [],
+        "with_table": False,
+        "shuffle_choices": 2,
+        "rotate_choices": True,
+        "generation": {**GENERATION, "max_tokens": 64},
+        "judge": {"model": "scripted:judge", "prompt": prompts.get("judge_answer").id},
+    }
+
+
+def test_evaluate_takes_the_record_or_its_fields(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[EvalSettings] = []
+
+    def capture(settings: EvalSettings, **_: Any) -> Any:
+        seen.append(settings)
+        return None
+
+    monkeypatch.setattr(pipeline, "run_evaluation", capture)
+    evaluate("d", "builtin:reader", "runs/x", protocol="chain", limit=2, cache="c.sqlite")
+    record = EvalSettings(data="d", out=Path("runs/x"), protocol="chain", limit=2,
+                          cache=Path("c.sqlite"))  # fmt: skip
+    evaluate(record)
+    evaluate(record, limit=5)
+    assert seen[0] == seen[1] == record
+    assert seen[2] == record.model_copy(update={"limit": 5})
+    with pytest.raises(ValidationError, match="protocl"):
+        evaluate("d", protocl="chain")
+    with pytest.raises(ValueError, match="batch_size must be at least 1"):
+        evaluate(record, batch_size=0)
+
+
+def test_the_signature_shows_the_record_fields_with_their_defaults() -> None:
+    params = inspect.signature(evaluate).parameters
+    fields = EvalSettings.model_fields
+    for name in ("protocol", "prompt", "limit", "metrics", "max_tokens", "cache", "judge_prompt"):
+        assert params[name].kind is inspect.Parameter.KEYWORD_ONLY
+        assert params[name].default == fields[name].default
+    assert "fields" not in params
