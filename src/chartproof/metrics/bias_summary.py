@@ -239,6 +239,9 @@ class AuditSummary(_Section):
     """Always "audit"."""
     model: str = ""
     """Backend spec (or backend name)."""
+    model_reads: str | None = None
+    """What the model sees, as its backend declares it (its `label`: "text over table");
+    None: the chart image."""
     dataset: AuditDataset | None = None
     """What was read."""
     charts: int = 0
@@ -313,8 +316,11 @@ class AuditSummary(_Section):
         return [a.name for a in self.attributes]
 
     def to_json(self) -> dict[str, Any]:
-        """The `summary.json` form: statistics that were not computed are left out."""
+        """The `summary.json` form: statistics that were not computed are left out, and
+        `model_reads` when the model reads the image."""
         unset = {k for k in AUDIT_STATISTICS if getattr(self, k, None) is None}
+        if self.model_reads is None:
+            unset.add("model_reads")
         return self.model_dump(mode="json", exclude=unset)
 
 

@@ -125,6 +125,8 @@ class _Audit:
     executor: str | Executor | None
     embedder: Embedder | str | Path | None
     progress: ProgressHook | None
+    reads: str | None = None
+    """What the model sees, as its backend declares it (`label`; None: the image)."""
 
     def run(self) -> RunRecord:
         s = self.s
@@ -140,6 +142,8 @@ class _Audit:
             self.backend if self.backend is not None else load_backend_on(s.model, self.executor)
         )
         scorer: Scorer | None = getattr(inner, "loglikelihoods", None)
+        label = getattr(inner, "label", None)
+        self.reads = label if isinstance(label, str) else None
         if s.choice != "generate" and scorer is None and any(t.chooses for t in tasks):
             if self.backend is None:
                 inner.close()
@@ -206,6 +210,7 @@ class _Audit:
         return AuditSummary(
             pipeline="audit",
             model=ctx.model,
+            model_reads=self.reads,
             dataset=AuditDataset(spec=str(s.data), root=str(loaded.root),
                                  samples=len(loaded.samples), bad_rows=loaded.n_bad),
             charts=len(plan.originals),
