@@ -509,7 +509,7 @@ def _mitigation(page: AuditPage) -> Html:
         el("h3", "Mitigation (Table 5)"),
         table(head, rows, caption="Masking → evidence → paired generation from the same evidence → "
               "judge (stance of the <opinion> spans, similarity, VADER sentiment) → rewrite of "
-              "flagged pairs; the same statistics before and after."),
+              "flagged pairs; the same statistics before and after." + _subset(page)),
         table(["attribute", "pairs", "% flagged (masked)", "% flagged (w/o masking)",
                "tagged % (paired texts)", "stance checked (pairs)", "rewrites rejected"], flags,
               caption="The judge compares the stances of the two <opinion> spans only where both "
@@ -538,6 +538,20 @@ def _mitigation(page: AuditPage) -> Html:
                 )
             )
     return join(parts)
+
+
+def _subset(page: AuditPage) -> str:
+    """What the mitigation ran on when it was limited to the first pairs (`mitigation_pairs`)."""
+    first = page.record.config.get("mitigation_pairs")
+    if not isinstance(first, int):
+        return ""
+    s = page.summary
+    ran = sum(m.n for m in (s.mitigation or {}).values())
+    return (
+        f" MITIGATION ON A SUBSET: the first {first} eligible chart–attribute pairs only "
+        f"(n = {ran} pairs; 'pairs' below per attribute), while the narrative row covers "
+        "every eligible pair."
+    )
 
 
 def _rejected(m: Any) -> str:
