@@ -6,41 +6,30 @@ from __future__ import annotations
 import logging
 import string
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import nullcontext
-from itertools import islice
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field, field_validator
 
 from chartproof.datasets import dataset_fingerprint, load_dataset
-from chartproof.executors import Executor, load_backend_on
+from chartproof.executors import Executor
 from chartproof.metrics.conventions import check_conventions
 from chartproof.metrics.registry import explanation_scorers
 from chartproof.models import load_prompts
-from chartproof.models.base import (
-    Backend,
-    Borrowed,
-    accepts_overlap,
-    answering,
-    explanation_generator,
-    in_flight,
-)
-from chartproof.models.cache import ResponseCache, with_cache
+from chartproof.models.base import Backend, explanation_generator
 from chartproof.models.prompts import PromptTemplate
 from chartproof.models.registry import run_identity
+from chartproof.pipelines.engine import After, Stage, open_run
 from chartproof.pipelines.protocols import PROTOCOLS, RunContext, applies, run_protocol
 from chartproof.pipelines.summarize import summarize
-from chartproof.runs import RunFolder, check_run_folder, recording
 from chartproof.types import (
     GenerationConfig,
     Record,
     RunRecord,
     RunSummary,
     Sample,
-    SampleResult,
 )
 from chartproof.types.names import UnknownNameError, unknown_name
 
@@ -273,97 +262,88 @@ def run_evaluation(
     judge_id = _judge_identity(cfg, judge_backend, prompts)
     if judge_id is not None:
         config["judge"] = judge_id
-    judging: tuple[Backend, ResponseCache | None] | None = None
     fingerprint = dataset_fingerprint(samples, loaded.root)
     todo_all = [s for s in samples if applies(protocol, s)]
-    check_run_folder(out)  # before a model loads
     where_to_run = executor if executor is not None else cfg.executor
-    inner = backend if backend is not None else load_backend_on(model, where_to_run)
-    wrapped, store = with_cache(Borrowed(inner) if backend is not None else inner, cache)
-    try:
-        with RunFolder.open(out, config, fingerprint) as run:
-            todo = [s for s in todo_all if not run.is_done(s.id, protocol, model_name)]
-            ctx = RunContext(
-                root=loaded.root,
-                backend=wrapped,
-                model=model_name,
-                prompt=prompt_id,
-                config=gen,
-                with_table=with_table,
-                prompts=prompts if prompts is not None else _default_prompts(),
+    with open_run(out, executor=where_to_run, cache=cache) as run:  # refuses before a model loads
+        wrapped = run.backend(backend if backend is not None else model)
+        inner = run.loaded(wrapped)
+        run.start(config, fingerprint)
+        ctx = RunContext(
+            root=loaded.root,
+            backend=wrapped,
+            model=model_name,
+            prompt=prompt_id,
+            config=gen,
+            with_table=with_table,
+            prompts=prompts if prompts is not None else _default_prompts(),
+        )
+        by_id = {s.id: s for s in samples}
+        # explanation scorers without a summary section score each batch as it finishes
+        # (stored with the results, so a resumed run never rescores)
+        models = {"roscoe": roscoe_scorer}
+        # ROSCOE's source context is the paper's: the prompt's instruction + the question
+        extra = {"roscoe": {"instruction": prompt_instruction(template)}}
+        after: list[After] = [
+            _on(
+                explainers[m].fn(scorer=models.get(m), with_table=with_table, **extra.get(m, {})),
+                by_id,
             )
-            by_id = {s.id: s for s in samples}
-            # explanation scorers without a summary section score each batch as it finishes
-            # (stored with the results, so a resumed run never rescores)
-            models = {"roscoe": roscoe_scorer}
-            # ROSCOE's source context is the paper's: the prompt's instruction + the question
-            extra = {"roscoe": {"instruction": prompt_instruction(template)}}
-            stages = [
-                explainers[m].fn(scorer=models.get(m), with_table=with_table, **extra.get(m, {}))
-                for m in explainers
-                if m in metrics and explainers[m].section is None
-            ]
-            if judge_id is not None:
-                judging = _judge_backend(cfg, judge_backend)
-                stages.append(_judge_stage(judging[0], judge_id["prompt"], prompts))
-            # samples per unit of work: one for an API backend (each recorded as it
-            # finishes, `in_flight` of them at once), the model's own batch for a local one
-            # (whose samples finish together)
-            overlap = accepts_overlap(wrapped)
-            size = batch_size or (1 if overlap else in_flight(wrapped))
-            units = _batches(todo, size)
-            done = len(todo_all) - len(todo)
-            with (
-                recording(run, len(todo_all), done=done, progress=progress) as recorder,
-                # a fanned-out model's chunks move the bar inside its batch (one request a
-                # sample: the direct protocol)
-                answering(recorder.tick) if protocol == "direct" else nullcontext(),
-            ):
-                for results in _answered(protocol, units, ctx, wrapped, overlap):
-                    for stage in stages:
-                        results = stage(results, by_id)
-                    recorder.add(results)
-            results = [r for r in run.results() if r.protocol == protocol]
-            summary = summarize(results, protocol=protocol, samples=samples)
-            for m, entry in explainers.items():
-                if m in metrics and entry.section is not None:
-                    # section scorers learn whether the backend wrote its explanations with
-                    # the references' own generator (n-gram scores against itself)
-                    summary[entry.section] = entry.fn(
-                        results, by_id, generator=explanation_generator(inner)
-                    )
-            if judge_id is not None and isinstance(summary.get("judge"), dict):
-                summary["judge"] |= judge_id
-            # what the model saw, for every table of the report ("text over table" backends)
-            label = getattr(inner, "label", None)
-            summary["model"] = f"{model_name} ({label})" if isinstance(label, str) else model_name
-            summary["prompt"] = config["prompt"]
-            summary["dataset"] = {
-                "spec": str(data),
-                "root": str(loaded.root),
-                "samples": len(samples),
-                "bad_rows": loaded.n_bad,
-                "not_applicable": len(samples) - len(todo_all),
-            }
-            counts = {
-                "samples": len(samples),
-                "applicable": len(todo_all),
-                "answered": summary["counts"]["answered"],
-                "failed": summary["counts"]["failed"],
-                "bad_rows": loaded.n_bad,
-            }
-            # the typed summary is the format's definition: a malformed section is a bug here,
-            # not a report that fails later
-            RunSummary.model_validate(summary)
-            return run.finish(summary, counts)
-    finally:
-        wrapped.close()
-        if store is not None:
-            store.close()
-        if judging is not None:
-            judging[0].close()
-            if judging[1] is not None:
-                judging[1].close()
+            for m in explainers
+            if m in metrics and explainers[m].section is None
+        ]
+        if judge_id is not None:
+            judge = run.backend(judge_backend if judge_backend is not None else str(cfg.judge),
+                                fan_out=False)  # fmt: skip
+            after.append(_on(_judge_stage(judge, judge_id["prompt"], prompts), by_id))
+        # samples per unit of work: one for an API backend (each recorded as it finishes,
+        # `in_flight` of them at once), the model's own batch for a local one (whose samples
+        # finish together); a fanned-out model's chunks move the bar inside its batch (one
+        # request a sample: the direct protocol)
+        stage = Stage(
+            protocol,
+            model_name,
+            todo_all,
+            partial(run_protocol, protocol, ctx=ctx),
+            backend=wrapped,
+            batch_size=batch_size,
+            after=tuple(after),
+            ticks=protocol == "direct",
+        )
+        run.execute([stage], progress=progress)
+        results = run.results(protocol)
+        summary = summarize(results, protocol=protocol, samples=samples)
+        for m, entry in explainers.items():
+            if m in metrics and entry.section is not None:
+                # section scorers learn whether the backend wrote its explanations with the
+                # references' own generator (n-gram scores against itself)
+                summary[entry.section] = entry.fn(
+                    results, by_id, generator=explanation_generator(inner)
+                )
+        if judge_id is not None and isinstance(summary.get("judge"), dict):
+            summary["judge"] |= judge_id
+        # what the model saw, for every table of the report ("text over table" backends)
+        label = getattr(inner, "label", None)
+        summary["model"] = f"{model_name} ({label})" if isinstance(label, str) else model_name
+        summary["prompt"] = config["prompt"]
+        summary["dataset"] = {
+            "spec": str(data),
+            "root": str(loaded.root),
+            "samples": len(samples),
+            "bad_rows": loaded.n_bad,
+            "not_applicable": len(samples) - len(todo_all),
+        }
+        counts = {
+            "samples": len(samples),
+            "applicable": len(todo_all),
+            "answered": summary["counts"]["answered"],
+            "failed": summary["counts"]["failed"],
+            "bad_rows": loaded.n_bad,
+        }
+        # the typed summary is the format's definition: a malformed section is a bug here,
+        # not a report that fails later
+        RunSummary.model_validate(summary)
+        return run.finish(summary, counts)
 
 
 def _judge_identity(
@@ -377,15 +357,9 @@ def _judge_identity(
     return {"model": name, "prompt": prompt_id}
 
 
-def _judge_backend(
-    cfg: EvalSettings, given: Backend | None
-) -> tuple[Backend, ResponseCache | None]:
-    """The judge behind the run's response cache (a given backend is borrowed: not closed)."""
-    if given is not None:
-        return with_cache(Borrowed(given), cfg.cache)
-    from chartproof.models import load_backend
-
-    return with_cache(load_backend(str(cfg.judge)), cfg.cache)
+def _on(stage: Any, by_id: Mapping[str, Sample]) -> After:
+    """A per-batch scorer over (results, samples by id) as an engine post-stage."""
+    return lambda results: list(stage(results, by_id))
 
 
 def _judge_stage(backend: Backend, prompt: str, prompts: Any) -> Any:
@@ -422,47 +396,3 @@ def _default_prompts() -> Any:
 def _protocol_prompt(protocol: str, prompts: Any) -> str:
     name = {"chain": "chain_step", "premise": "premise"}[protocol]
     return str((prompts or _default_prompts()).get(name).id)
-
-
-def _answered(
-    protocol: str,
-    units: Sequence[Sequence[Sample]],
-    ctx: RunContext,
-    backend: Backend,
-    overlap: bool,
-) -> Iterator[list[SampleResult]]:
-    """The results of each unit of samples, as each finishes.
-
-    An API backend (one that takes concurrent calls, `accepts_overlap`) works on enough
-    units at once to fill its request slots, and each unit's results come back as soon as it
-    is done (completion order), so a slow request holds up no other; other backends (local
-    models) get one unit at a time, in order.
-    """
-    if len(units) < 2 or not overlap:
-        for unit in units:
-            yield run_protocol(protocol, unit, ctx)
-        return
-    size = max(len(u) for u in units)
-    width = max(2, -(-in_flight(backend) // size))
-    pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="chartproof-eval")
-    queue = iter(units)
-    running: set[Future[list[SampleResult]]] = set()
-    try:
-        for unit in islice(queue, width):
-            running.add(pool.submit(run_protocol, protocol, unit, ctx))
-        while running:
-            finished, running = wait(running, return_when=FIRST_COMPLETED)
-            for _ in finished:
-                following = next(queue, None)
-                if following is not None:
-                    running.add(pool.submit(run_protocol, protocol, following, ctx))
-            # the units that finished together are recorded together (one fsync)
-            yield [result for future in finished for result in future.result()]
-    finally:
-        # on an error or interrupt, the units still running finish (their replies reach the
-        # response cache) but no new unit starts
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _batches(samples: Sequence[Sample], size: int) -> list[Sequence[Sample]]:
-    return [samples[i : i + size] for i in range(0, len(samples), size)]

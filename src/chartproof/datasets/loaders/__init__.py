@@ -12,6 +12,7 @@ from chartproof.datasets.errors import LoadResult
 
 # importing a loader module registers its loaders (detection follows each detector's order)
 from chartproof.datasets.loaders import native  # noqa: F401  (chartproof, parquet)
+from chartproof.datasets.loaders._fields import FieldMap
 from chartproof.datasets.loaders._registry import (
     DETECTORS,
     LOADERS,
@@ -38,6 +39,7 @@ from chartproof.datasets.loaders.realcqa import load_realcqa
 __all__ = [
     "DETECTORS",
     "LOADERS",
+    "FieldMap",
     "Loader",
     "detect_format",
     "load_chartbench",
@@ -122,10 +124,12 @@ def detect_format(path: Path) -> str:
 
 
 def load_dataset(spec: str | Path, *, strict: bool = False, **options: Any) -> LoadResult:
-    """Load a dataset named by a data spec ("chartqa:/data/ChartQA?split=val", a path).
+    """Load a dataset named by a data spec ("chartqa:/path?split=val", a path).
 
-    Options in the spec and keyword options are passed to the loader; an option it does not
-    take raises ValueError listing those it does.
+    Options in the spec and keyword options are passed to the loader. A loader that takes
+    `fields` (the record loaders: jsonl, json, csv, hf) gets the field options (`question`,
+    `groups`, ...) parsed once into a `FieldMap`; its own options (hf's `split`) come first.
+    An option the loader does not take raises ValueError listing those it does.
     """
     name, path, spec_options = parse_data_spec(spec)
     name = name or detect_format(path)
@@ -133,14 +137,23 @@ def load_dataset(spec: str | Path, *, strict: bool = False, **options: Any) -> L
     if loader is None:
         raise ValueError(f"no loader called {name!r}; loaders: {sorted(LOADERS)}")
     merged = {**spec_options, **options}
-    accepted = [
+    params = inspect.signature(loader).parameters
+    own = [
         p.name
-        for p in inspect.signature(loader).parameters.values()
-        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "strict"
+        for p in params.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in ("strict", "fields")
     ]
-    unknown = sorted(set(merged) - set(accepted))
+    field_keys = [k for k in FieldMap.options() if k not in own] if "fields" in params else []
+    takes_fields = {"fields"} if "fields" in params else set()
+    unknown = sorted(set(merged) - set(own) - set(field_keys) - takes_fields)
     if unknown:
-        raise ValueError(f"loader {name!r} takes no option {unknown}; it takes {accepted}")
+        raise ValueError(f"loader {name!r} takes no option {unknown}; it takes {own + field_keys}")
     if "check_images" in merged and isinstance(merged["check_images"], str):
         merged["check_images"] = merged["check_images"].lower() not in ("0", "false", "no")
+    if takes_fields:
+        base = merged.get("fields")
+        if base is not None and not isinstance(base, FieldMap):
+            raise ValueError(f"loader {name!r}: fields must be a FieldMap, got {base!r:.60}")
+        given = {k: merged.pop(k) for k in field_keys if k in merged}
+        merged["fields"] = FieldMap.parse(given, base)
     return loader(path, strict=strict, **merged)

@@ -15,6 +15,7 @@ from chartproof.datasets.answers import type_answer
 from chartproof.datasets.choices import choice_answer, read_choices, split_options
 from chartproof.datasets.errors import LoadResult, RowError, RowLog, validation_message
 from chartproof.datasets.images import check_image
+from chartproof.datasets.loaders._fields import FieldMap
 from chartproof.datasets.loaders._json import read_json
 from chartproof.datasets.tables import read_table
 from chartproof.types import Answer, ImageRef, Sample
@@ -34,48 +35,6 @@ __all__ = [
 _REPLACEMENT = "\ufffd"
 
 
-@dataclass(frozen=True)
-class FieldMap:
-    """Which key of a raw record holds each part of a sample ("" = the source has none)."""
-
-    id: str = "id"
-    """Key of the sample id; rows without one get "<dataset>-<line>"."""
-    image: str = "image"
-    """Key of the image path, relative to the dataset folder; a list of paths makes a
-    multi-image sample (the images in order)."""
-    question: str = "question"
-    """Key of the question text."""
-    answer: str = "answer"
-    """Key of the gold answer (typed by `type_answer`)."""
-    table: str = "table"
-    """Key of the data table: CSV text, {"columns": [...], "rows": [...]}, a list of rows
-    with the header first, or null."""
-    chart_type: str = "chart_type"
-    """Key of the chart type label."""
-    question_type: str = "question_type"
-    """Key of the question type label."""
-    split: str = "split"
-    """Key of the split name."""
-    groups: tuple[str, ...] = ()
-    """Extra keys whose short string values become group labels for breakdowns."""
-    choices: tuple[str, ...] = ("choices",)
-    """Key of a multiple-choice question's options (a list, a letter → text mapping, a
-    JSON list, lettered lines or "a|b|c"), or several keys holding one option each (CSV
-    files with columns A, B, C, D); absent or empty keys mean an open question."""
-    explanation: str = "explanation"
-    """Key of the reference explanation."""
-    options_in_question: bool = False
-    """Read lettered options written inside the question text ("... (A) 12 (B) 15") when
-    the record has no choices field; the question keeps only its stem."""
-
-    def used(self) -> set[str]:
-        """Keys consumed by named sample fields (the others go to `Sample.source`)."""
-        keys = {self.id, self.image, self.question, self.answer, self.table}
-        keys |= {self.chart_type, self.question_type, self.split, self.explanation}
-        keys |= set(self.choices)
-        return keys - {""}
-
-
 @dataclass
 class RecordContext:
     """Where records come from, for error messages and image checks."""
@@ -92,6 +51,9 @@ class RecordContext:
     """Require each image file to exist inside `root`."""
     seen: dict[str, int] = field(default_factory=dict)
     """Sample ids already loaded, with their line."""
+    tolerance: float = 0.05
+    """Relative tolerance of number answers (`Answer.tolerance`): ChartQA's 5 % by default,
+    0 for a benchmark scored by exact match (DVQA)."""
 
 
 def one_data_file(path: Path, suffix: str, missing: str) -> Path:
@@ -401,7 +363,7 @@ def record_to_sample(
             fail(str(exc), fields.answer, sample_id)
             return None
     if answer is None:
-        answer = type_answer(required["answer"])
+        answer = type_answer(required["answer"], tolerance=ctx.tolerance)
     explanation = _text(lookup(record, fields.explanation)) if fields.explanation else None
 
     table = None

@@ -12,9 +12,10 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
+from chartproof.datasets.loaders._fields import FieldMap
 from chartproof.datasets.loaders._records import load_record_file, one_data_file
 from chartproof.datasets.loaders._registry import register_loader
-from chartproof.datasets.loaders.generic import field_map
+from chartproof.datasets.loaders.generic import FieldOption
 
 __all__ = ["iter_csv_records", "load_csv"]
 
@@ -68,45 +69,21 @@ def load_csv(
     *,
     strict: bool = False,
     check_images: bool = True,
-    id: str = "id",
-    image: str = "image",
-    question: str = "question",
-    answer: str = "answer",
-    table: str = "table",
-    chart_type: str = "chart_type",
-    question_type: str = "question_type",
-    split: str = "split",
-    groups: str = "",
-    choices: str = "choices",
-    explanation: str = "explanation",
-    options_in_question: str = "false",
     images: str | None = None,
     name: str | None = None,
+    fields: FieldMap | None = None,
+    **keys: FieldOption,
 ) -> LoadResult:
-    """Load a CSV question file whose columns are named by the options (as `load_jsonl`:
-    e.g. `csv:q.csv?question=query&answer=label&choices=A,B,C,D`).
+    """Load a CSV question file whose columns are named by a `FieldMap` (the field options
+    of `load_jsonl`: e.g. `csv:q.csv?question=query&answer=label&choices=A,B,C,D`).
 
     Rows without an id get "<file stem>-<line>"; other columns go to `Sample.source`.
     """
     file = one_data_file(Path(path), ".csv", "no CSV file")
-    fields = field_map(
-        id=id,
-        image=image,
-        question=question,
-        answer=answer,
-        table=table,
-        chart_type=chart_type,
-        question_type=question_type,
-        split=split,
-        groups=groups,
-        choices=choices,
-        explanation=explanation,
-        options_in_question=options_in_question,
-    )
     return load_record_file(
         file,
         iter_csv_records,
-        fields,
+        FieldMap.parse(keys, fields),
         strict=strict,
         check_images=check_images,
         images=images,

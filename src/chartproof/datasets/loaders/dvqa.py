@@ -59,6 +59,8 @@ def load_dvqa(
     by default all found. Image files are looked up in the `images` folder. Ids are
     "dvqa-<split>-<question_id>"; the template (structure, data, reasoning) is
     `question_type`. A metadata table that does not parse is a warning (kept in source).
+    Number answers allow no tolerance (DVQA is scored by exact match), so chartproof's
+    `accuracy` and the `exact` convention agree on numbers.
     """
     root = Path(path)
     if not root.is_dir():
@@ -77,7 +79,7 @@ def load_dvqa(
         tables = _tables(root, name, log)
         ctx = RecordContext(
             file=str(file), root=root, dataset="dvqa", log=log,
-            check_images=check_images, seen=seen,
+            check_images=check_images, seen=seen, tolerance=0.0,
         )  # fmt: skip
         for pos, item in json_records(read_json(file), file, log):
             image = item.get("image")

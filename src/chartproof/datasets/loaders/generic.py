@@ -15,7 +15,7 @@ from chartproof.datasets.loaders._records import (
 )
 from chartproof.datasets.loaders._registry import register_loader
 
-__all__ = ["SHARED_GROUP_KEYS", "field_map", "load_json", "load_jsonl", "load_shared"]
+__all__ = ["SHARED_GROUP_KEYS", "FieldOption", "load_json", "load_jsonl", "load_shared"]
 
 SHARED_GROUP_KEYS = (
     "source_site", "polarity", "figureqa_subset", "chart_complexity", "question_complexity",
@@ -27,29 +27,25 @@ def _jsonl_file(path: Path) -> Path:
     return one_data_file(path, ".jsonl", "no dataset")
 
 
+FieldOption = str | bool | tuple[str, ...]
+"""A field option's value: a key, comma-separated keys or a tuple of them, a flag."""
+
+
 @register_loader("jsonl")
 def load_jsonl(
     path: Path,
     *,
     strict: bool = False,
     check_images: bool = True,
-    id: str = "id",
-    image: str = "image",
-    question: str = "question",
-    answer: str = "answer",
-    table: str = "table",
-    chart_type: str = "chart_type",
-    question_type: str = "question_type",
-    split: str = "split",
-    groups: str | tuple[str, ...] = (),
-    choices: str | tuple[str, ...] = "choices",
-    explanation: str = "explanation",
-    options_in_question: bool | str = False,
     images: str | Path | None = None,
     name: str | None = None,
+    fields: FieldMap | None = None,
+    **keys: FieldOption,
 ) -> LoadResult:
-    """Load a JSONL file (or a folder holding exactly one) whose keys are named by the
-    arguments: e.g. `load_jsonl(p, question="query", answer="label", image="imgname")`.
+    """Load a JSONL file (or a folder holding exactly one) whose keys are named by a
+    `FieldMap`: `fields`, and keyword options over it, e.g.
+    `load_jsonl(p, question="query", answer="label", image="imgname")` (a data spec says
+    `jsonl:p?question=query&answer=label&image=imgname`).
 
     Pass "" for a part the source lacks. `groups` lists extra keys (comma-separated or a
     tuple) that become group labels; all other keys go to `Sample.source`. Image paths are
@@ -64,27 +60,14 @@ def load_jsonl(
 
     Any key may be a dotted path into nested values (`question=conversations.0.value`); a
     question, image or answer field holding an object is a row error asking for one. A file
-    that is one JSON array raises ValueError naming the `json` loader.
+    that is one JSON array raises ValueError naming the `json` loader; an option that names
+    no field raises ValueError listing the field options.
     """
     file = _jsonl_file(Path(path))
-    fields = field_map(
-        id=id,
-        image=image,
-        question=question,
-        answer=answer,
-        table=table,
-        chart_type=chart_type,
-        question_type=question_type,
-        split=split,
-        groups=groups,
-        choices=choices,
-        explanation=explanation,
-        options_in_question=options_in_question,
-    )
     return load_record_file(
         file,
         iter_jsonl_records,
-        fields,
+        FieldMap.parse(keys, fields),
         strict=strict,
         check_images=check_images,
         images=images,
@@ -98,77 +81,23 @@ def load_json(
     *,
     strict: bool = False,
     check_images: bool = True,
-    id: str = "id",
-    image: str = "image",
-    question: str = "question",
-    answer: str = "answer",
-    table: str = "table",
-    chart_type: str = "chart_type",
-    question_type: str = "question_type",
-    split: str = "split",
-    groups: str | tuple[str, ...] = (),
-    choices: str | tuple[str, ...] = "choices",
-    explanation: str = "explanation",
-    options_in_question: bool | str = False,
     images: str | Path | None = None,
     name: str | None = None,
+    fields: FieldMap | None = None,
+    **keys: FieldOption,
 ) -> LoadResult:
     """Load a JSON file (or a folder holding exactly one) that is an array of records, or an
     object of records keyed by id (the key becomes the id of records without one), with the
     same field options as `load_jsonl`."""
     file = one_data_file(Path(path), ".json", "no dataset")
-    fields = field_map(
-        id=id, image=image, question=question, answer=answer, table=table,
-        chart_type=chart_type, question_type=question_type, split=split, groups=groups,
-        choices=choices, explanation=explanation, options_in_question=options_in_question,
-    )  # fmt: skip
     return load_record_file(
-        file, iter_json_records, fields, strict=strict, check_images=check_images,
-        images=images, name=name,
-    )  # fmt: skip
-
-
-def _keys(value: str | tuple[str, ...]) -> tuple[str, ...]:
-    return (
-        tuple(g.strip() for g in value.split(",") if g.strip()) if isinstance(value, str) else value
-    )
-
-
-def _flag(value: bool | str) -> bool:
-    return value if isinstance(value, bool) else value.lower() not in ("", "0", "false", "no")
-
-
-def field_map(
-    *,
-    id: str = "id",
-    image: str = "image",
-    question: str = "question",
-    answer: str = "answer",
-    table: str = "table",
-    chart_type: str = "chart_type",
-    question_type: str = "question_type",
-    split: str = "split",
-    groups: str | tuple[str, ...] = (),
-    choices: str | tuple[str, ...] = "choices",
-    explanation: str = "explanation",
-    options_in_question: bool | str = False,
-) -> FieldMap:
-    """A `FieldMap` from loader options as the CLI gives them (comma-separated key lists,
-    "true"/"false" flags). A key may be a dotted path into nested values
-    (`question=conversations.0.value`)."""
-    return FieldMap(
-        id=id,
-        image=image,
-        question=question,
-        answer=answer,
-        table=table,
-        chart_type=chart_type,
-        question_type=question_type,
-        split=split,
-        groups=_keys(groups),
-        choices=_keys(choices),
-        explanation=explanation,
-        options_in_question=_flag(options_in_question),
+        file,
+        iter_json_records,
+        FieldMap.parse(keys, fields),
+        strict=strict,
+        check_images=check_images,
+        images=images,
+        name=name,
     )
 
 

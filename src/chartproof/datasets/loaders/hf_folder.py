@@ -18,9 +18,10 @@ from typing import Any
 from chartproof.datasets.embedded import EmbeddedImages, image_bytes_of, json_safe
 from chartproof.datasets.errors import LoadResult, RowError, RowLog
 from chartproof.datasets.images import resolve_image
-from chartproof.datasets.loaders._records import FieldMap, RecordContext, record_to_sample
+from chartproof.datasets.loaders._fields import FieldMap
+from chartproof.datasets.loaders._records import RecordContext, record_to_sample
 from chartproof.datasets.loaders._registry import register_loader
-from chartproof.datasets.loaders.generic import field_map
+from chartproof.datasets.loaders.generic import FieldOption
 from chartproof.types import Sample
 
 __all__ = ["TableRows", "iter_table_rows", "load_hf_folder", "table_files"]
@@ -214,48 +215,28 @@ def load_hf_folder(
     *,
     strict: bool = False,
     split: str | None = None,
-    id: str = "id",
-    image: str = "image",
-    question: str = "question",
-    answer: str = "answer",
-    table: str = "table",
-    chart_type: str = "chart_type",
-    question_type: str = "question_type",
-    groups: str = "",
-    choices: str = "choices",
-    explanation: str = "explanation",
-    options_in_question: str = "false",
     images: str | None = None,
     name: str | None = None,
+    fields: FieldMap | None = None,
+    **keys: FieldOption,
 ) -> LoadResult:
     """Load a Hugging Face dataset folder (or one Parquet / Arrow file) whose columns are
-    named by the options (as `load_jsonl`), e.g. `hf:/data/ChartQA?question=query&answer=label`.
+    named by a `FieldMap` (the field options of `load_jsonl`), e.g.
+    `hf:/data/ChartQA?question=query&answer=label`.
 
-    `split` keeps one split's files; embedded images go to `images` (default
-    `default_image_cache()`), which is the result's root. Rows without an id column get
-    "<name>-<file stem>-<row>". A folder written by `chartproof export --to hf` (its
-    `*_json` columns) is restored to the exact samples, whatever the field options say.
+    `split` keeps one split's files (so here it is no field option: the split column is
+    "split"); embedded images go to `images` (default `default_image_cache()`), which is
+    the result's root. Rows without an id column get "<name>-<file stem>-<row>". A folder
+    written by `chartproof export --to hf` (its `*_json` columns) is restored to the exact
+    samples, whatever the field options say.
     """
     root = Path(path)
+    fields = FieldMap.parse(keys, fields)
     files = table_files(root, split)
     base = root if root.is_dir() else root.parent
     store = EmbeddedImages(Path(images) if images else None)
     if set(table_columns(files[0])) >= _EXPORT_COLUMNS:
         return _restore_export(files, store, strict)
-    fields = field_map(
-        id=id,
-        image=image,
-        question=question,
-        answer=answer,
-        table=table,
-        chart_type=chart_type,
-        question_type=question_type,
-        split="split",
-        groups=groups,
-        choices=choices,
-        explanation=explanation,
-        options_in_question=options_in_question,
-    )
     dataset = name or (root.name if root.is_dir() else root.stem)
 
     def to_record(row: dict[str, Any], file: Path, number: int) -> list[dict[str, Any]]:
