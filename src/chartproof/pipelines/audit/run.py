@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from chartproof.datasets import LoadResult, dataset_fingerprint, load_dataset
-from chartproof.executors import Executor, load_backend_on
+from chartproof.executors import Executor
 from chartproof.metrics.bias import JudgeThresholds
 from chartproof.metrics.bias_summary import (
     AttributeInfo,
@@ -28,8 +28,7 @@ from chartproof.metrics.bias_summary import (
     SkippedPair,
 )
 from chartproof.models import load_prompts
-from chartproof.models.base import Backend, Borrowed, in_flight
-from chartproof.models.cache import with_cache
+from chartproof.models.base import Backend, in_flight
 from chartproof.pipelines.audit.charts import (
     AuditChart,
     Eligibility,
@@ -44,7 +43,8 @@ from chartproof.pipelines.audit.prompts import audit_prompts
 from chartproof.pipelines.audit.settings import AuditContext, Embedder, Scorer
 from chartproof.pipelines.audit.summary import summarize_audit
 from chartproof.pipelines.audit.tasks import AuditPlan, AuditTask, chosen_tasks
-from chartproof.runs import RunFolder, recording
+from chartproof.pipelines.engine import Stage, open_run
+from chartproof.runs import RunFolder
 from chartproof.types import RunRecord, SampleResult
 
 __all__ = ["SETTINGS", "AuditSettings", "audit"]
@@ -134,66 +134,49 @@ class _Audit:
         tasks = chosen_tasks(s.settings, s.mitigate)
         model_name = self.backend.name if self.backend is not None else s.model
         prompts = audit_prompts(load_prompts(s.prompts_file) if s.prompts_file else None)
-        config = s.run_config(
-            model_name, attrs, _embedder_name(self.embedder), sorted(prompts.ids())
-        )
-        fingerprint = dataset_fingerprint(loaded.samples, loaded.root)
-        inner = (
-            self.backend if self.backend is not None else load_backend_on(s.model, self.executor)
-        )
-        scorer: Scorer | None = getattr(inner, "loglikelihoods", None)
-        label = getattr(inner, "label", None)
-        self.reads = label if isinstance(label, str) else None
-        if s.choice != "generate" and scorer is None and any(t.chooses for t in tasks):
-            if self.backend is None:
-                inner.close()
-            raise ValueError(
-                f"--choice {s.choice} scores replies by likelihood, which {model_name} cannot "
-                "do: use a local causal LM (text:...) in this process (--executor local:1)"
-            )
-        wrapped, store = with_cache(Borrowed(inner) if self.backend is not None else inner, s.cache)
-        try:
-            with RunFolder.open(s.out, config, fingerprint) as run:
-                if s.asks_counterfactuals():
-                    charts = charts + _flipped(charts, Path(s.out) / "charts")
-                eligibility = _eligibility(charts, attrs, lexicon, run, model_name, s.ocr)
-                ok = {(e.chart, e.attribute) for e in eligibility if e.eligible}
-                ctx = AuditContext(
-                    backend=wrapped, model=model_name, prompts=prompts, lexicon=lexicon,
-                    embedder=_embedder(self.embedder), sentiment=_vader(),
-                    max_tokens=s.max_tokens, thresholds=JudgeThresholds(), examples=examples,
-                    choice=s.choice, scorer=scorer, opinion_fallback=s.opinion_fallback,
-                )  # fmt: skip
-                plan = AuditPlan(charts, attrs, ok, s.cue_questions, s.mitigation_pairs)
-                work = [(t, t.units(plan)) for t in tasks]
-                total = sum(len(units) for _, units in work)
-                done = sum(
-                    1
-                    for t, units in work
-                    for u in units
-                    if run.is_done(u.id, t.protocol, model_name)
+        embedder_name = _embedder_name(self.embedder)
+        config = s.run_config(model_name, attrs, embedder_name, sorted(prompts.ids()))
+        with open_run(s.out, executor=self.executor, cache=s.cache) as run:
+            wrapped = run.backend(self.backend if self.backend is not None else s.model)
+            inner = run.loaded(wrapped)
+            scorer: Scorer | None = getattr(inner, "loglikelihoods", None)
+            if s.choice != "generate" and scorer is None and any(t.chooses for t in tasks):
+                raise ValueError(
+                    f"--choice {s.choice} scores replies by likelihood, which {model_name} "
+                    "cannot do: use a local causal LM (text:...) in this process "
+                    "(--executor local:1)"
                 )
-                size = s.batch_size or max(8, 2 * in_flight(wrapped))
-                with recording(run, total, done=done, progress=self.progress) as recorder:
-                    for task, units in work:
-                        todo = [
-                            u for u in units if not run.is_done(u.id, task.protocol, model_name)
-                        ]
-                        for batch in _batches(todo, size):
-                            recorder.add(task.solve(batch, ctx, task.protocol))
-                results = [r for r in run.results() if r.protocol != "audit.text"]
-                summary = self._summary(loaded, plan, eligibility, tasks, results, ctx, config)
-                counts = {
-                    "charts": len(plan.originals),
-                    "units": total,
-                    "results": len(results),
-                    "failed": sum(1 for r in results if r.error is not None),
-                }
-                return run.finish(summary.to_json(), counts)
-        finally:
-            wrapped.close()
-            if store is not None:
-                store.close()
+            label = getattr(inner, "label", None)
+            self.reads = label if isinstance(label, str) else None
+            run.start(config, dataset_fingerprint(loaded.samples, loaded.root))
+            if s.asks_counterfactuals():
+                charts = charts + _flipped(charts, Path(s.out) / "charts")
+            eligibility = _eligibility(charts, attrs, lexicon, run.folder, model_name, s.ocr)
+            ctx = AuditContext(
+                backend=wrapped, model=model_name, prompts=prompts, lexicon=lexicon,
+                embedder=_embedder(self.embedder), sentiment=_vader(), max_tokens=s.max_tokens,
+                thresholds=JudgeThresholds(), examples=examples, choice=s.choice,
+                scorer=scorer, opinion_fallback=s.opinion_fallback,
+            )  # fmt: skip
+            ok = {(e.chart, e.attribute) for e in eligibility if e.eligible}
+            plan = AuditPlan(charts, attrs, ok, s.cue_questions, s.mitigation_pairs)
+            # batches of a fixed size, one at a time: a batch asks each shared request once
+            size = s.batch_size or max(8, 2 * in_flight(wrapped))
+            stages = [
+                Stage(task.protocol, model_name, task.units(plan), _solver(task, ctx),
+                      backend=wrapped, batch_size=size, overlap=False)
+                for task in tasks
+            ]  # fmt: skip
+            run.execute(stages, progress=self.progress)
+            results = [r for r in run.results() if r.protocol != "audit.text"]
+            summary = self._summary(loaded, plan, eligibility, tasks, results, ctx, config)
+            counts = {
+                "charts": len(plan.originals),
+                "units": sum(len(stage.units) for stage in stages),
+                "results": len(results),
+                "failed": sum(1 for r in results if r.error is not None),
+            }
+            return run.finish(summary.to_json(), counts)
 
     def _summary(
         self,
@@ -233,6 +216,11 @@ class _Audit:
         )  # fmt: skip
 
 
+def _solver(task: AuditTask, ctx: AuditContext) -> Callable[[Sequence[Any]], list[SampleResult]]:
+    """The task's solve function with the audit's context, for the engine's `Stage`."""
+    return lambda batch: task.solve(batch, ctx, task.protocol)
+
+
 def _inputs(
     s: AuditSettings,
 ) -> tuple[LoadResult, Lexicon, dict[str, tuple[str, ...]], list[Attribute], list[AuditChart]]:
@@ -267,10 +255,6 @@ def _count(items: Iterator[str] | Sequence[str]) -> dict[str, int]:
     for i in items:
         out[i] = out.get(i, 0) + 1
     return out
-
-
-def _batches(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
-    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _flipped(charts: Sequence[AuditChart], folder: Path) -> list[AuditChart]:
