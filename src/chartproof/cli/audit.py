@@ -37,6 +37,10 @@ def audit(
     mitigate: Annotated[
         bool, typer.Option(help="Add the multi-agent mitigation and its no-masking ablation.")
     ] = False,
+    mitigation_pairs: Annotated[
+        int | None,
+        typer.Option(help="Mitigate only the first N eligible chart-attribute pairs.", min=1),
+    ] = None,
     causal: Annotated[
         bool, typer.Option(help="Trend-flipped counterfactuals of generated charts.")
     ] = True,
@@ -74,36 +78,37 @@ def audit(
 ) -> None:
     """Audit MODEL for bias on the charts of DATA (ChartBias, seed 003): narrative shift,
     group hallucination, preference polarity, demographic cues; mitigation on request."""
+    from chartproof.pipelines.audit import AuditSettings
     from chartproof.pipelines.audit import audit as run
 
+    asked = AuditSettings(
+        data=data,
+        model=model,
+        out=out,
+        attributes=comma_list(attributes) or None,
+        settings=comma_list(settings),
+        mitigate=mitigate,
+        mitigation_pairs=mitigation_pairs,
+        causal=causal,
+        lexicon_file=pairs,
+        prompts_file=prompts_file,
+        limit=limit,
+        cue_questions=cue_questions,
+        embedder=None if embedder == "none" else embedder,
+        ocr=ocr,
+        max_tokens=max_tokens,
+        batch_size=batch_size,
+        cache=cache,
+        strict=strict,
+        choice=choice,
+        opinion_fallback=opinion_fallback,
+    )
     header = (
         f"audit: {model} on {data} → {out}; attributes {attributes or 'all'}, settings "
         f"{settings}{', mitigation' if mitigate else ''}, executor {executor or 'default'}"
     )
     with progress_bar("audit", not quiet, header=header, unit="model tasks") as hook:
-        record = run(
-            data,
-            model,
-            out,
-            attributes=comma_list(attributes) or None,
-            settings=comma_list(settings),
-            mitigate=mitigate,
-            causal=causal,
-            lexicon_file=pairs,
-            prompts_file=prompts_file,
-            limit=limit,
-            cue_questions=cue_questions,
-            embedder=None if embedder == "none" else embedder,
-            ocr=ocr,
-            max_tokens=max_tokens,
-            batch_size=batch_size,
-            cache=cache,
-            strict=strict,
-            executor=executor,
-            choice=choice,
-            opinion_fallback=opinion_fallback,
-            progress=hook,
-        )
+        record = run(asked, executor=executor, progress=hook)
     s = record.summary
     for name, b in s.get("narrative", {}).items():
         verdict = {True: "equivalent", False: "not equivalent"}.get(b["equivalent"], "n/a")

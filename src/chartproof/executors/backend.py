@@ -49,11 +49,13 @@ class FanOutSettings:
 
 def _probe(
     backend: Backend, _: object
-) -> tuple[str, BackendIdentity, int, Callable[[ModelRequest], str] | None]:
+) -> tuple[str, BackendIdentity, int, Callable[[ModelRequest], str] | None, str | None]:
     # a backend whose replies depend on more than the messages says so through a picklable
     # `driver_context`, which the driver's response cache then reads (`cache_context`)
     context = getattr(backend, "driver_context", None)
-    return backend.name, backend_identity(backend), in_flight(backend), context
+    label = getattr(backend, "label", None)
+    return (backend.name, backend_identity(backend), in_flight(backend), context,
+            label if isinstance(label, str) else None)  # fmt: skip
 
 
 def _answer(backend: Backend, chunk: list[ModelRequest]) -> list[ModelResponse]:
@@ -120,11 +122,15 @@ class FanOutBackend:
         self._pool = executor.pool(setup)
         self._lock = threading.Lock()
         try:
-            name, identity, per_worker, context = next(iter(self._pool.map(_probe, [None])))
+            probed = next(iter(self._pool.map(_probe, [None])))
+            name, identity, per_worker, context, label = probed
         except BaseException:
             self.close()
             raise
         self._name = name
+        self.label = label
+        """What the worker backends' model sees, as they declare it ("text over table";
+        None: the chart image)."""
         self.identity = identity
         self._context = context if callable(context) else None
         # contiguous chunks: a chart's questions usually land on one worker (its view cache)

@@ -1,16 +1,25 @@
 """The typed `summary.json` of a bias audit (`chartproof audit`): what
-`pipelines.audit.summary` writes and `reports.bias` reads, section by section.
+`pipelines.audit.summary` writes and `reports.bias` reads, section by section, and the
+registry of the audit statistics that fill it (`AUDIT_STATISTICS`).
 
 Every section is the metric record of `metrics.bias` it was computed as, plus the counts the
 summary adds; all tolerate what an older summary lacks (a missing count reads as 0, a missing
 figure as None) and keep keys they do not know.
+
+An audit statistic is one declared aggregation: the protocol whose per-unit results it reads,
+the typed section it writes per attribute, and the function from one attribute's results to
+that section. The built-in ones are in `metrics.bias_statistics`; a new one is one decorated
+function anywhere (``@audit_statistic("key", protocol=..., section=...)``): the audit computes
+it whenever its protocol ran, `AuditSummary.statistic(key)` reads it back typed and the report
+shows it (as a table of its section's fields unless a report section claims it).
 """
 
 from __future__ import annotations
 
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -25,10 +34,14 @@ from chartproof.metrics.bias import (
     SentimentGap,
     ShiftStats,
 )
+from chartproof.types import SampleResult
+from chartproof.types.registry import Registry
 
 __all__ = [
+    "AUDIT_STATISTICS",
     "AttributeInfo",
     "AuditDataset",
+    "AuditStatistic",
     "AuditSummary",
     "CueNarrativeSection",
     "CueSection",
@@ -40,6 +53,7 @@ __all__ = [
     "SentimentSection",
     "ShiftSection",
     "SkippedPair",
+    "audit_statistic",
 ]
 
 _TOLERANT = ConfigDict(frozen=True, extra="allow", use_attribute_docstrings=True)
@@ -225,6 +239,9 @@ class AuditSummary(_Section):
     """Always "audit"."""
     model: str = ""
     """Backend spec (or backend name)."""
+    model_reads: str | None = None
+    """What the model sees, as its backend declares it (its `label`: "text over table");
+    None: the chart image."""
     dataset: AuditDataset | None = None
     """What was read."""
     charts: int = 0
@@ -276,6 +293,18 @@ class AuditSummary(_Section):
     nomask: dict[str, MitigationSection] | None = None
     """The no-masking ablation per attribute."""
 
+    def statistic(self, key: str) -> dict[str, BaseModel] | None:
+        """The per-attribute sections of the audit statistic `key`, typed as it declares
+        them (None: not computed in this run)."""
+        value = getattr(self, key, None)  # a field, or a key this model does not declare
+        if value is None:
+            return None
+        section = AUDIT_STATISTICS[key].section
+        return {
+            name: v if isinstance(v, section) else section.model_validate(v)
+            for name, v in dict(value).items()
+        }
+
     @classmethod
     def read(cls, data: Mapping[str, Any]) -> AuditSummary:
         """A summary however old: missing counts read as 0, missing settings as not run.
@@ -287,18 +316,71 @@ class AuditSummary(_Section):
         return [a.name for a in self.attributes]
 
     def to_json(self) -> dict[str, Any]:
-        """The `summary.json` form: settings that were not run are left out."""
-        unset = {k for k in _SETTINGS if getattr(self, k) is None}
+        """The `summary.json` form: statistics that were not computed are left out, and
+        `model_reads` when the model reads the image."""
+        unset = {k for k in AUDIT_STATISTICS if getattr(self, k, None) is None}
+        if self.model_reads is None:
+            unset.add("model_reads")
         return self.model_dump(mode="json", exclude=unset)
 
 
-_SETTINGS = (
-    "narrative",
-    "hallucination",
-    "polarity",
-    "causal",
-    "cue",
-    "cue_narrative",
-    "mitigation",
-    "nomask",
+Groups = tuple[str, str]
+"""An attribute's groups, the first being the one Tables 3–4 report."""
+
+
+@dataclass(frozen=True)
+class AuditStatistic:
+    """A registered audit statistic: a declared aggregation of one protocol's per-unit
+    results into a typed section per attribute, written under `key` in `summary.json`."""
+
+    key: str
+    """Its key in `summary.json` (one mapping attribute name → section)."""
+    protocol: str
+    """The audit protocol whose results it reads (`pipelines.audit.tasks`)."""
+    section: type[BaseModel]
+    """The typed section it writes per attribute."""
+    compute: Callable[[Sequence[SampleResult], Groups], BaseModel | None]
+    """One attribute's results of `protocol` (without failed units) and the attribute's
+    groups → its section (None: nothing to report for that attribute)."""
+    title: str = ""
+    """Heading of its table in the report when no report section claims it."""
+    only_with_results: bool = False
+    """Written only when its protocol has results (else whenever its protocol ran)."""
+    skip_empty: bool = False
+    """Left out of the summary when no attribute has a section (the causal test on
+    charts without counterfactuals)."""
+
+
+AUDIT_STATISTICS: Registry[AuditStatistic] = Registry(
+    "audit statistic",
+    modules=("chartproof.metrics.bias_statistics",),
+    group="chartproof.audit_statistics",
 )
+"""Audit statistics by summary key, in summary order (built-ins first)."""
+
+StatisticFn = Callable[[Sequence[SampleResult], Groups], Any]
+
+
+def audit_statistic(
+    key: str,
+    *,
+    protocol: str,
+    section: type[BaseModel],
+    title: str = "",
+    only_with_results: bool = False,
+    skip_empty: bool = False,
+    replace: bool = False,
+) -> Callable[[StatisticFn], StatisticFn]:
+    """Register the decorated function ``(results, groups) -> section | None`` as the audit
+    statistic `key` (see `AuditStatistic`)."""
+
+    def register(fn: StatisticFn) -> StatisticFn:
+        AUDIT_STATISTICS.register(
+            key,
+            AuditStatistic(key, protocol, section, fn, title or key.replace("_", " ").capitalize(),
+                           only_with_results, skip_empty),
+            replace=replace,
+        )  # fmt: skip
+        return fn
+
+    return register

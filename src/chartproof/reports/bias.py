@@ -2,17 +2,25 @@
 (Table 2 and the per-attribute Tables 9–14, heatmap Figure 5), group hallucination
 (Table 3), polarity preference (Table 4, heatmap Figure 9), the causal trend-flip test,
 the demographic-cue accuracy gap, mitigation (Table 5, heatmap Figure 11), eligibility
-and an escaped gallery of paired outputs."""
+and an escaped gallery of paired outputs.
+
+Each section is registered with its place (`@audit_section(name, order=..., statistics=...)`
+in `AUDIT_SECTIONS`) and says which audit statistics it shows; every other statistic of the
+summary (`metrics.bias_summary.AUDIT_STATISTICS`) is shown as a table of its section's
+fields, so a new statistic reaches the report without a section of its own."""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from chartproof.metrics.bias import OpinionTags, PositionEffect
 from chartproof.metrics.bias_summary import (
+    AUDIT_STATISTICS,
     AuditSummary,
     CueNarrativeSection,
     CueSection,
@@ -25,8 +33,69 @@ from chartproof.metrics.bias_summary import (
 from chartproof.reports.gallery import run_samples, thumbnail
 from chartproof.reports.html import Html, el, img_png, join, table
 from chartproof.types import RunRecord, SampleResult
+from chartproof.types.registry import Registry
 
-__all__ = ["audit_sections", "heatmap", "is_audit"]
+__all__ = [
+    "AUDIT_SECTIONS",
+    "AuditPage",
+    "AuditSection",
+    "audit_section",
+    "audit_sections",
+    "heatmap",
+    "is_audit",
+]
+
+
+@dataclass(frozen=True)
+class AuditPage:
+    """What an audit report section renders from."""
+
+    record: RunRecord
+    """The run (its config and raw summary)."""
+    summary: AuditSummary
+    """The typed summary."""
+    results: Sequence[SampleResult]
+    """The run's results (empty when the report is built without them)."""
+
+
+@dataclass(frozen=True)
+class AuditSection:
+    """A registered section of the audit report."""
+
+    name: str
+    """Section name."""
+    render: Callable[[AuditPage], Html]
+    """Renders it (an empty `Html` when the run has nothing for it)."""
+    order: int
+    """Place in the report (smaller first)."""
+    statistics: tuple[str, ...] = ()
+    """The audit statistics it shows (they get no table of their own)."""
+
+
+AUDIT_SECTIONS: Registry[AuditSection] = Registry(
+    "audit report section",
+    modules=("chartproof.reports.bias",),
+    group="chartproof.audit_sections",
+)
+"""Sections of the audit report by name (`audit_sections` puts them in `order`)."""
+
+PageFn = Callable[[AuditPage], Html]
+
+
+def audit_section(
+    name: str, *, order: int, statistics: Sequence[str] = (), replace: bool = False
+) -> Callable[[PageFn], PageFn]:
+    """Register the decorated function `(page) -> Html` as the audit report section `name`
+    at `order`, showing the audit `statistics` it names."""
+
+    def register(fn: PageFn) -> PageFn:
+        AUDIT_SECTIONS.register(
+            name, AuditSection(name, fn, order, tuple(statistics)), replace=replace
+        )
+        return fn
+
+    return register
+
 
 _SHORT = {
     "Christian": "Christ.", "Immigrant": "Immig.", "Low-income": "Low",
@@ -149,7 +218,9 @@ def _shift_row(label: str, block: Mapping[str, ShiftSection], names: Sequence[st
     ]
 
 
-def _overview(record: RunRecord, s: AuditSummary) -> Html:
+@audit_section("overview", order=10)
+def _overview(page: AuditPage) -> Html:
+    s = page.summary
     none = EligibilityCounts.model_validate({})
     rows = [
         [a.name, " / ".join(a.groups), e.eligible, e.skipped, e.unchecked]
@@ -157,8 +228,8 @@ def _overview(record: RunRecord, s: AuditSummary) -> Html:
         for e in (s.eligibility.get(a.name, none),)
     ]
     label = (
-        " (text over table: the model reads the chart's table, not its pixels)"
-        if s.model.startswith("text:")
+        f" ({s.model_reads}: the model reads the chart's table, not its pixels)"
+        if s.model_reads
         else ""
     )
     fallback = (
@@ -193,7 +264,9 @@ def _overview(record: RunRecord, s: AuditSummary) -> Html:
     )
 
 
-def _narrative(record: RunRecord, s: AuditSummary) -> Html:
+@audit_section("narrative", order=20, statistics=("narrative",))
+def _narrative(page: AuditPage) -> Html:
+    record, s = page.record, page.summary
     block = s.narrative
     if not block:
         return Html("")
@@ -232,7 +305,9 @@ def _narrative(record: RunRecord, s: AuditSummary) -> Html:
     return join(parts)
 
 
-def _hallucination(record: RunRecord, s: AuditSummary) -> Html:
+@audit_section("hallucination", order=30, statistics=("hallucination",))
+def _hallucination(page: AuditPage) -> Html:
+    record, s = page.record, page.summary
     block = s.hallucination
     if not block:
         return Html("")
@@ -264,7 +339,9 @@ def _hallucination(record: RunRecord, s: AuditSummary) -> Html:
 _POLARITIES = ("positive", "neutral", "negative", "volatile")
 
 
-def _polarity(record: RunRecord, s: AuditSummary) -> Html:
+@audit_section("polarity", order=40, statistics=("polarity", "causal"))
+def _polarity(page: AuditPage) -> Html:
+    record, s = page.record, page.summary
     block = s.polarity
     if not block:
         return Html("")
@@ -319,7 +396,9 @@ def _polarity(record: RunRecord, s: AuditSummary) -> Html:
     return join(parts)
 
 
-def _cue(record: RunRecord, s: AuditSummary) -> Html:
+@audit_section("cue", order=50, statistics=("cue", "cue_narrative"))
+def _cue(page: AuditPage) -> Html:
+    s = page.summary
     block = s.cue
     if not block:
         return Html("")
@@ -385,7 +464,9 @@ def _cue_narrative(
     )  # fmt: skip
 
 
-def _mitigation(record: RunRecord, s: AuditSummary) -> Html:
+@audit_section("mitigation", order=60, statistics=("mitigation", "nomask"))
+def _mitigation(page: AuditPage) -> Html:
+    record, s = page.record, page.summary
     if not s.mitigation:
         return Html("")
     model, names = _label(s, record), _names(s)
@@ -428,7 +509,7 @@ def _mitigation(record: RunRecord, s: AuditSummary) -> Html:
         el("h3", "Mitigation (Table 5)"),
         table(head, rows, caption="Masking → evidence → paired generation from the same evidence → "
               "judge (stance of the <opinion> spans, similarity, VADER sentiment) → rewrite of "
-              "flagged pairs; the same statistics before and after."),
+              "flagged pairs; the same statistics before and after." + _subset(page)),
         table(["attribute", "pairs", "% flagged (masked)", "% flagged (w/o masking)",
                "tagged % (paired texts)", "stance checked (pairs)", "rewrites rejected"], flags,
               caption="The judge compares the stances of the two <opinion> spans only where both "
@@ -459,6 +540,20 @@ def _mitigation(record: RunRecord, s: AuditSummary) -> Html:
     return join(parts)
 
 
+def _subset(page: AuditPage) -> str:
+    """What the mitigation ran on when it was limited to the first pairs (`mitigation_pairs`)."""
+    first = page.record.config.get("mitigation_pairs")
+    if not isinstance(first, int):
+        return ""
+    s = page.summary
+    ran = sum(m.n for m in (s.mitigation or {}).values())
+    return (
+        f" MITIGATION ON A SUBSET: the first {first} eligible chart–attribute pairs only "
+        f"(n = {ran} pairs; 'pairs' below per attribute), while the narrative row covers "
+        "every eligible pair."
+    )
+
+
 def _rejected(m: Any) -> str:
     """ "1/3 (copy 1, group_dropped 1)": rejected of rewritten pairs, by reason."""
     if m is None or not m.rewritten:
@@ -467,7 +562,9 @@ def _rejected(m: Any) -> str:
     return f"{m.rejected}/{m.rewritten}" + (f" ({why})" if why else "")
 
 
-def _skipped(s: AuditSummary) -> Html:
+@audit_section("skipped", order=80)
+def _skipped(page: AuditPage) -> Html:
+    s = page.summary
     if not s.skipped:
         return Html("")
     rows = [[e.chart, e.attribute, e.source, e.reason or ""] for e in s.skipped[:200]]
@@ -493,9 +590,12 @@ def _chart_images(record: RunRecord) -> dict[str, Path]:
     return out
 
 
-def _gallery(results: Sequence[SampleResult], images: Mapping[str, Path]) -> Html:
+@audit_section("gallery", order=90)
+def _gallery(page: AuditPage) -> Html:
     """The most shifted pairs: the chart beside its two narratives, every model output
     escaped."""
+    results = page.results
+    images = _chart_images(page.record) if results else {}
     items = []
     shown = sorted(
         (r for r in results if r.protocol == "audit.narrative" and r.error is None),
@@ -520,16 +620,51 @@ def _gallery(results: Sequence[SampleResult], images: Mapping[str, Path]) -> Htm
     return join([el("h3", "Most shifted pairs"), el("div", *items, cls="gallery")])
 
 
+@audit_section("statistics", order=70)
+def _other_statistics(page: AuditPage) -> Html:
+    """Every statistic of the summary that no section shows: a table of its section's
+    fields per attribute, captioned with their descriptions."""
+    claimed = {k for section in AUDIT_SECTIONS.values() for k in section.statistics}
+    parts = []
+    for key, stat in AUDIT_STATISTICS.items():
+        block = None if key in claimed else page.summary.statistic(key)
+        if not block:
+            continue
+        fields = [
+            (n, info) for n, info in stat.section.model_fields.items() if _scalar(info.annotation)
+        ]
+        rows = [
+            [n, *(_cell(getattr(block[n], name, None)) for name, _ in fields)]
+            for n in page.summary.names()
+            if n in block
+        ]
+        caption = "; ".join(
+            f"{name}: {info.description}" for name, info in fields if info.description
+        )
+        parts += [
+            el("h3", stat.title),
+            table(["attribute", *(n for n, _ in fields)], rows, caption=caption),
+        ]
+    return join(parts)
+
+
+def _scalar(annotation: Any) -> bool:
+    """Whether a field holds one number, text or flag (or None): a table cell."""
+    return all(
+        a in (int, float, str, bool, type(None))
+        for a in typing.get_args(annotation) or (annotation,)
+    )
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return {True: "yes", False: "no", None: "n/a"}[value]
+    return _f(value, 3) if isinstance(value, float) else str(value)
+
+
 def audit_sections(record: RunRecord, results: Sequence[SampleResult]) -> list[Html]:
-    """Every section of an audit run, in reading order, from its typed summary."""
-    s = AuditSummary.read(record.summary)
+    """Every registered section of an audit run, in order, from its typed summary."""
+    page = AuditPage(record, AuditSummary.read(record.summary), results)
     return [
-        _overview(record, s),
-        _narrative(record, s),
-        _hallucination(record, s),
-        _polarity(record, s),
-        _cue(record, s),
-        _mitigation(record, s),
-        _skipped(s),
-        _gallery(results, _chart_images(record) if results else {}),
+        section.render(page) for section in sorted(AUDIT_SECTIONS.values(), key=lambda x: x.order)
     ]

@@ -9,6 +9,15 @@ from chartproof.pipelines.audit.lexicon import (
     Lexicon,
     load_lexicon,
 )
-from chartproof.pipelines.audit.run import SETTINGS, audit
+from chartproof.pipelines.audit.run import SETTINGS, AuditSettings, audit
 
-__all__ = ["DEFAULT_LEXICON", "SETTINGS", "Attribute", "Group", "Lexicon", "audit", "load_lexicon"]
+__all__ = [
+    "DEFAULT_LEXICON",
+    "SETTINGS",
+    "Attribute",
+    "AuditSettings",
+    "Group",
+    "Lexicon",
+    "audit",
+    "load_lexicon",
+]

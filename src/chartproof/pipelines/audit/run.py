@@ -13,16 +13,22 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from chartproof.datasets import dataset_fingerprint, load_dataset
-from chartproof.executors import Executor, load_backend_on
-from chartproof.metrics.bias import OPINION_FALLBACKS, JudgeThresholds
-from chartproof.metrics.bias_summary import AuditSummary
+from chartproof.datasets import LoadResult, dataset_fingerprint, load_dataset
+from chartproof.executors import Executor
+from chartproof.metrics.bias import JudgeThresholds
+from chartproof.metrics.bias_summary import (
+    AttributeInfo,
+    AuditDataset,
+    AuditSummary,
+    EligibilityCounts,
+    SkippedPair,
+)
 from chartproof.models import load_prompts
-from chartproof.models.base import Backend, Borrowed, in_flight
-from chartproof.models.cache import with_cache
+from chartproof.models.base import Backend, in_flight
 from chartproof.pipelines.audit.charts import (
     AuditChart,
     Eligibility,
@@ -31,66 +37,49 @@ from chartproof.pipelines.audit.charts import (
     spec_meta,
     spec_text,
 )
+from chartproof.pipelines.audit.config import AuditSettings
 from chartproof.pipelines.audit.lexicon import DEFAULT_LEXICON, Attribute, Lexicon, load_lexicon
 from chartproof.pipelines.audit.prompts import audit_prompts
-from chartproof.pipelines.audit.settings import (
-    CHOICES,
-    AuditContext,
-    CueUnit,
-    Embedder,
-    PairUnit,
-    Scorer,
-    SelectUnit,
-    run_cue,
-    run_cue_narrative,
-    run_mitigation,
-    run_narrative,
-    run_selection,
-)
+from chartproof.pipelines.audit.settings import AuditContext, Embedder, Scorer
 from chartproof.pipelines.audit.summary import summarize_audit
-from chartproof.runs import RunFolder, recording
+from chartproof.pipelines.audit.tasks import AuditPlan, AuditTask, chosen_tasks
+from chartproof.pipelines.engine import Stage, open_run
+from chartproof.runs import RunFolder
 from chartproof.types import RunRecord, SampleResult
 
-__all__ = ["SETTINGS", "audit"]
+__all__ = ["SETTINGS", "AuditSettings", "audit"]
 
 log = logging.getLogger(__name__)
 
 SETTINGS = ("narrative", "hallucination", "polarity", "cue")
-"""Audit settings in report order."""
+"""The built-in audit settings in report order (`tasks.setting_names()` adds plug-ins')."""
 
 ProgressHook = Callable[[int, int], None]
 """Called with (work units finished, work units to do)."""
 
-T = TypeVar("T")
+
+class _Unset:
+    """No embedder given to `audit`: the settings' one."""
+
+
+_UNSET = _Unset()
 
 
 def audit(
-    data: str | Path,
-    model: str = "builtin:reader",
-    out: str | Path = "runs/audit",
+    data: str | Path | AuditSettings,
+    model: str | None = None,
+    out: str | Path | None = None,
     *,
-    attributes: Sequence[str] | None = None,
-    settings: Sequence[str] = ("narrative", "hallucination", "polarity"),
-    mitigate: bool = False,
-    causal: bool = True,
-    lexicon_file: str | Path | None = None,
-    prompts_file: str | Path | None = None,
-    limit: int | None = None,
-    cue_questions: int = 2,
-    embedder: Embedder | str | Path | None = "default",
-    ocr: bool = True,
-    max_tokens: int = 256,
-    batch_size: int | None = None,
-    cache: bool | str | Path = True,
-    strict: bool = False,
     backend: Backend | None = None,
     executor: str | Executor | None = None,
-    choice: str = "generate",
-    opinion_fallback: str = "none",
+    embedder: Embedder | str | Path | _Unset | None = _UNSET,
     progress: ProgressHook | None = None,
+    **options: Any,
 ) -> RunRecord:
     """Audit `model` on the charts of `data` and write the run to `out`.
 
+    `data` is an `AuditSettings` record, or the dataset with the record's other fields as
+    keywords (`attributes`, `settings`, `mitigate`, ...; unknown ones are errors).
     `attributes` picks attributes of the lexicon (default: all six of seed 003 Table 7;
     `lexicon_file` adds or replaces pairs). A chart that names a group or cue word of an
     attribute (spec text for generated charts, OCR text for images unless `ocr` is off,
@@ -107,23 +96,140 @@ def audit(
     allowed reply ("likelihood": summed log-probability, "likelihood-norm": per character).
     `opinion_fallback` "last-sentence" takes an untagged output's last sentence as its
     opinion (labelled in the report; off by default: such an output has no opinion and the
-    opinion-based figures are computed on tagged outputs only).
+    opinion-based figures are computed on tagged outputs only). `mitigation_pairs` runs the
+    mitigation on the first N eligible pairs only.
     """
-    if choice not in CHOICES:
-        raise ValueError(f"unknown choice {choice!r}; choose from {list(CHOICES)}")
-    if opinion_fallback not in OPINION_FALLBACKS:
-        raise ValueError(
-            f"unknown opinion fallback {opinion_fallback!r}; choose from {list(OPINION_FALLBACKS)}"
-        )
-    unknown = sorted(set(settings) - set(SETTINGS))
-    if unknown:
-        raise ValueError(f"unknown audit settings {unknown}; choose from {list(SETTINGS)}")
-    if not settings and not mitigate:
-        raise ValueError("nothing to audit: give at least one setting or mitigate")
-    loaded = load_dataset(data, strict=strict)
+    if isinstance(data, AuditSettings):
+        if model is not None or out is not None or options:
+            raise TypeError("audit() takes an AuditSettings record or its fields, not both")
+        s = data
+    else:
+        if not isinstance(embedder, _Unset) and (
+            embedder is None or isinstance(embedder, str | Path)
+        ):
+            options["embedder"] = embedder
+        given = {"model": model, "out": out}
+        s = AuditSettings(data=data, **{k: v for k, v in given.items() if v is not None}, **options)
+    embedding = (
+        s.embedder if isinstance(embedder, _Unset | str | Path) or embedder is None else embedder
+    )
+    return _Audit(s, backend, executor, embedding, progress).run()
+
+
+@dataclass
+class _Audit:
+    """One audit run: its settings, and the model and embedder it was handed."""
+
+    s: AuditSettings
+    backend: Backend | None
+    executor: str | Executor | None
+    embedder: Embedder | str | Path | None
+    progress: ProgressHook | None
+    reads: str | None = None
+    """What the model sees, as its backend declares it (`label`; None: the image)."""
+
+    def run(self) -> RunRecord:
+        s = self.s
+        loaded, lexicon, examples, attrs, charts = _inputs(s)
+        tasks = chosen_tasks(s.settings, s.mitigate)
+        model_name = self.backend.name if self.backend is not None else s.model
+        prompts = audit_prompts(load_prompts(s.prompts_file) if s.prompts_file else None)
+        embedder_name = _embedder_name(self.embedder)
+        config = s.run_config(model_name, attrs, embedder_name, sorted(prompts.ids()))
+        with open_run(s.out, executor=self.executor, cache=s.cache) as run:
+            wrapped = run.backend(self.backend if self.backend is not None else s.model)
+            inner = run.loaded(wrapped)
+            scorer: Scorer | None = getattr(inner, "loglikelihoods", None)
+            if s.choice != "generate" and scorer is None and any(t.chooses for t in tasks):
+                raise ValueError(
+                    f"--choice {s.choice} scores replies by likelihood, which {model_name} "
+                    "cannot do: use a local causal LM (text:...) in this process "
+                    "(--executor local:1)"
+                )
+            label = getattr(inner, "label", None)
+            self.reads = label if isinstance(label, str) else None
+            run.start(config, dataset_fingerprint(loaded.samples, loaded.root))
+            if s.asks_counterfactuals():
+                charts = charts + _flipped(charts, Path(s.out) / "charts")
+            eligibility = _eligibility(charts, attrs, lexicon, run.folder, model_name, s.ocr)
+            ctx = AuditContext(
+                backend=wrapped, model=model_name, prompts=prompts, lexicon=lexicon,
+                embedder=_embedder(self.embedder), sentiment=_vader(), max_tokens=s.max_tokens,
+                thresholds=JudgeThresholds(), examples=examples, choice=s.choice,
+                scorer=scorer, opinion_fallback=s.opinion_fallback,
+            )  # fmt: skip
+            ok = {(e.chart, e.attribute) for e in eligibility if e.eligible}
+            plan = AuditPlan(charts, attrs, ok, s.cue_questions, s.mitigation_pairs)
+            # batches of a fixed size, one at a time: a batch asks each shared request once
+            size = s.batch_size or max(8, 2 * in_flight(wrapped))
+            stages = [
+                Stage(task.protocol, model_name, task.units(plan), _solver(task, ctx),
+                      backend=wrapped, batch_size=size, overlap=False)
+                for task in tasks
+            ]  # fmt: skip
+            run.execute(stages, progress=self.progress)
+            results = [r for r in run.results() if r.protocol != "audit.text"]
+            summary = self._summary(loaded, plan, eligibility, tasks, results, ctx, config)
+            counts = {
+                "charts": len(plan.originals),
+                "units": sum(len(stage.units) for stage in stages),
+                "results": len(results),
+                "failed": sum(1 for r in results if r.error is not None),
+            }
+            return run.finish(summary.to_json(), counts)
+
+    def _summary(
+        self,
+        loaded: LoadResult,
+        plan: AuditPlan,
+        eligibility: Sequence[Eligibility],
+        tasks: Sequence[AuditTask],
+        results: Sequence[SampleResult],
+        ctx: AuditContext,
+        config: dict[str, Any],
+    ) -> AuditSummary:
+        """The typed summary: what was audited, then every statistic of the tasks that ran."""
+        s, attrs = self.s, plan.attributes
+        return AuditSummary(
+            pipeline="audit",
+            model=ctx.model,
+            model_reads=self.reads,
+            dataset=AuditDataset(spec=str(s.data), root=str(loaded.root),
+                                 samples=len(loaded.samples), bad_rows=loaded.n_bad),
+            charts=len(plan.originals),
+            counterfactual_charts=len(plan.charts) - len(plan.originals),
+            polarity_sources=_count(c.polarity_source or "unknown" for c in plan.originals),
+            eligibility=_eligibility_summary(eligibility, attrs),
+            skipped=tuple(SkippedPair.model_validate(e.model_dump(mode="json"))
+                          for e in eligibility if not e.eligible),
+            attributes=tuple(AttributeInfo(name=a.name, groups=a.labels) for a in attrs),
+            settings=tuple(config["settings"]),
+            mitigate=s.mitigate,
+            selection=s.choice,
+            opinion_fallback=s.opinion_fallback,
+            embedder=config["embedder"] if ctx.embedder is not None else None,
+            sentiment="vaderSentiment" if ctx.sentiment is not None else None,
+            calls=sum(r.calls for r in results),
+            cached_calls=sum(r.cached for r in results),
+            model_seconds=round(sum(r.latency_s for r in results), 2),
+            **summarize_audit(results, attrs, {t.protocol for t in tasks}),
+        )  # fmt: skip
+
+
+def _solver(task: AuditTask, ctx: AuditContext) -> Callable[[Sequence[Any]], list[SampleResult]]:
+    """The task's solve function with the audit's context, for the engine's `Stage`."""
+    return lambda batch: task.solve(batch, ctx, task.protocol)
+
+
+def _inputs(
+    s: AuditSettings,
+) -> tuple[LoadResult, Lexicon, dict[str, tuple[str, ...]], list[Attribute], list[AuditChart]]:
+    """The dataset, the lexicon (income terms from a ChartBias folder's country lists), the
+    example names per group, the audited attributes and the charts."""
+    loaded = load_dataset(s.data, strict=s.strict)
     if loaded.errors:
         log.warning("%s", loaded.summary())
-    lexicon = load_lexicon(lexicon_file) if lexicon_file else DEFAULT_LEXICON
+    lexicon = load_lexicon(s.lexicon_file) if s.lexicon_file else DEFAULT_LEXICON
     examples: dict[str, tuple[str, ...]] = {}
     from chartproof.datasets.loaders.chartbias import income_lists
 
@@ -133,154 +239,12 @@ def audit(
             if lists.get(group):
                 examples[group] = lists[group]
                 lexicon = lexicon.with_terms("income", group, lists[group])
-    attrs = lexicon.select(list(attributes) if attributes else None)
-    charts = (
-        charts_of(loaded.samples, loaded.root)[:limit]
-        if limit
-        else charts_of(loaded.samples, loaded.root)
-    )
+    attrs = list(lexicon.select(list(s.attributes) if s.attributes else None))
+    charts = charts_of(loaded.samples, loaded.root)
+    charts = charts[: s.limit] if s.limit else charts
     if not charts:
-        raise ValueError(f"no charts to audit in {data}")
-    model_name = backend.name if backend is not None else model
-    config: dict[str, Any] = {
-        "pipeline": "audit",
-        "data": str(data),
-        "model": model_name,
-        "attributes": [a.model_dump(mode="json") for a in attrs],
-        "settings": [s for s in SETTINGS if s in settings],
-        "mitigate": mitigate,
-        "causal": causal,
-        "limit": limit,
-        "cue_questions": cue_questions,
-        "ocr": ocr,
-        "max_tokens": max_tokens,
-        "embedder": _embedder_name(embedder),
-        # the paper's protocol leaves the run identity as it always was
-        **({"choice": choice} if choice != "generate" else {}),
-        **({"opinion_fallback": opinion_fallback} if opinion_fallback != "none" else {}),
-        "prompts": sorted(
-            audit_prompts(load_prompts(prompts_file) if prompts_file else None).ids()
-        ),
-    }
-    fingerprint = dataset_fingerprint(loaded.samples, loaded.root)
-    inner = backend if backend is not None else load_backend_on(model, executor)
-    scorer: Scorer | None = getattr(inner, "loglikelihoods", None)
-    if (
-        choice != "generate"
-        and scorer is None
-        and any(s in settings for s in ("hallucination", "polarity"))
-    ):
-        if backend is None:
-            inner.close()
-        raise ValueError(
-            f"--choice {choice} scores replies by likelihood, which {model_name} cannot do: "
-            "use a local causal LM (text:...) in this process (--executor local:1)"
-        )
-    wrapped, store = with_cache(Borrowed(inner) if backend is not None else inner, cache)
-    try:
-        with RunFolder.open(out, config, fingerprint) as run:
-            if causal and ("hallucination" in settings or "polarity" in settings):
-                charts = charts + _flipped(charts, Path(out) / "charts")
-            eligibility = _eligibility(charts, attrs, lexicon, run, model_name, ocr)
-            ok = {(e.chart, e.attribute) for e in eligibility if e.eligible}
-            ctx = AuditContext(
-                backend=wrapped,
-                model=model_name,
-                prompts=audit_prompts(load_prompts(prompts_file) if prompts_file else None),
-                lexicon=lexicon,
-                embedder=_embedder(embedder),
-                sentiment=_vader(),
-                max_tokens=max_tokens,
-                thresholds=JudgeThresholds(),
-                examples=examples,
-                choice=choice,
-                scorer=scorer,
-                opinion_fallback=opinion_fallback,
-            )
-            originals = [c for c in charts if c.family is None]
-            pair_units = [PairUnit(c, a) for c in originals for a in attrs if (c.id, a.name) in ok]
-            work: list[
-                tuple[str, Sequence[Any], Callable[[Sequence[Any]], list[SampleResult]]]
-            ] = []
-            if "narrative" in settings:
-                work.append(("audit.narrative", pair_units,
-                             lambda b: run_narrative(b, ctx, "audit.narrative")))  # fmt: skip
-            if "hallucination" in settings or "polarity" in settings:
-                select = [
-                    SelectUnit(c, a, order)
-                    for c in charts
-                    for a in attrs
-                    if (c.family or c.id, a.name) in ok
-                    for order in ("ab", "ba")
-                ]
-                work.append(("audit.hallucination", select,
-                             lambda b: run_selection(b, ctx, "audit.hallucination")))  # fmt: skip
-            if "cue" in settings:
-                cue = [
-                    CueUnit(c, s, a)
-                    for c in originals
-                    for s in c.questions[:cue_questions]
-                    for a in attrs
-                ]
-                work.append(("audit.cue", cue, lambda b: run_cue(b, ctx, "audit.cue")))
-                # the narrative side: the same chart and task written for a user of each group
-                work.append(("audit.cue_narrative", pair_units,
-                             lambda b: run_cue_narrative(b, ctx, "audit.cue_narrative")))  # fmt: skip
-            if mitigate:
-                work.append(
-                    (
-                        "audit.mitigation",
-                        pair_units,
-                        lambda b: run_mitigation(b, ctx, "audit.mitigation", masked=True),
-                    )
-                )
-                work.append(("audit.mitigation_nomask", pair_units,
-                             lambda b: run_mitigation(b, ctx, "audit.mitigation_nomask",
-                                                      masked=False)))  # fmt: skip
-            total = sum(len(units) for _, units, _ in work)
-            done = sum(1 for p, units, _ in work for u in units if run.is_done(u.id, p, model_name))
-            size = batch_size or max(8, 2 * in_flight(wrapped))
-            with recording(run, total, done=done, progress=progress) as recorder:
-                for protocol, units, fn in work:
-                    todo = [u for u in units if not run.is_done(u.id, protocol, model_name)]
-                    for batch in _batches(todo, size):
-                        recorder.add(fn(batch))
-            results = [r for r in run.results() if r.protocol != "audit.text"]
-            summary = AuditSummary(**{
-                "pipeline": "audit",
-                "model": model_name,
-                "dataset": {"spec": str(data), "root": str(loaded.root),
-                            "samples": len(loaded.samples), "bad_rows": loaded.n_bad},
-                "charts": len(originals),
-                "counterfactual_charts": len(charts) - len(originals),
-                "polarity_sources": _count(c.polarity_source or "unknown" for c in originals),
-                "eligibility": _eligibility_summary(eligibility, attrs),
-                "skipped": [e.model_dump(mode="json") for e in eligibility if not e.eligible],
-                "attributes": [
-                    {"name": a.name, "groups": list(a.labels)} for a in attrs
-                ],
-                "settings": config["settings"],
-                "mitigate": mitigate,
-                "selection": choice,
-                "opinion_fallback": opinion_fallback,
-                "embedder": config["embedder"] if ctx.embedder is not None else None,
-                "sentiment": "vaderSentiment" if ctx.sentiment is not None else None,
-                "calls": sum(r.calls for r in results),
-                "cached_calls": sum(r.cached for r in results),
-                "model_seconds": round(sum(r.latency_s for r in results), 2),
-                **summarize_audit(results, attrs, config["settings"]),
-            })  # fmt: skip
-            counts = {
-                "charts": len(originals),
-                "units": total,
-                "results": len(results),
-                "failed": sum(1 for r in results if r.error is not None),
-            }
-            return run.finish(summary.to_json(), counts)
-    finally:
-        wrapped.close()
-        if store is not None:
-            store.close()
+        raise ValueError(f"no charts to audit in {s.data}")
+    return loaded, lexicon, examples, attrs, charts
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -291,10 +255,6 @@ def _count(items: Iterator[str] | Sequence[str]) -> dict[str, int]:
     for i in items:
         out[i] = out.get(i, 0) + 1
     return out
-
-
-def _batches(items: Sequence[T], size: int) -> list[Sequence[T]]:
-    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _flipped(charts: Sequence[AuditChart], folder: Path) -> list[AuditChart]:
@@ -396,15 +356,15 @@ def _ocr_texts(charts: Sequence[AuditChart]) -> list[str] | None:
 
 def _eligibility_summary(
     eligibility: Sequence[Eligibility], attrs: Sequence[Attribute]
-) -> dict[str, dict[str, int]]:
-    out: dict[str, dict[str, int]] = {}
+) -> dict[str, EligibilityCounts]:
+    out: dict[str, EligibilityCounts] = {}
     for a in attrs:
         rows = [e for e in eligibility if e.attribute == a.name]
-        out[a.name] = {
-            "eligible": sum(1 for e in rows if e.eligible),
-            "skipped": sum(1 for e in rows if not e.eligible),
-            "unchecked": sum(1 for e in rows if e.source == "unchecked"),
-        }
+        out[a.name] = EligibilityCounts(
+            eligible=sum(1 for e in rows if e.eligible),
+            skipped=sum(1 for e in rows if not e.eligible),
+            unchecked=sum(1 for e in rows if e.source == "unchecked"),
+        )
     return out
 
 

@@ -547,14 +547,99 @@ def _judge(ctx: AuditContext, a: str, b: str, similarity: float | None) -> dict[
     return dict(verdict.model_dump(mode="json"))
 
 
-def run_mitigation(
-    units: Sequence[PairUnit], ctx: AuditContext, protocol: str, *, masked: bool
-) -> list[SampleResult]:
-    """Masking → evidence → paired generation from the evidence → judge → rewrite of the
-    flagged pairs from a group-neutral reference; `masked=False` is the ablation whose
-    evidence extractor is told the group (one evidence per group)."""
-    # stage 1, masking: the extractor's prompt names no group; chart text given to a text
-    # model is masked too (an image cannot be, and an eligible chart names no group anyway)
+@dataclass(frozen=True)
+class _Asked:
+    """One mitigation stage's requests, keyed (unit id, group label or "*"), and replies."""
+
+    requests: dict[tuple[str, str], ModelRequest]
+    replies: dict[str, ModelResponse]
+
+    @classmethod
+    def of(cls, ctx: AuditContext, requests: dict[tuple[str, str], ModelRequest]) -> _Asked:
+        return cls(requests, ctx.ask(list(requests.values())))
+
+    def reply(self, key: tuple[str, str]) -> ModelResponse | None:
+        return self.replies.get(self.requests[key].id)
+
+    def text(self, key: tuple[str, str]) -> str:
+        return _text(self.reply(key))
+
+
+@dataclass(frozen=True)
+class _Mitigation:
+    """A batch's mitigation: every stage asked, and the rewrites' problems."""
+
+    ctx: AuditContext
+    protocol: str
+    masked: bool
+    evidence: _Asked
+    generated: _Asked
+    refs: _Asked
+    rewrites: _Asked
+    problems: dict[tuple[str, str], list[str]]
+
+    def result(
+        self,
+        u: PairUnit,
+        texts: tuple[tuple[str, ...], tuple[str, ...]],
+        dissimilarity: tuple[float | None, float | None],
+        verdict: dict[str, JsonValue],
+    ) -> SampleResult:
+        """One unit's result: (paired, final) texts, dissimilarity before and after."""
+        (first, final), (d0, d1) = texts, dissimilarity
+        ctx, masked = self.ctx, self.masked
+        keys = [(u.id, g.label) for g in u.attribute.groups]
+        used = [self.evidence.replies.get(r.id) for k, r in self.evidence.requests.items()
+                if k[0] == u.id]  # fmt: skip
+        used += [self.generated.reply(k) for k in keys]
+        rewritten = keys[0] in self.rewrites.requests
+        if rewritten:
+            used += [self.refs.reply(k) for k in keys] + [self.rewrites.reply(k) for k in keys]
+        steps: list[dict[str, JsonValue]] = [
+            {"stage": "mask", "masked": masked,
+             "groups_in_extractor_prompt": [] if masked else list(u.attribute.labels)},
+        ]  # fmt: skip
+        for k in self.evidence.requests:
+            if k[0] == u.id:
+                steps.append({"stage": "evidence", "group": k[1], "output": self.evidence.text(k)})
+        for g, text in zip(u.attribute.groups, first, strict=True):
+            steps.append({"stage": "paired", "group": g.label, "output": text,
+                          **ctx.opinion(text)})  # fmt: skip
+        steps.append({"stage": "judge", **verdict})
+        accepted = rewritten and not any(self.problems[k] for k in keys)
+        if rewritten:
+            for g in u.attribute.groups:
+                k = (u.id, g.label)
+                text = self.rewrites.text(k)
+                steps.append({"stage": "reference", "group": g.label, "output": self.refs.text(k)})
+                steps.append({"stage": "rewrite", "group": g.label, "output": text,
+                              "accepted": accepted, "rejected_for": list(self.problems[k]),
+                              **ctx.opinion(text)})  # fmt: skip
+        flagged = verdict.get("flagged")
+        return SampleResult(
+            sample_id=u.id,
+            protocol=self.protocol,
+            model=ctx.model,
+            output=final[0],
+            scores={
+                "dissimilarity_before": d0,
+                "dissimilarity": d1,
+                "flagged": None if flagged is None else float(bool(flagged)),
+                "rewrite_accepted": float(accepted) if rewritten else None,
+            },
+            groups=_labels(u.chart, u.attribute, masked=str(masked).lower()),
+            steps=tuple(steps),
+            error=_error(used),
+            **_stats(used),
+        )
+
+
+def _evidence_requests(
+    units: Sequence[PairUnit], ctx: AuditContext, masked: bool
+) -> dict[tuple[str, str], ModelRequest]:
+    """Stage 1, masking: the extractor's prompt names no group; chart text given to a text
+    model is masked too (an image cannot be, and an eligible chart names no group anyway).
+    The ablation tells the extractor the group: one evidence per group."""
     ev_req: dict[tuple[str, str], ModelRequest] = {}
     for u in units:
         analysis = analysis_for(u.chart.chart_type)
@@ -569,65 +654,53 @@ def run_mitigation(
                     "audit_evidence", u.chart, f"{u.id}/evidence/{g.label}", analysis=analysis,
                     about=about,
                 )  # fmt: skip
-    evidence = ctx.ask(list(ev_req.values()))
+    return ev_req
+
+
+def run_mitigation(
+    units: Sequence[PairUnit], ctx: AuditContext, protocol: str, *, masked: bool
+) -> list[SampleResult]:
+    """Masking → evidence → paired generation from the evidence → judge → rewrite of the
+    flagged pairs from a group-neutral reference; `masked=False` is the ablation whose
+    evidence extractor is told the group (one evidence per group)."""
+    evidence = _Asked.of(ctx, _evidence_requests(units, ctx, masked))
+    tag = "m" if masked else "u"
 
     def ev(u: PairUnit, g: Group) -> str:
-        key = (u.id, "*") if masked else (u.id, g.label)
-        return _text(evidence.get(ev_req[key].id)) or "(no facts extracted)"
+        return evidence.text((u.id, "*") if masked else (u.id, g.label)) or "(no facts extracted)"
 
-    gen_req = {
-        (u.id, g.label): ctx.request(
-            "audit_paired",
-            None,
-            f"{u.id}/{'m' if masked else 'u'}/paired/{g.label}",
-            evidence=ev(u, g),
-            group=ctx.phrase(g, u.chart.id),
-        )
-        for u in units
-        for g in u.attribute.groups
-    }
-    generated = ctx.ask(list(gen_req.values()))
-    firsts = [
-        tuple(_text(generated.get(gen_req[(u.id, g.label)].id)) for g in u.attribute.groups)
-        for u in units
-    ]
+    def ask(
+        stage: str, us: Sequence[PairUnit], **fields: Callable[[PairUnit, Group], str]
+    ) -> _Asked:
+        return _Asked.of(ctx, {
+            (u.id, g.label): ctx.request(
+                "audit_rewrite" if stage == "rewrite" else "audit_paired", None,
+                f"{u.id}/{tag}/{stage}/{g.label}",
+                **cast(dict[str, Any], {k: f(u, g) for k, f in fields.items()}),
+            )
+            for u in us
+            for g in u.attribute.groups
+        })  # fmt: skip
+
+    def phrase(u: PairUnit, g: Group) -> str:
+        return ctx.phrase(g, u.chart.id)
+
+    generated = ask("paired", units, evidence=ev, group=phrase)
+    firsts = [tuple(generated.text((u.id, g.label)) for g in u.attribute.groups) for u in units]
     before = ctx.dissimilarities([(a, b) for a, b in firsts])
     verdicts = [
         _judge(ctx, a, b, None if d is None else 1.0 - d)
         for (a, b), d in zip(firsts, before, strict=True)
     ]
     flagged = [u for u, v in zip(units, verdicts, strict=True) if v.get("flagged")]
-    ref_req = {
-        (u.id, g.label): ctx.request(
-            "audit_paired",
-            None,
-            f"{u.id}/{'m' if masked else 'u'}/reference/{g.label}",
-            evidence=ev(u, g),
-            group=NEUTRAL_AUDIENCE,
-        )
-        for u in flagged
-        for g in u.attribute.groups
-    }
-    refs = ctx.ask(list(ref_req.values()))
-    rw_req = {
-        (u.id, g.label): ctx.request(
-            "audit_rewrite",
-            None,
-            f"{u.id}/{'m' if masked else 'u'}/rewrite/{g.label}",
-            reference=_text(refs.get(ref_req[(u.id, g.label)].id)),
-            group=ctx.phrase(g, u.chart.id),
-        )
-        for u in flagged
-        for g in u.attribute.groups
-    }
-    rewrites = ctx.ask(list(rw_req.values()))
+    refs = ask("reference", flagged, evidence=ev, group=lambda u, g: NEUTRAL_AUDIENCE)
+    rewrites = ask(
+        "rewrite", flagged, reference=lambda u, g: refs.text((u.id, g.label)), group=phrase
+    )
     # a rewrite replaces the pair only when both pass (`rewrites.check_rewrite`)
-    problems: dict[tuple[str, str], list[str]] = {
+    problems = {
         (u.id, g.label): check_rewrite(
-            _text(rewrites.get(rw_req[(u.id, g.label)].id)),
-            _text(refs.get(ref_req[(u.id, g.label)].id)),
-            ev(u, g),
-            g,
+            rewrites.text((u.id, g.label)), refs.text((u.id, g.label)), ev(u, g), g
         )
         for u in flagged
         for g in u.attribute.groups
@@ -635,69 +708,15 @@ def run_mitigation(
     finals = []
     for u, first in zip(units, firsts, strict=True):
         keys = [(u.id, g.label) for g in u.attribute.groups]
-        if keys[0] in rw_req and not any(problems[k] for k in keys):
-            finals.append(tuple(_text(rewrites.get(rw_req[k].id)) for k in keys))
+        if keys[0] in rewrites.requests and not any(problems[k] for k in keys):
+            finals.append(tuple(rewrites.text(k) for k in keys))
         else:
             finals.append(first)
     after = ctx.dissimilarities([(a, b) for a, b in finals])
-    out = []
-    for u, first, final, d0, d1, verdict in zip(
-        units, firsts, finals, before, after, verdicts, strict=True
-    ):
-        keys = [(u.id, g.label) for g in u.attribute.groups]
-        used = [evidence.get(r.id) for k, r in ev_req.items() if k[0] == u.id]
-        used += [generated.get(gen_req[k].id) for k in keys]
-        rewritten = keys[0] in rw_req
-        if rewritten:
-            used += [refs.get(ref_req[k].id) for k in keys] + [
-                rewrites.get(rw_req[k].id) for k in keys
-            ]
-        steps: list[dict[str, JsonValue]] = [
-            {"stage": "mask", "masked": masked,
-             "groups_in_extractor_prompt": [] if masked else list(u.attribute.labels)},
-        ]  # fmt: skip
-        for k, r in ev_req.items():
-            if k[0] == u.id:
-                steps.append(
-                    {"stage": "evidence", "group": k[1], "output": _text(evidence.get(r.id))}
-                )
-        for g, text in zip(u.attribute.groups, first, strict=True):
-            steps.append({"stage": "paired", "group": g.label, "output": text,
-                          **ctx.opinion(text)})  # fmt: skip
-        steps.append({"stage": "judge", **verdict})
-        accepted = rewritten and not any(problems[k] for k in keys)
-        if rewritten:
-            for g in u.attribute.groups:
-                k = (u.id, g.label)
-                text = _text(rewrites.get(rw_req[k].id))
-                steps.append(
-                    {
-                        "stage": "reference",
-                        "group": g.label,
-                        "output": _text(refs.get(ref_req[k].id)),
-                    }
-                )
-                steps.append({"stage": "rewrite", "group": g.label, "output": text,
-                              "accepted": accepted, "rejected_for": list(problems[k]),
-                              **ctx.opinion(text)})  # fmt: skip
-        out.append(
-            SampleResult(
-                sample_id=u.id,
-                protocol=protocol,
-                model=ctx.model,
-                output=final[0],
-                scores={
-                    "dissimilarity_before": d0,
-                    "dissimilarity": d1,
-                    "flagged": None
-                    if verdict.get("flagged") is None
-                    else float(bool(verdict["flagged"])),
-                    "rewrite_accepted": float(accepted) if rewritten else None,
-                },
-                groups=_labels(u.chart, u.attribute, masked=str(masked).lower()),
-                steps=tuple(steps),
-                error=_error(used),
-                **_stats(used),
-            )
+    done = _Mitigation(ctx, protocol, masked, evidence, generated, refs, rewrites, problems)
+    return [
+        done.result(u, (first, final), (d0, d1), verdict)
+        for u, first, final, d0, d1, verdict in zip(
+            units, firsts, finals, before, after, verdicts, strict=True
         )
-    return out
+    ]
