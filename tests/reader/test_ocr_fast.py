@@ -135,7 +135,7 @@ def test_the_small_recogniser_reads_within_its_budget(monkeypatch: pytest.Monkey
     none is left for 320. Crop 2 keeps the fast reading, crop 3 its first small one."""
     from rapidocr.ch_ppocr_rec.typings import TextRecInput
 
-    monkeypatch.setattr(ocr, "SMALL_BUDGET_PX", 200 + 256)
+    monkeypatch.setattr(ocr.batching, "SMALL_BUDGET_PX", 200 + 256)
     fast = Recogniser("fast", {1: 0.5, 2: 0.9, 3: 0.7})
     small = Recogniser("small", {1: 0.6, 3: 0.8})
     got = ocr._PaddingSteps(small, fast)(
@@ -178,7 +178,7 @@ def test_the_fast_recognisers_work_narrows_the_small_ones_budget(
     small recogniser reads the two narrow ones at 96 and nothing at 256."""
     from rapidocr.ch_ppocr_rec.typings import TextRecInput
 
-    monkeypatch.setattr(ocr, "RECOGNITION_BUDGET_PX", 120 + 200)
+    monkeypatch.setattr(ocr.batching, "RECOGNITION_BUDGET_PX", 120 + 200)
     fast = Recogniser("fast", {1: 0.5, 2: 0.9, 3: 0.7})
     small = Recogniser("small", {1: 0.6, 3: 0.8})
     got = ocr._PaddingSteps(small, fast)(

@@ -308,7 +308,7 @@ print(runtime.ocr_plan().how)
 def test_the_plan_is_part_of_the_reader_revision(monkeypatch: pytest.MonkeyPatch) -> None:
     revisions = set()
     for backend in ("onnxruntime", "openvino-f32", "openvino-bf16"):
-        monkeypatch.setattr(ocr, "ocr_plan", lambda b=backend: runtime.OcrPlan(b, b))
+        monkeypatch.setattr(ocr.engine, "ocr_plan", lambda b=backend: runtime.OcrPlan(b, b))
         reader_backend._perception_hash.cache_clear()
         revisions.add(reader_backend.reader_revision())
     reader_backend._perception_hash.cache_clear()
@@ -716,7 +716,7 @@ def test_openvinos_detector_is_warmed_once_at_load(
         text_rec = type("Rec", (), {"rec_image_shape": [3, 48, 320]})()
         text_det = type("Det", (), {"session": staticmethod(lambda x: shapes.append(x.shape))})()
 
-    monkeypatch.setattr(ocr, "build_rapidocr", lambda d, r: Fake())
+    monkeypatch.setattr(ocr.engine, "build_rapidocr", lambda d, r: Fake())
     engine = ocr.OcrEngine(det)
     engine._load()
     engine._load()

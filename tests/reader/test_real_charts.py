@@ -106,7 +106,7 @@ def test_month_labels_printed_running_up_the_page_are_read(
     if not path.is_file():
         pytest.skip(f"{path} is absent")
     if budget == "unbounded":
-        monkeypatch.setattr(ocr, "RECOGNITION_BUDGET_PX", 10**9)
+        monkeypatch.setattr(ocr.batching, "RECOGNITION_BUDGET_PX", 10**9)
     tokens = engine.read(load_image(path), footnotes=False)  # type: ignore[attr-defined]
     months = [
         t.text

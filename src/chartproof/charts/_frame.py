@@ -256,7 +256,6 @@ def cartesian_ops(
     """
     style = spec.style
     page = Page.of(style)
-    em = page.px(page.font)
     tick = page.px(TICK_PT)
     edge = page.px(EDGE_PT)
     cat_x = isinstance(x, CategoryAxis)  # categories along the bottom
@@ -278,17 +277,10 @@ def cartesian_ops(
 
     m = _Margins(edge, edge, edge, edge)
     legend_op: list[Op] = []
-    inside_upper = 0.0
     show_legend = legend is not None and style.legend and len(legend.labels) > 0
+    inside_upper = 0.0
     if show_legend and legend is not None:
-        loc = style.legend_loc
-        if loc == "outside right":
-            m.right += legend_size(page, legend.labels, 1)[0] + em * 0.5
-        elif loc == "outside bottom":
-            ncols = bottom_legend_columns(page, legend.labels)
-            m.bottom += legend_size(page, legend.labels, ncols)[1] + em * 0.5
-        elif loc.startswith("upper") and isinstance(y, NumberAxis):
-            inside_upper = legend_size(page, legend.labels, 1)[1] + em
+        inside_upper = _legend_room(page, spec, legend, y, m)
 
     if isinstance(x, CategoryAxis) and not x.thin and x.rotation == 0 and len(x.labels) > 1:
         x.rotation = _auto_rotation(page, x, y, m.right, y_title)
@@ -318,27 +310,7 @@ def cartesian_ops(
         y_labels = _tick_labels(y)
 
     # then horizontal layout: y tick labels, y title, overhanging x tick labels
-    if isinstance(y, CategoryAxis):
-        y_depth = _category_extent(page, y, horizontal_axis=False)
-    else:
-        y_depth = max(page.text(s)[0] for s in y_labels)
-    m.left += y_depth + tick
-    if y_title:
-        m.left += page.text(y_title)[1] + page.px(LABELPAD_PT)
-    if isinstance(x, NumberAxis):
-        m.right += page.text(x_labels[-1])[0] / 2 + em * 0.5
-    elif x.labels:
-        per = (page.width - m.left - m.right) / max(1.0, len(x.labels) - 1 + 2 * x.pad)
-        if x.rotation == 0:
-            m.right += max(0.0, page.text(x.labels[-1])[0] / 2 - x.pad * per)
-            overhang = page.text(x.labels[0])[0] / 2 - x.pad * per
-        else:
-            # rotated labels hang left of their tick, anchored at their right end
-            a = math.radians(x.rotation)
-            overhang = page.text(x.labels[0])[0] * abs(math.cos(a)) - x.pad * per
-        m.left = max(m.left, overhang + edge)
-    m.left = min(m.left, page.width * 0.45)
-    m.right = min(m.right, page.width * 0.45)
+    y_depth = _side_margins(page, m, (x, x_labels), (y, y_labels), y_title)
     ax_w = page.width - m.left - m.right
     if isinstance(x, NumberAxis):
         lab_w = max((page.text(s, VALUE_LABEL_SCALE)[0] for s in x.reserve_labels), default=0.0)
@@ -366,16 +338,7 @@ def cartesian_ops(
     ops.extend(_axis_ops(page, "x", x, ax_w, x_labels))
     ops.extend(_axis_ops(page, "y", y, ax_h, y_labels))
 
-    if not style.tick_labels:
-        ops.append(
-            op("ax", "tick_params", axis="both", which="both", labelbottom=False, labelleft=False)
-        )
-    if style.gridlines != "none":
-        ops.append(op("ax", "grid", True, axis=style.gridlines, color=_GRID_COLOR, linewidth=0.8))
-        ops.append(op("ax", "set_axisbelow", True))
-    if not full_frame:
-        ops.append(op("ax.spines.top", "set_visible", False))
-        ops.append(op("ax.spines.right", "set_visible", False))
+    ops.extend(_frame_style_ops(spec, full_frame=full_frame))
     # fixed title and axis-title positions spare matplotlib a tick-label layout pass per draw
     if title:
         ops.append(op("ax", "set_title", title, y=1.0, pad=TITLEPAD_PT, tag=Tag("title")))
@@ -391,6 +354,76 @@ def cartesian_ops(
     if show_legend and legend is not None:
         legend_op = legend_ops(page, style, legend, (m.left, m.right, m.top, m.bottom))
     ops.extend(legend_op)
+    return ops
+
+
+def _legend_room(
+    page: Page, spec: ChartSpec, legend: LegendItems, y: CategoryAxis | NumberAxis, m: _Margins
+) -> float:
+    """Make room in the margins `m` for a legend outside the axes (in place); the height an
+    upper legend inside a number axis needs above the data (0 for any other legend)."""
+    em = page.px(page.font)
+    loc = spec.style.legend_loc
+    if loc == "outside right":
+        m.right += legend_size(page, legend.labels, 1)[0] + em * 0.5
+    elif loc == "outside bottom":
+        ncols = bottom_legend_columns(page, legend.labels)
+        m.bottom += legend_size(page, legend.labels, ncols)[1] + em * 0.5
+    elif loc.startswith("upper") and isinstance(y, NumberAxis):
+        return legend_size(page, legend.labels, 1)[1] + em
+    return 0.0
+
+
+def _side_margins(
+    page: Page,
+    m: _Margins,
+    x: tuple[CategoryAxis | NumberAxis, list[str]],
+    y: tuple[CategoryAxis | NumberAxis, list[str]],
+    y_title: str | None,
+) -> float:
+    """Widen the left and right margins `m` (in place) for the y tick labels and title and the
+    x tick labels that overhang the axes' ends (each axis with its tick labels); the depth of
+    the y tick labels."""
+    (x_axis, x_labels), (y_axis, y_labels) = x, y
+    em, tick, edge = page.px(page.font), page.px(TICK_PT), page.px(EDGE_PT)
+    if isinstance(y_axis, CategoryAxis):
+        y_depth = _category_extent(page, y_axis, horizontal_axis=False)
+    else:
+        y_depth = max(page.text(s)[0] for s in y_labels)
+    m.left += y_depth + tick
+    if y_title:
+        m.left += page.text(y_title)[1] + page.px(LABELPAD_PT)
+    if isinstance(x_axis, NumberAxis):
+        m.right += page.text(x_labels[-1])[0] / 2 + em * 0.5
+    elif x_axis.labels:
+        per = (page.width - m.left - m.right) / max(1.0, len(x_axis.labels) - 1 + 2 * x_axis.pad)
+        if x_axis.rotation == 0:
+            m.right += max(0.0, page.text(x_axis.labels[-1])[0] / 2 - x_axis.pad * per)
+            overhang = page.text(x_axis.labels[0])[0] / 2 - x_axis.pad * per
+        else:
+            # rotated labels hang left of their tick, anchored at their right end
+            a = math.radians(x_axis.rotation)
+            overhang = page.text(x_axis.labels[0])[0] * abs(math.cos(a)) - x_axis.pad * per
+        m.left = max(m.left, overhang + edge)
+    m.left = min(m.left, page.width * 0.45)
+    m.right = min(m.right, page.width * 0.45)
+    return y_depth
+
+
+def _frame_style_ops(spec: ChartSpec, *, full_frame: bool) -> list[Op]:
+    """The calls of the style's tick labels, gridlines and frame."""
+    style = spec.style
+    ops: list[Op] = []
+    if not style.tick_labels:
+        ops.append(
+            op("ax", "tick_params", axis="both", which="both", labelbottom=False, labelleft=False)
+        )
+    if style.gridlines != "none":
+        ops.append(op("ax", "grid", True, axis=style.gridlines, color=_GRID_COLOR, linewidth=0.8))
+        ops.append(op("ax", "set_axisbelow", True))
+    if not full_frame:
+        ops.append(op("ax.spines.top", "set_visible", False))
+        ops.append(op("ax.spines.right", "set_visible", False))
     return ops
 
 

@@ -5,6 +5,7 @@ labels beside the wedges, values printed inside.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from chartproof.charts._layout import wrap_to_width
 from chartproof.charts._legend import LegendItems, bottom_legend_columns, legend_ops, legend_size
@@ -144,26 +145,40 @@ def pie_ops(spec: ChartSpec) -> list[Op]:
                 )
             )
     if style.value_labels:
-        size = round(style.font_size * VALUE_LABEL_SCALE, 2)
-        for i, v in enumerate(values):
-            text = value_text(spec, v)
-            info = TextInfo(text, row=i, column=col, series=cats[i], value=v)
-            ops.append(
-                op(
-                    "ax",
-                    "text",
-                    round(VALUE_RADIUS * math.cos(mids[i]), 6),
-                    round(VALUE_RADIUS * math.sin(mids[i]), 6),
-                    text,
-                    ha="center",
-                    va="center",
-                    fontsize=size,
-                    color=label_color(colors[i]),
-                    tag=Tag("value_labels", texts=(info,)),
-                )
-            )
+        ops.extend(_value_label_ops(spec, cats, values, colors, mids))
     if title:
         ops.append(op("ax", "set_title", title, y=1.0, pad=TITLEPAD_PT, tag=Tag("title")))
     if legend is not None:
         ops.extend(legend_ops(page, style, legend, (left, right, top, bottom)))
+    return ops
+
+
+def _value_label_ops(
+    spec: ChartSpec,
+    cats: Sequence[str],
+    values: Sequence[float],
+    colors: Sequence[str],
+    mids: Sequence[float],
+) -> list[Op]:
+    """The value label of each wedge, at its middle angle (`mids`, radians)."""
+    col = spec.encoding.y[0]
+    size = round(spec.style.font_size * VALUE_LABEL_SCALE, 2)
+    ops: list[Op] = []
+    for i, v in enumerate(values):
+        text = value_text(spec, v)
+        info = TextInfo(text, row=i, column=col, series=cats[i], value=v)
+        ops.append(
+            op(
+                "ax",
+                "text",
+                round(VALUE_RADIUS * math.cos(mids[i]), 6),
+                round(VALUE_RADIUS * math.sin(mids[i]), 6),
+                text,
+                ha="center",
+                va="center",
+                fontsize=size,
+                color=label_color(colors[i]),
+                tag=Tag("value_labels", texts=(info,)),
+            )
+        )
     return ops

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TypedDict, Unpack
 
 from pydantic import Field, JsonValue
 
@@ -137,6 +138,18 @@ def value_text(v: AnswerValue) -> str:
     return v
 
 
+class OpDetails(TypedDict, total=False):
+    """The optional fields of an operation `Tracer.add` records (see `Op`)."""
+
+    cells: tuple[tuple[str, str], ...]
+    args: dict[str, JsonValue]
+    note: str
+    err: float
+    exact: bool
+    unit: str | None
+    free: bool
+
+
 class Tracer:
     """Records operations while a program runs on one chart view.
 
@@ -161,15 +174,10 @@ class Tracer:
         kind: AnswerKind,
         *,
         depends_on: tuple[Op, ...] = (),
-        cells: tuple[tuple[str, str], ...] = (),
-        args: dict[str, JsonValue] | None = None,
-        note: str = "",
-        err: float = 0.0,
-        exact: bool = False,
-        unit: str | None = None,
-        free: bool = False,
+        **details: Unpack[OpDetails],
     ) -> Op:
-        """Record one operation and return it (its value is `.value`)."""
+        """Record one operation and return it (its value is `.value`); `details` are the
+        optional fields of `Op`."""
         rec = Op(
             id=len(self.ops),
             op=op,
@@ -178,14 +186,9 @@ class Tracer:
             value=value,
             kind=kind,
             depends_on=tuple(d.id for d in depends_on),
-            cells=cells,
-            args=args or {},
-            note=note,
-            err=err,
-            exact=exact,
-            unit=unit,
-            free=free,
+            **details,
         )
+        rec.args = rec.args or {}  # no args (or None, untyped callers): a fresh dict
         if rec.id in self.overrides:
             rec.value = self.overrides[rec.id]
         self.ops.append(rec)

@@ -4,6 +4,7 @@ registers them all (see `chartproof.questions.program.list_programs`)."""
 from chartproof.questions.programs import (
     box,
     chains,
+    chains_box,
     color,
     comparison,
     computation,
@@ -21,6 +22,7 @@ from chartproof.questions.programs import (
 __all__ = [
     "box",
     "chains",
+    "chains_box",
     "color",
     "comparison",
     "computation",
