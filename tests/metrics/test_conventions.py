@@ -186,3 +186,23 @@ def test_a_sample_can_name_its_convention() -> None:
     assert convention_for(_sample("chartqa", "12", convention="none")) is None
     with pytest.raises(KeyError, match="known"):
         convention_for(_sample("my-folder", "12", convention="chartqa-typo"))
+
+
+@pytest.mark.parametrize("case", _cases("convention_evochart.json"), ids=_id)
+def test_evochart_follows_its_readme_rule(case: dict[str, Any]) -> None:
+    sample = _sample("evochart", case["gold"], is_clear=case["is_clear"])
+    conv = convention_for(sample)
+    assert conv is not None and conv.name == "evochart"
+    assert conv.score(case["prediction"], sample) == case["readme_rule"], case["kind"]
+
+
+def test_evochart_table_covers_both_rules() -> None:
+    # verdicts written by hand from the README's rule: the authors publish no scorer code
+    rows = _cases("convention_evochart.json")
+    assert len(rows) >= 60
+    for clear in (True, False):
+        verdicts = {r["readme_rule"] for r in rows if r["is_clear"] is clear}
+        assert verdicts == {0.0, 1.0}
+    # the same (prediction, gold) pair scores differently under the two rules
+    assert convention("evochart").score("33", _sample("evochart", "32", is_clear=True)) == 0.0
+    assert convention("evochart").score("33", _sample("evochart", "32", is_clear=False)) == 1.0

@@ -29,6 +29,7 @@ def test_builtin_ids() -> None:
     assert default_prompts().ids() == [
         "chain_step@1",
         "chartqax@1",
+        "chartx_qa@1",
         "charxiv_descriptive_bool@1",
         "charxiv_descriptive_enum@1",
         "charxiv_descriptive_layout@1",

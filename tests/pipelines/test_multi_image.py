@@ -157,16 +157,21 @@ def test_hf_vlm_gets_every_image_in_order(dataset: Path, tmp_path: Path) -> None
     assert all(r.get("error") is None for r in rows), rows
 
 
-def test_export_refuses_multi_image_samples_in_one_line(dataset: Path, tmp_path: Path) -> None:
+def test_export_keeps_multi_image_samples(dataset: Path, tmp_path: Path) -> None:
     from chartproof.cli import _register
     from chartproof.cli._app import app
+    from chartproof.datasets import load_parquet
 
     _register()
     out = tmp_path / "o.parquet"
     res = CliRunner().invoke(app, ["export", "--data", str(dataset), "--out", str(out)])
-    assert res.exit_code == 2, res.output
-    assert res.output.strip().count("\n") == 0 and "'three' has 3 images" in res.output
-    assert not out.exists() and not list(tmp_path.glob(".*partial"))
+    assert res.exit_code == 0, res.output
+    back = load_parquet(out, image_dir=tmp_path / "img")
+    assert back.samples == load_samples(dataset).samples and back.errors == []
+    three = back.samples[0]
+    assert [(tmp_path / "img" / i.path).read_bytes() for i in three.images] == [
+        (dataset / i.path).read_bytes() for i in three.images
+    ]
 
 
 def test_finetune_request_carries_every_chart_and_explain_refuses(dataset: Path) -> None:

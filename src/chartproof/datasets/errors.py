@@ -68,6 +68,20 @@ class LoadResult:
         """Number of rows loaded without some part (e.g. an unreadable table)."""
         return sum(1 for e in self.errors if e.severity == "warning")
 
+    def first_chart_only(self, pipeline: str, limit: int = 3) -> str | None:
+        """One warning line for a pipeline that reads one chart a sample (derender, the
+        audit) when some samples show several (`Sample.images`): how many, and the first
+        ids; None when every sample shows one chart."""
+        multi = [s for s in self.samples if s.more_images]
+        if not multi:
+            return None
+        ids = ", ".join(repr(s.id) for s in multi[:limit])
+        more = f" and {len(multi) - limit} more" if len(multi) > limit else ""
+        return (
+            f"{len(multi)} of {len(self.samples)} samples show several charts ({ids}{more}); "
+            f"{pipeline} reads only the first chart of each"
+        )
+
     def summary(self, limit: int = 5) -> str:
         """One paragraph for a log: counts and the first few problems."""
         head = f"{len(self.samples)} samples loaded from {self.root}"

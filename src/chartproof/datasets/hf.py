@@ -10,6 +10,7 @@ from typing import Any
 from chartproof.datasets.images import resolve_image
 from chartproof.datasets.parquet import (
     EXPORT_COLUMNS,
+    IMAGE_COLUMNS,
     JSON_FIELDS,
     OPTIONAL_FIELDS,
     SCALAR_FIELDS,
@@ -26,7 +27,8 @@ def to_hf_dataset(samples: Iterable[Sample], root: Path) -> Any:
     """A `datasets.Dataset` with one row per sample.
 
     Columns: `image` (an `Image` feature, decoded to PIL on access, loaded from dataset
-    folder `root`), `answer_text` (the gold answer as a model would write it),
+    folder `root`), `more_images` (a sequence of `Image`: a multi-chart question's other
+    images in order, empty for one chart), `answer_text` (the gold answer as a model would write it),
     `answer_kind`, the scalar fields of `Sample` as strings, and its nested records as JSON
     text (`NAME_json`): the columns of `save_parquet`'s files (`EXPORT_COLUMNS`), so one
     schema serves both, and `samples_from_hf` restores the samples exactly.
@@ -39,11 +41,17 @@ def to_hf_dataset(samples: Iterable[Sample], root: Path) -> Any:
     for s in samples:
         row = sample_columns(s)
         row["image"] = str(resolve_image(root, s.image))
+        row["more_images"] = [str(resolve_image(root, m)) for m in s.more_images]
         for name in EXPORT_COLUMNS:
             columns[name].append(row[name])
+    many = datasets.Sequence(datasets.Image())  # List(Image()) in datasets >= 4
     features = datasets.Features(
         {
-            name: datasets.Image() if name == "image" else datasets.Value("string")
+            name: datasets.Image()
+            if name == "image"
+            else many
+            if name == "more_images"
+            else datasets.Value("string")
             for name in columns
         }
     )
@@ -54,7 +62,8 @@ def samples_from_hf(dataset: Any) -> list[Sample]:
     """The samples of a dataset made by `to_hf_dataset` (images are not read)."""
     import json
 
-    plain = dataset.remove_columns(["image"]) if "image" in dataset.column_names else dataset
+    images = [c for c in IMAGE_COLUMNS if c in dataset.column_names]
+    plain = dataset.remove_columns(images) if images else dataset
     out: list[Sample] = []
     for row in plain:
         data: dict[str, Any] = {name: row[name] for name in SCALAR_FIELDS}

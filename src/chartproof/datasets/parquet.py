@@ -1,20 +1,24 @@
 """Parquet round trip of samples, optionally with the image bytes embedded, for sharing a
 dataset as one file and for column-wise analysis (pyarrow, imported on use).
 
-Layout ("samples/2", the Hugging Face export's columns, `EXPORT_COLUMNS`): one row per
+Layout ("samples/3", the Hugging Face export's columns, `EXPORT_COLUMNS`): one row per
 sample. `image` is a Hugging Face `Image` cell (a struct of `bytes`, the image file when
 embedded, and `path`, the sample's image path), declared as an `Image` feature in the
 file's `huggingface` metadata, so `datasets.load_dataset("parquet", ...)` decodes it;
+`more_images` is the ordered list of a multi-chart question's other images (a sequence of
+`Image` cells, empty for a one-chart sample: the sample's images are `image` followed by
+`more_images`, their `ImageRef`s in `more_images_json`);
 `answer_text` and `answer_kind` spell the gold answer out; the top-level scalar fields of
 `Sample` (id, question, chart_type, question_type, task_type, program, explanation, split,
 parent_id, family_id, pair_id) are native string columns; every nested record (image,
-answer, table, spec, chain, premises, groups, transforms, source, choices) is a JSON text
+answer, table, spec, chain, premises, groups, transforms, source, choices, more_images) is a JSON text
 column `NAME_json` holding exactly what `samples.jsonl` holds for that field. JSON columns
 rather than Arrow structs because the records are recursive and union-typed (answer
 values, table cells, premise ASTs): structs would need a schema per union and lose the
 bool/float/str distinction, while JSON text round-trips losslessly through the same
-pydantic validation as JSONL. Files of the first layout ("samples/1": JSON columns named
-by the field, an optional `image_bytes` column) still load.
+pydantic validation as JSONL. Files of the earlier layouts still load: "samples/2" (no
+`more_images` columns: one image a row) and "samples/1" (JSON columns named by the field,
+an optional `image_bytes` column).
 """
 
 from __future__ import annotations
@@ -53,19 +57,26 @@ SCALAR_FIELDS = (
 
 JSON_FIELDS = (
     "image", "answer", "table", "spec", "chain", "premises", "groups", "transforms", "source",
-    "choices",
+    "choices", "more_images",
 )  # fmt: skip
 """Sample fields stored as JSON text columns."""
 
-OPTIONAL_FIELDS = {"choices": "[]"}
+OPTIONAL_FIELDS = {"choices": "[]", "more_images": "[]"}
 """Columns added after files were first written, and the value a file without one means."""
 
 IMAGE_BYTES = "image_bytes"
 """Name of the binary column of embedded image files in "samples/1" files (and of the
 image bytes in a row as read)."""
 
+MORE_IMAGE_BYTES = "more_image_bytes"
+"""Key of the embedded files of a row's `more_images` (a list, in order) in a row as read."""
+
+IMAGE_COLUMNS = ("image", "more_images")
+"""The image columns of the export: the first image, and the list of the others."""
+
 EXPORT_COLUMNS = (
-    "image", "answer_text", "answer_kind", *SCALAR_FIELDS, *(f"{n}_json" for n in JSON_FIELDS),
+    *IMAGE_COLUMNS, "answer_text", "answer_kind", *SCALAR_FIELDS,
+    *(f"{n}_json" for n in JSON_FIELDS),
 )  # fmt: skip
 """The columns of a Parquet file and of a Hugging Face export, in order."""
 
@@ -79,12 +90,18 @@ def _schema(embed: bool) -> Any:
     import pyarrow as pa
 
     image = pa.struct([pa.field("bytes", pa.binary()), pa.field("path", pa.string())])
-    fields = [pa.field("image", image)]
-    fields += [pa.field(name, pa.string()) for name in EXPORT_COLUMNS[1:]]
-    features = {name: {"dtype": "string", "_type": "Value"} for name in EXPORT_COLUMNS[1:]}
-    hf = {"info": {"features": {"image": {"_type": "Image"}, **features}}}
+    fields = [pa.field("image", image), pa.field("more_images", pa.list_(image))]
+    text = EXPORT_COLUMNS[len(IMAGE_COLUMNS) :]
+    fields += [pa.field(name, pa.string()) for name in text]
+    features: dict[str, Any] = {
+        "image": {"_type": "Image"},
+        # "Sequence" of images: read by every `datasets` (>= 4 shows it as List(Image()))
+        "more_images": {"_type": "Sequence", "feature": {"_type": "Image"}},
+    }
+    features |= {name: {"dtype": "string", "_type": "Value"} for name in text}
+    hf = {"info": {"features": features}}
     meta = {
-        b"chartproof": b"samples/2",
+        b"chartproof": b"samples/3",
         _IMAGES_KEY: b"embedded" if embed else b"paths",
         b"huggingface": json.dumps(hf).encode("utf-8"),
     }
@@ -92,15 +109,10 @@ def _schema(embed: bool) -> Any:
 
 
 def sample_columns(sample: Sample) -> dict[str, Any]:
-    """One sample as a row of the export layout, less the `image` cell: the gold answer
-    spelt out, scalar fields as they are, nested records as JSON text (`NAME_json`).
-    ValueError for a multi-image sample (a row holds one image: use a native folder)."""
-    if sample.more_images:
-        raise ValueError(
-            f"sample {sample.id!r} has {len(sample.images)} images; Parquet and Hugging Face "
-            "exports hold one image a row: save multi-image samples as a native folder"
-        )
+    """One sample as a row of the export layout, less the image cells: the gold answer
+    spelt out, scalar fields as they are, nested records as JSON text (`NAME_json`)."""
     data = sample.model_dump(mode="json")
+    data.setdefault("more_images", [])  # left out of a one-chart sample's record
     row: dict[str, Any] = {"answer_text": sample.answer.text(), "answer_kind": sample.answer.kind}
     row.update({name: data[name] for name in SCALAR_FIELDS})
     for name in JSON_FIELDS:
@@ -139,11 +151,8 @@ def save_parquet(
                     raise ValueError(f"duplicate sample id {s.id!r} while writing {path}")
                 seen.add(s.id)
                 row = sample_columns(s)
-                data = None
-                if embed_images:
-                    assert root is not None
-                    data = resolve_image(root, s.image).read_bytes()
-                row["image"] = {"bytes": data, "path": s.image.path}
+                cells = [_image_cell(ref, root if embed_images else None) for ref in s.images]
+                row["image"], row["more_images"] = cells[0], cells[1:]
                 batch.append(row)
                 if len(batch) >= batch_size:
                     writer.write_table(pa.Table.from_pylist(batch, schema=schema))
@@ -154,6 +163,12 @@ def save_parquet(
     finally:
         partial.unlink(missing_ok=True)
     return path
+
+
+def _image_cell(ref: ImageRef, root: Path | None) -> dict[str, Any]:
+    """A Hugging Face `Image` cell: the file's bytes when `root` is given, and the path."""
+    data = resolve_image(root, ref).read_bytes() if root is not None else None
+    return {"bytes": data, "path": ref.path}
 
 
 def _iter_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -197,6 +212,8 @@ def _iter_export_rows(pf: Any, path: Path) -> Iterator[tuple[int, dict[str, Any]
                 row[name] = cells.get(f"{name}_json", OPTIONAL_FIELDS.get(name))
             image = cells.get("image")
             row[IMAGE_BYTES] = image.get("bytes") if isinstance(image, dict) else None
+            more = cells.get("more_images") or []
+            row[MORE_IMAGE_BYTES] = [m.get("bytes") if isinstance(m, dict) else None for m in more]
             yield number, row
 
 
@@ -254,22 +271,23 @@ def _checked_sample(
             )
         )
         return None
-    try:
-        if image_dir is not None and row.get(IMAGE_BYTES) is not None:
-            _write_image(root, sample.image, row[IMAGE_BYTES])
-        elif check_images or image_dir is not None:
-            check_image(root, sample.image)
-    except (OSError, ValueError) as exc:
-        log.error(
-            RowError(
-                file=str(path),
-                line=number,
-                field="image.path",
-                sample_id=sample.id,
-                message=str(exc),
-            )
-        )
-        return None
+    embedded = [row.get(IMAGE_BYTES), *(row.get(MORE_IMAGE_BYTES) or ())]
+    embedded += [None] * (len(sample.images) - len(embedded))
+    for i, (ref, data) in enumerate(zip(sample.images, embedded, strict=False)):
+        try:
+            if image_dir is not None and data is not None:
+                _write_image(root, ref, data)
+            elif check_images or image_dir is not None:
+                check_image(root, ref)
+        except (OSError, ValueError) as exc:
+            where = "image.path" if i == 0 else f"more_images.{i - 1}.path"
+            log.error(
+                RowError(
+                    file=str(path), line=number, field=where, sample_id=sample.id,
+                    message=str(exc),
+                )
+            )  # fmt: skip
+            return None
     seen[sample.id] = number
     return sample
 

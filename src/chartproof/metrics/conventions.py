@@ -20,6 +20,7 @@ scorer; their relaxed accuracy (Methani et al., 2020) is the definition pix2stru
 | chartbench | `chartbench` | ChartBench `Stat/stat_all_metric.py` (Acc, Acc+, NQA) |
 | realcqa | `realcqa` | RealCQA `code/evaluation/eval_PMC.py` |
 | chartqapro | `chartqapro` | VLMEvalKit `dataset/utils/chartqapro.py` (relaxed + ANLS, year flags) |
+| evochart | `evochart` | MuyeHuang/EvoChart `README.md` "Answer Verification" (a rule; no scorer code) |
 
 What a sample must carry (loaders fill it): `source["answer_raw"]` (the answer as the
 release spells it; `gold.text()` otherwise), `source["answers"]` (a list of accepted
@@ -27,7 +28,8 @@ answers, when the release gives several: the best one counts, as pix2struct and 
 take the max), `Sample.pair_id` (or `source["pair_id"]`; ChartBench: the two yes/no
 questions asked of one chart share it, and Acc+ counts a pair right when both are), `source["answer_type"]` (RealCQA:
 "Binary", "Numerical", "String", "Unranked List", "Ranked List"), `source["year_flags"]`
-and `source["question_type"]` (ChartQA-Pro: the row's "YES"/"NO" year flags, its type).
+and `source["question_type"]` (ChartQA-Pro: the row's "YES"/"NO" year flags, its type),
+`source["is_clear"]` (EvoChart: string matching when true, 5 % when false).
 
 The per-sample value is the metric `official`; the run scorer writes the summary section
 `conventions` (per convention: its mean, chartproof's accuracy on the same samples, Acc+
@@ -55,6 +57,7 @@ __all__ = [
     "convention",
     "convention_for",
     "conventions",
+    "evochart_correct",
     "exact_correct",
     "official_score",
     "register_convention",
@@ -218,6 +221,28 @@ def _binary(prediction: str, sample: Sample) -> float:
     return float(binary_correct(prediction, gold))
 
 
+# ------------------------------------------------------------------------ EvoChart
+
+
+def evochart_correct(prediction: str, target: str, is_clear: bool) -> bool:
+    """EvoChart-QA's rule as its README states it: a clear answer (`is_clear`) is right when
+    the strings match (read here as equal after stripping, case-insensitively), any other
+    when both sides read as numbers (`float()`) within 5 % of the target (a target of 0
+    needs 0), else again by string matching. The authors publish no scorer code, so the
+    reading of "string matching" is chartproof's."""
+    pred, gold = prediction.strip(), target.strip()
+    if not is_clear:
+        p, t = _float(pred), _float(gold)
+        if p is not None and t is not None and math.isfinite(t):
+            return p == t if t == 0 else abs(p - t) / abs(t) <= 0.05
+    return pred.lower() == gold.lower()
+
+
+def _evochart(prediction: str, sample: Sample) -> float:
+    clear = sample.source.get("is_clear")
+    return float(any(evochart_correct(prediction, t, clear is not False) for t in _targets(sample)))
+
+
 # ------------------------------------------------------------------------ ChartBench
 
 
@@ -317,6 +342,16 @@ def _register_builtin() -> None:
         )
     )
 
+    register_convention(
+        Convention(
+            name="evochart",
+            title="string match if clear, else 5 % (EvoChart)",
+            reference="MuyeHuang/EvoChart README.md, 'EvoChart-QA Benchmark Answer "
+            "Verification' (a stated rule; the authors publish no scorer code)",
+            score=_evochart,
+            datasets=("evochart",),
+        )
+    )
     register_convention(
         Convention(
             name="realcqa",

@@ -228,6 +228,49 @@ BUILTIN_PROMPTS: tuple[PromptTemplate, ...] = (
 )
 
 
+_CHARTX_QA_PREFIX = (
+    "Given multiple question-answer pairs and the corresponding predictions, evaluate the "
+    'correctness of predictions. The output should be only "True" or "False". Note that if '
+    "the groundtruth answer is a numeric value with/without the unit, impose 5% error "
+    "tolerance to the answer, e.g., the answer of 95 is marked as correct when groundtruth "
+    "value is 100 million."
+)
+_CHARTX_QA_EXAMPLES = (
+    ("<question> What was the incremental increase in revenue from 2020 to 2021? "
+     "<groundtruth answer> 5 million $ <answer> 20\n</s>", "False"),
+    ("<question> What percentage of government spending was allocated to infrastructure in "
+     "2020? <groundtruth answer> 10% <answer> 14-4=10\n</s>", "True"),
+    ("<question> What is the total production of Wind Energy in the four months from January "
+     "to April 2021? <groundtruth answer> 2300 MW <answer> The total production of Wind "
+     "Energy in the four months from January to April 2021 is 2450 MW.", "True"),
+    ("<question> What is the total of manufactured goods for UK and Germany combined? "
+     "<groundtruth answer> 5 <answer> Five", "True"),
+)  # fmt: skip
+
+
+def _chartx_qa_text() -> str:
+    """ChartX's QA grading prompt (GPT-acc) as its evaluation assembles it: the instruction,
+    four worked examples and the query, joined as LangChain's `FewShotPromptTemplate` joins
+    them (UniModal4Reasoning/ChartVLM `eval/metric/gpt_acc.py`, sent to gpt-3.5-turbo; the
+    reply holds "True" or "False")."""
+    shots = [f"\n    User: {q}\n    AI: {a}\n    " for q, a in _CHARTX_QA_EXAMPLES]
+    query = "<question> {question} <groundtruth answer> {reference} <answer> {candidate}"
+    return "\n\n".join([_CHARTX_QA_PREFIX, *shots, f"\n    User: {query}\n    AI: "])
+
+
+BUILTIN_PROMPTS += (
+    PromptTemplate(
+        name="chartx_qa",
+        version=1,
+        output="verdict",
+        description="ChartX's own QA grading prompt (GPT-acc: True/False with a 5 % numeric "
+        "tolerance, four worked examples), from UniModal4Reasoning/ChartVLM "
+        "eval/metric/gpt_acc.py; `eval --judge-prompt chartx_qa`.",
+        text=_chartx_qa_text(),
+    ),
+)
+
+
 def _charxiv_text(text: str) -> str:
     # the benchmark's text holds braces (JSON examples, LaTeX): escape them, then map its
     # <|...|> markers to this module's fields

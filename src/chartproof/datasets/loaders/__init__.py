@@ -29,6 +29,7 @@ from chartproof.datasets.loaders.chartx import load_chartx
 from chartproof.datasets.loaders.charxiv import load_charxiv
 from chartproof.datasets.loaders.csv_questions import load_csv
 from chartproof.datasets.loaders.dvqa import load_dvqa
+from chartproof.datasets.loaders.evochart import load_evochart
 from chartproof.datasets.loaders.figureqa import load_figureqa
 from chartproof.datasets.loaders.generic import load_json, load_jsonl, load_shared
 from chartproof.datasets.loaders.hf_folder import load_hf_folder
@@ -52,6 +53,7 @@ __all__ = [
     "load_csv",
     "load_dataset",
     "load_dvqa",
+    "load_evochart",
     "load_figureqa",
     "load_hf_folder",
     "load_json",
@@ -95,8 +97,8 @@ def detect_format(path: Path) -> str:
     samples.jsonl → native; the ChartQA, FigureQA, PlotQA, DVQA, ChartBias, RealCQA, OpenCQA,
     CharXiv, ChartBench and ChartX release layouts; a Hugging Face folder (state.json,
     dataset_dict.json or Parquet files) → `hf`; a .parquet file → `parquet`
-    when chartproof wrote it, else `hf`; .jsonl → `shared`; .csv → `csv`. ChartQA-Pro and
-    ChartQA-X folders look like any hub folder: name their loader."""
+    when chartproof wrote it, else `hf`; .jsonl → `shared`; .csv → `csv`. ChartQA-Pro,
+    ChartQA-X and EvoChart folders look like any hub folder: name their loader."""
     path = Path(path)
     if path.is_dir():
         found = detect_folder(path)

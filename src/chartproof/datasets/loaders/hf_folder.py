@@ -265,6 +265,27 @@ def load_hf_folder(
 _EXPORT_COLUMNS = {"id", "image", "image_json", "answer_json", "question"}
 
 
+def _store_images(
+    row: dict[str, Any], data: dict[str, Any], store: EmbeddedImages
+) -> tuple[str, str] | None:
+    """Write a restored row's embedded images (`image`, then each of `more_images`, in
+    order) to the cache and point the sample's image records at them; (field, message)
+    of the first cell without bytes, or of a list that does not match its records."""
+    cells = [row.get("image"), *(row.get("more_images") or ())]
+    refs = [data.get("image"), *(data.get("more_images") or ())]
+    if len(cells) != len(refs):
+        return "more_images", f"{len(cells) - 1} images but {len(refs) - 1} image records"
+    stored = []
+    for i, (cell, ref) in enumerate(zip(cells, refs, strict=True)):
+        image = image_bytes_of(cell)
+        if image is None or not isinstance(ref, dict):
+            where = "image" if i == 0 else f"more_images.{i - 1}"
+            return where, "the image cell holds no bytes"
+        stored.append({**ref, "path": store.store(image)})
+    data["image"], data["more_images"] = stored[0], stored[1:]
+    return None
+
+
 def _restore_export(files: list[Path], store: EmbeddedImages, strict: bool) -> LoadResult:
     """The samples of a chartproof HF export, their images written to the cache."""
     from pydantic import ValidationError
@@ -292,11 +313,10 @@ def _restore_export(files: list[Path], store: EmbeddedImages, strict: bool) -> L
                 data: dict[str, Any] = {n: row.get(n) for n in SCALAR_FIELDS}
                 for n in JSON_FIELDS:
                     data[n] = json.loads(row.get(f"{n}_json") or OPTIONAL_FIELDS.get(n, "null"))
-                image = image_bytes_of(row.get("image"))
-                if image is None:
-                    fail("image", "the image cell holds no bytes")
+                problem = _store_images(row, data, store)
+                if problem is not None:
+                    fail(*problem)
                     continue
-                data["image"] = {**data["image"], "path": store.store(image)}
                 sample = Sample.model_validate(data)
             except json.JSONDecodeError as exc:
                 fail(None, f"malformed JSON column: {exc}")
