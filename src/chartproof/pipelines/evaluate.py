@@ -8,7 +8,6 @@ import string
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import nullcontext
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -315,9 +314,10 @@ def run_evaluation(
             done = len(todo_all) - len(todo)
             with (
                 recording(run, len(todo_all), done=done, progress=progress) as recorder,
-                # a fanned-out model's chunks move the bar inside its batch (one request a
-                # sample: the direct protocol)
-                answering(recorder.tick) if protocol == "direct" else nullcontext(),
+                # a local model's rows, the reader's requests and a fanned-out model's
+                # chunks move the bar inside a batch (a chain's steps and a question's
+                # premises as their share of a sample: `protocols.Shares`)
+                answering(recorder.tick),
             ):
                 for results in _answered(protocol, units, ctx, wrapped, overlap):
                     for stage in stages:
