@@ -74,7 +74,10 @@ def audit(
 ) -> None:
     """Audit MODEL for bias on the charts of DATA (ChartBias, seed 003): narrative shift,
     group hallucination, preference polarity, demographic cues; mitigation on request."""
+    from chartproof.cli._servers import check_servers
     from chartproof.pipelines.audit import audit as run
+
+    check_servers(("--model", model))
 
     header = (
         f"audit: {model} on {data} → {out}; attributes {attributes or 'all'}, settings "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from typing import Protocol, runtime_checkable
 
@@ -18,16 +18,20 @@ from chartproof.types import ModelRequest, ModelResponse, Record, Usage
 
 __all__ = [
     "MAX_REPLY_CHARS",
+    "Announcer",
     "Backend",
     "BackendIdentity",
     "Borrowed",
     "Shares",
+    "announcing_loads",
     "answered",
     "answering",
     "backend_identity",
+    "current_tick",
     "explanation_generator",
     "failed",
     "in_flight",
+    "loading",
     "note_answered",
     "output_kind",
     "progress_wanted",
@@ -236,6 +240,40 @@ def answering(tick: Callable[[int], None]) -> Iterator[None]:
         yield
     finally:
         _ANSWERED.reset(token)
+
+
+Announcer = Callable[[str], AbstractContextManager[None]]
+"""Opened around loading a model named by its spec (a status line saying it loads)."""
+
+_LOADS: ContextVar[Announcer | None] = ContextVar("chartproof_loads", default=None)
+
+
+@contextmanager
+def announcing_loads(announcer: Announcer) -> Iterator[None]:
+    """Within this block, every `loading(spec)` runs inside ``announcer(spec)`` (the CLI
+    shows "loading MODEL ..." and the time it took)."""
+    token = _LOADS.set(announcer)
+    try:
+        yield
+    finally:
+        _LOADS.reset(token)
+
+
+@contextmanager
+def loading(spec: str) -> Iterator[None]:
+    """Around loading the model `spec` names: the caller's announcer, if any, shows it."""
+    announcer = _LOADS.get()
+    if announcer is None:
+        yield
+        return
+    with announcer(spec):
+        yield
+
+
+def current_tick() -> Callable[[int], None] | None:
+    """The tick of the `answering` block around this call (None outside one), for a
+    backend that reports from another thread (a fan-out relaying its workers)."""
+    return _tick()
 
 
 def progress_wanted() -> bool:
