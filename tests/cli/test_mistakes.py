@@ -145,9 +145,17 @@ CASES = [
     Case("a model folder not found", ["eval", "-d", "DATA", "-o", "TMP/r", "-m",
                                       "hf:TMP/no-model", *NO_CACHE], 2,
          ("TMP/no-model", "does not exist")),
+    # checked before the first sample (not every sample failing after its retries)
     Case("a server that refuses", ["eval", "-d", "DATA", "-o", "TMP/r", "-m",
-                                   "openai:vlm@http://127.0.0.1:9/v1?max_retries=0", *NO_CACHE],
-         1, ("every sample failed", "Cannot connect"), only_line=False),
+                                   "openai:vlm@http://127.0.0.1:9/v1", *NO_CACHE],
+         1, ("cannot reach the model server: http://127.0.0.1:9/v1: connection refused",
+             "start the server, or fix the URL in --model")),
+    Case("a judge server that refuses", ["eval", "-d", "DATA", "-o", "TMP/r", *ECHO, "--judge",
+                                         "openai:judge@http://127.0.0.1:9/v1", *NO_CACHE],
+         1, ("http://127.0.0.1:9/v1: connection refused", "fix the URL in --judge")),
+    Case("an unknown server host", ["audit", "-d", "DATA", "-o", "TMP/r", "-m",
+                                    "openai:vlm@http://no-such-host.invalid:8000/v1"],
+         1, ("no-such-host.invalid", "fix the URL in --model")),
     Case("a full disk in the run folder", ["eval", "-d", "DATA", "-o", "TMP/r", *ECHO, *NO_CACHE],
          1,
          ("no space left", "results.jsonl", "; the run's 0 results recorded so far are kept; free",
@@ -197,8 +205,6 @@ def test_each_mistake_is_one_line(
 ) -> None:
     if case.name == "a missing extra":
         pytest.importorskip("torch")
-    if case.name == "a server that refuses":
-        pytest.importorskip("aiohttp")
     monkeypatch.delenv("CHARTPROOF_DEBUG", raising=False)
     if case.setup is not None:
         case.setup(tmp_path, monkeypatch)

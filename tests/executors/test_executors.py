@@ -316,3 +316,29 @@ def test_audit_on_workers_resumes_without_doubling(bias_suite: Path, tmp_path: P
     assert lines == _audit_lines(tmp_path / "ref")
     ids = [(json.loads(x)["sample_id"], json.loads(x)["protocol"]) for x in lines]
     assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("report", [False, True])
+def test_a_fanned_out_batch_moves_the_bar_as_workers_report(report: bool) -> None:
+    """Workers' `note_answered` reaches the driver's progress (row by row, not chunk by
+    chunk); without reports the chunks move it; a batch never counts more than its size,
+    nor a later batch its predecessor's reports."""
+    from chartproof.models import build_request
+    from chartproof.models.base import answering
+
+    setup = partial(HashedBackend, work_s=0.02, report=report)
+    backend = FanOutBackend(setup, open_executor("local:2"), chunk=10)
+    requests = [build_request("short", None, f"q{i}", request_id=f"r{i}") for i in range(40)]
+    try:
+        for _ in range(2):
+            seen: list[int] = []
+            with answering(seen.append):
+                answers = backend.generate(requests)
+            assert [a.request_id for a in answers] == [r.id for r in requests]
+            assert sum(seen) == 40
+            if report:
+                assert len(seen) > 4 and min(seen) < 10, seen
+            else:
+                assert seen == [10, 10, 10, 10]
+    finally:
+        backend.close()

@@ -167,10 +167,11 @@ def _disk_full(exc: BaseException) -> Mistake | None:
 def _connection(exc: BaseException) -> Mistake | None:
     if not isinstance(exc, ConnectionError):
         return None
+    option = getattr(exc, "option", "--model")  # `cli._servers.ServerUnreachable` says which
     return Mistake(
         FAILURE,
-        f"cannot reach the model server: {_one_line(str(exc))}; check that it is running and "
-        "that the URL in --model is right",
+        f"cannot reach the model server: {_one_line(str(exc))}; start the server, or fix the "
+        f"URL in {option}",
     )
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -19,7 +21,10 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.status import Status
 from rich.text import Text
+
+from chartproof.models.base import announcing_loads
 
 console = Console(stderr=True)
 
@@ -94,13 +99,36 @@ def progress_bar(
             if header is not None:
                 resumed = f", {done} done already (resuming)" if done else ""
                 console.print(f"{header}: {total} {unit}{resumed}", highlight=False)
-            bar.update(task, start_at=done)
+            # the clock (rate, time taken, eta) starts with the work, not with the loading
+            bar.reset(task, total=total, completed=done, start_at=done)
             bar.start()
             started = True
         bar.update(task, completed=done, total=total)
 
     try:
-        yield hook
+        with announcing_loads(_announce):
+            yield hook
     finally:
         if started:
             bar.stop()
+
+
+@contextmanager
+def _announce(spec: str) -> Iterator[None]:
+    """A "loading SPEC ..." spinner while a model loads, then the time it took."""
+    from rich.errors import LiveError
+
+    start = time.monotonic()
+    status = console.status(f"loading {escape(spec)} ...", spinner="dots")
+    shown: Status | None = status
+    try:
+        status.start()
+    except LiveError:  # another live display (a stage's bar) holds the terminal
+        shown = None
+        console.print(f"loading {escape(spec)} ...", highlight=False)
+    try:
+        yield
+    finally:
+        if shown is not None:
+            shown.stop()
+    console.print(f"loaded {escape(spec)} in {time.monotonic() - start:.1f} s", highlight=False)

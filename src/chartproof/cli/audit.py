@@ -78,6 +78,7 @@ def audit(
 ) -> None:
     """Audit MODEL for bias on the charts of DATA (ChartBias, seed 003): narrative shift,
     group hallucination, preference polarity, demographic cues; mitigation on request."""
+    from chartproof.cli._servers import check_servers
     from chartproof.pipelines.audit import AuditSettings
     from chartproof.pipelines.audit import audit as run
 
@@ -103,6 +104,7 @@ def audit(
         choice=choice,
         opinion_fallback=opinion_fallback,
     )
+    check_servers(("--model", model))
     header = (
         f"audit: {model} on {data} → {out}; attributes {attributes or 'all'}, settings "
         f"{settings}{', mitigation' if mitigate else ''}, executor {executor or 'default'}"

@@ -26,7 +26,10 @@ def demo(
 ) -> None:
     """Generate a small suite, evaluate a model on it (direct, chain, premise), redraw charts
     as code and evaluate counterfactual families grown from them, and report."""
+    from chartproof.cli._servers import check_servers
     from chartproof.pipelines.demo import demo as run
+
+    check_servers(("--model", model))
 
     start = time.monotonic()
     result = run(

@@ -51,9 +51,12 @@ def derender(
 ) -> None:
     """Ask MODEL for matplotlib code that redraws each chart, run it in the sandbox, score the
     redraw (SSIM, data agreement) and keep faithful ones as chart specs."""
+    from chartproof.cli._servers import check_servers
     from chartproof.pipelines.derender import derender_dataset
     from chartproof.pipelines.derender_code import DerenderConfig
     from chartproof.sandbox import SandboxPolicy
+
+    check_servers(("--model", model))
 
     base = SandboxPolicy()
     try:

@@ -96,7 +96,10 @@ def evaluate(
     quiet: Quiet = False,
 ) -> None:
     """Ask MODEL every sample of DATA under a protocol and score the answers."""
+    from chartproof.cli._servers import check_servers
     from chartproof.pipelines.evaluate import EvalSettings, run_evaluation
+
+    check_servers(("--model", model), ("--judge", judge))
 
     settings = EvalSettings(
         data=data,

@@ -135,12 +135,15 @@ def explain(
 ) -> None:
     """Candidates from MODELS → ROSCOE AS ranking → leave-one-out majority verification →
     next best → regeneration; writes an explanation dataset with full provenance to OUT."""
+    from chartproof.cli._servers import check_servers
     from chartproof.pipelines.explain import ExplainSettings, run_explain
 
     if missing not in ("renormalise", "not_computed"):
         raise typer.BadParameter("use renormalise or not_computed", param_hint="--missing")
     model_specs = _specs(models, "--models") or []
     verifier_specs = _specs(verifiers, "--verifiers")
+    check_servers(*[("--models", s) for s in model_specs])
+    check_servers(*[("--verifiers", s) for s in verifier_specs or []])
     header = (
         f"explain: {', '.join(model_specs)} on {data} → {out}; majority {majority}, "
         f"up to {rounds} rounds, weights {weights}"

@@ -6,9 +6,11 @@ cache stay in the driver."""
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -17,10 +19,12 @@ from chartproof.executors.base import Executor
 from chartproof.models.base import (
     Backend,
     BackendIdentity,
+    answering,
     backend_identity,
+    current_tick,
     failed,
     in_flight,
-    note_answered,
+    loading,
 )
 from chartproof.types import ImagePart, ModelRequest, ModelResponse
 
@@ -58,9 +62,24 @@ def _probe(
             label if isinstance(label, str) else None)  # fmt: skip
 
 
+# a worker's end of the queue its backend reports answered requests on (None: nobody
+# listens, or the executor's workers cannot share a queue with the driver)
+_REPORTS: Any = None
+
+
+def _reporting(setup: BackendSetup, reports: Any) -> Backend:
+    """A worker's backend built by `setup`, whose progress (`note_answered`: a local
+    model's rows, the reader's requests) goes to the driver through `reports`."""
+    global _REPORTS
+    _REPORTS = reports
+    return setup()
+
+
 def _answer(backend: Backend, chunk: list[ModelRequest]) -> list[ModelResponse]:
+    reports = _REPORTS
     try:
-        return backend.generate(chunk)
+        with answering(reports.put) if reports is not None else nullcontext():
+            return backend.generate(chunk)
     except Exception as e:  # the protocol says backends do not raise; keep the run going
         return [failed(r, backend.name, f"{type(e).__name__}: {e}") for r in chunk]
 
@@ -119,6 +138,9 @@ class FanOutBackend:
     ) -> None:
         self._executor = executor
         self._owns = owns_executor
+        self._reports = _report_queue(executor)
+        if self._reports is not None:
+            setup = partial(_reporting, setup, self._reports)
         self._pool = executor.pool(setup)
         self._lock = threading.Lock()
         try:
@@ -162,6 +184,7 @@ class FanOutBackend:
         chunks = by_image(requests, max(1, min(self._chunk, even)))
         out: list[ModelResponse] = []
         with self._lock:  # a pool runs one map at a time
+            relay = _Relay(len(requests), current_tick(), self._reports)
             try:
                 for chunk, answers in zip(chunks, self._pool.map(_answer, chunks), strict=True):
                     if [a.request_id for a in answers] != [r.id for r in chunk]:
@@ -170,20 +193,91 @@ class FanOutBackend:
                             for r in chunk
                         ]
                     out.extend(answers)
-                    note_answered(len(answers))
+                    relay.answered(len(out))
             except Exception as e:  # the pool gave up: the rest of the batch failed, not lost
                 log.warning("fan-out of %s failed: %s", self._name, e)
                 out.extend(
                     failed(r, self._name, f"executor: {type(e).__name__}: {e}")
                     for r in requests[len(out) :]
                 )
+            finally:
+                relay.close()
         return out
 
     def close(self) -> None:
         """Stop the workers (and the executor when this backend opened it)."""
         self._pool.close()
+        if self._reports is not None:
+            self._reports.close()
         if self._owns:
             self._executor.close()
+
+
+def _report_queue(executor: Executor) -> Any:
+    """A queue the workers of `executor` report answered requests on, or None where they
+    cannot share one with this process (a Ray cluster, or no worker processes)."""
+    from chartproof.executors.local import LocalExecutor
+
+    if not isinstance(executor, LocalExecutor) or executor.workers < 2:
+        return None
+    # a spawn context's lock can go to forked and spawned workers alike
+    return multiprocessing.get_context("spawn").SimpleQueue()
+
+
+class _Relay:
+    """The caller's progress during one fanned-out batch: the larger of the responses back
+    from the workers (chunk by chunk, in order) and those the workers reported ready (row by
+    row, in any order), never past the batch. A thread reads the workers' reports while the
+    batch runs; `close` reads what is left (so none is counted in a later batch)."""
+
+    def __init__(self, size: int, tick: Callable[[int], None] | None, reports: Any) -> None:
+        self._size = size
+        self._tick = tick
+        self._reports = reports
+        self._lock = threading.Lock()
+        self._back = self._reported = self._told = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if reports is not None:  # read even when nobody listens: a full pipe blocks workers
+            self._thread = threading.Thread(
+                target=self._read, name="chartproof-fanout-progress", daemon=True
+            )
+            self._thread.start()
+
+    def _read(self) -> None:
+        while not self._stop.is_set():
+            if not self._drain():
+                self._stop.wait(0.05)
+
+    def _drain(self) -> bool:
+        got = 0
+        while not self._reports.empty():
+            got += int(self._reports.get())
+        if got:
+            with self._lock:
+                self._reported += got
+                self._move()
+        return bool(got)
+
+    def answered(self, n: int) -> None:
+        """The first n responses of the batch are back."""
+        with self._lock:
+            self._back = n
+            self._move()
+
+    def _move(self) -> None:
+        level = min(self._size, max(self._back, self._reported))
+        if level > self._told:
+            if self._tick is not None:
+                self._tick(level - self._told)
+            self._told = level
+
+    def close(self) -> None:
+        """Stop reading the workers' reports (those of this batch are all written by now)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._drain()
 
 
 def fans_out(spec: str | os.PathLike[str]) -> bool:
@@ -233,7 +327,18 @@ def load_backend_on(
     spec: str | os.PathLike[str], executor: str | Executor | None = None
 ) -> Backend:
     """The backend `spec` names, fanned out over `executor` when it is CPU-bound and the
-    executor has more than one worker; otherwise loaded in this process."""
+    executor has more than one worker; otherwise loaded in this process. The caller's
+    announcer (`models.base.loading`) shows the load and how long it took."""
+    with loading(_shown(spec)):
+        return _load_on(spec, executor)
+
+
+def _shown(spec: str | os.PathLike[str]) -> str:
+    """A spec as a status line shows it: without its query string (options, keys)."""
+    return str(spec).split("?", 1)[0]
+
+
+def _load_on(spec: str | os.PathLike[str], executor: str | Executor | None) -> Backend:
     from chartproof.executors import open_executor
     from chartproof.models.registry import load_backend
 

@@ -6,8 +6,9 @@ counts failures honestly. `answered` and `failed` build those responses the same
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from typing import Protocol, runtime_checkable
 
@@ -17,17 +18,23 @@ from chartproof.types import ModelRequest, ModelResponse, Record, Usage
 
 __all__ = [
     "MAX_REPLY_CHARS",
+    "Announcer",
     "Backend",
     "BackendIdentity",
     "Borrowed",
+    "Shares",
+    "announcing_loads",
     "answered",
     "answering",
     "backend_identity",
+    "current_tick",
     "explanation_generator",
     "failed",
     "in_flight",
+    "loading",
     "note_answered",
     "output_kind",
+    "progress_wanted",
     "request_choices",
 ]
 
@@ -210,25 +217,102 @@ def accepts_overlap(backend: object) -> bool:
     )
 
 
-_ANSWERED: ContextVar[Callable[[int], None] | None] = ContextVar(
+# the caller's tick and the process that set it: a worker process forked inside an
+# `answering` block must not drive its parent's progress display from a copy
+_ANSWERED: ContextVar[tuple[int, Callable[[int], None]] | None] = ContextVar(
     "chartproof_answered", default=None
 )
 
 
+def _tick() -> Callable[[int], None] | None:
+    found = _ANSWERED.get()
+    return found[1] if found is not None and found[0] == os.getpid() else None
+
+
 @contextmanager
 def answering(tick: Callable[[int], None]) -> Iterator[None]:
-    """Within this block, a backend that answers a batch in parts (a fanned-out model, chunk
-    by chunk) calls `tick(n)` as each part of n responses is ready, so a caller can show
+    """Within this block, a backend that answers a batch in parts (a local model as each
+    row of its batch ends, the reader request by request, a fanned-out model chunk by
+    chunk) calls `tick(n)` as each part of n responses is ready, so a caller can show
     progress inside one long batch. Progress only: the batch is recorded when it returns."""
-    token = _ANSWERED.set(tick)
+    token = _ANSWERED.set((os.getpid(), tick))
     try:
         yield
     finally:
         _ANSWERED.reset(token)
 
 
+Announcer = Callable[[str], AbstractContextManager[None]]
+"""Opened around loading a model named by its spec (a status line saying it loads)."""
+
+_LOADS: ContextVar[Announcer | None] = ContextVar("chartproof_loads", default=None)
+
+
+@contextmanager
+def announcing_loads(announcer: Announcer) -> Iterator[None]:
+    """Within this block, every `loading(spec)` runs inside ``announcer(spec)`` (the CLI
+    shows "loading MODEL ..." and the time it took)."""
+    token = _LOADS.set(announcer)
+    try:
+        yield
+    finally:
+        _LOADS.reset(token)
+
+
+@contextmanager
+def loading(spec: str) -> Iterator[None]:
+    """Around loading the model `spec` names: the caller's announcer, if any, shows it."""
+    announcer = _LOADS.get()
+    if announcer is None:
+        yield
+        return
+    with announcer(spec):
+        yield
+
+
+def current_tick() -> Callable[[int], None] | None:
+    """The tick of the `answering` block around this call (None outside one), for a
+    backend that reports from another thread (a fan-out relaying its workers)."""
+    return _tick()
+
+
+def progress_wanted() -> bool:
+    """Whether a caller listens to `note_answered` here (a backend may skip the work of
+    finding which parts of a batch are done when nobody does)."""
+    return _tick() is not None
+
+
 def note_answered(n: int) -> None:
     """Tell the caller (`answering`) that n more responses of the current batch are ready."""
-    tick = _ANSWERED.get()
+    tick = _tick()
     if tick is not None and n:
         tick(n)
+
+
+class Shares:
+    """Responses as whole units of the caller's progress when one unit takes several
+    requests (a chain's steps, a question's premises): within `worth(share)` each response
+    counts `share` of a unit, and the caller's tick gets a whole unit each time the shares
+    add up to one. One `Shares` per unit of work, so the parts of one wave carry over to
+    the next (the shares of a unit's requests add up to its samples)."""
+
+    def __init__(self) -> None:
+        self._outer = _tick()
+        self._carry = 0.0
+
+    def add(self, n: int, share: float) -> None:
+        """Count n responses (or requests that will not be asked) of `share` each."""
+        self._carry += n * share
+        whole = int(self._carry + 1e-9)
+        if whole and self._outer is not None:
+            self._carry -= whole
+            self._outer(whole)
+
+    @contextmanager
+    def worth(self, share: float) -> Iterator[None]:
+        """Count each response `note_answered` reports in this block as `share` of a unit."""
+        if self._outer is None:
+            yield
+            return
+        with answering(lambda n: self.add(n, share)):
+            yield

@@ -7,6 +7,7 @@ imported inside the functions that need them, so the core never pays for them.
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import importlib
@@ -20,7 +21,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from chartproof.models.base import BackendIdentity, answered, failed
+from chartproof.models.base import (
+    BackendIdentity,
+    answered,
+    failed,
+    note_answered,
+    progress_wanted,
+)
 from chartproof.models.registry import BackendSpec, require, spec_settings
 from chartproof.types import GenerationConfig, ImagePart, ModelRequest, ModelResponse, Record, Usage
 
@@ -39,6 +46,7 @@ __all__ = [
     "eos_ids",
     "generation_kwargs",
     "resolve_device_dtype",
+    "row_progress",
 ]
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".gguf")
@@ -235,6 +243,7 @@ class HFBackend:
                 conv = conversation(request)
             except (OSError, ValueError) as e:
                 out[i] = failed(request, self._name, f"cannot read image: {e}")
+                note_answered(1)
                 continue
             n_images = sum(
                 1 for m in request.messages for p in m.content if isinstance(p, ImagePart)
@@ -260,6 +269,8 @@ class HFBackend:
         import torch
 
         started = time.monotonic()
+        tokenizer = self.processor.tokenizer
+        rows = row_progress(len(requests), self.model, tokenizer.pad_token_id)
         try:
             inputs = chat_inputs(self.processor, conversations).to(self.device)
             if "pixel_values" in inputs:
@@ -267,15 +278,22 @@ class HFBackend:
             with torch.inference_mode():
                 if config.seed is not None:
                     torch.manual_seed(config.seed)
-                generated = self.model.generate(**inputs, **self._generation_kwargs(config))
+                generated = self.model.generate(
+                    **inputs,
+                    **self._generation_kwargs(config),
+                    **(rows.kwargs() if rows is not None else {}),
+                )
         except Exception as e:  # one bad batch must not end the run
+            if rows is not None:
+                rows.rest()
             latency = time.monotonic() - started
             error = f"generation failed: {type(e).__name__}: {e}"
             return [failed(r, self._name, error[:500], latency_s=latency) for r in requests]
+        if rows is not None:
+            rows.rest()
         latency = (time.monotonic() - started) / len(requests)
         prompt_len = inputs["input_ids"].shape[1]
         new_tokens = generated[:, prompt_len:]
-        tokenizer = self.processor.tokenizer
         texts = tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
         eos = eos_ids(self.model)
         responses = []
@@ -392,6 +410,70 @@ def eos_ids(model: Any) -> set[int]:
     if eos is None:
         return set()
     return set(eos) if isinstance(eos, list) else {int(eos)}
+
+
+class RowProgress:
+    """Reports each row of a batch to `note_answered` as its generation ends, so a caller's
+    progress moves per sample inside one long `generate` call. Pass `kwargs()` to
+    ``model.generate`` (a stopping criterion that never stops a row: it watches for an end
+    or pad token, which also follows a row a stop string ended) and call `rest()` once
+    ``generate`` returns or fails: it reports the rows that ran to the token limit."""
+
+    def __init__(self, rows: int, ends: set[int]) -> None:
+        self.rows = rows
+        self.told = 0
+        self._ends = sorted(ends)
+        self._done: Any = None
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        import torch
+
+        last = input_ids[:, -1]
+        ended = torch.isin(last, torch.tensor(self._ends, dtype=last.dtype, device=last.device))
+        if self._done is None:
+            self._done = torch.zeros_like(ended)
+        new = int((ended & ~self._done).sum())
+        if new:
+            self._done |= ended
+            self.told += new
+            note_answered(new)
+        return torch.zeros_like(ended)
+
+    def kwargs(self) -> dict[str, Any]:
+        """``generate`` keyword arguments adding this watcher to the stopping criteria (none
+        for a batch of one row, whose end is the batch's)."""
+        if self.rows < 2:
+            return {}
+        transformers: Any = importlib.import_module("transformers")
+        return {"stopping_criteria": transformers.StoppingCriteriaList([_watcher()(self)])}
+
+    def rest(self) -> None:
+        """Report the rows not reported yet (they ran to the limit, or the batch failed)."""
+        note_answered(self.rows - self.told)
+        self.told = self.rows
+
+
+def row_progress(rows: int, model: Any, pad: int | None) -> RowProgress | None:
+    """A `RowProgress` for a batch of `rows` on `model` (its end tokens and `pad`), or None
+    when no caller listens to `note_answered`."""
+    if not progress_wanted():
+        return None
+    return RowProgress(rows, eos_ids(model) | ({pad} if pad is not None else set()))
+
+
+@functools.cache
+def _watcher() -> Any:
+    """The transformers stopping criterion that hands each step to a `RowProgress`."""
+    transformers: Any = importlib.import_module("transformers")
+
+    class RowsEnded(transformers.StoppingCriteria):  # type: ignore[misc]
+        def __init__(self, progress: RowProgress) -> None:
+            self.progress = progress
+
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            return self.progress(input_ids, scores)
+
+    return RowsEnded
 
 
 def _generated_length(tokens: list[int], eos: set[int]) -> int:

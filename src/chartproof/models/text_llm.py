@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from chartproof import __version__
-from chartproof.models.base import BackendIdentity, answered, failed
+from chartproof.models.base import BackendIdentity, answered, failed, note_answered
 from chartproof.models.chart_text import ChartText, chart_text_from_metadata, render_chart_text
 from chartproof.models.hf import (
     adapter_fingerprint,
@@ -33,6 +33,7 @@ from chartproof.models.hf import (
     eos_ids,
     generation_kwargs,
     resolve_device_dtype,
+    row_progress,
 )
 from chartproof.models.registry import BackendSpec, require, spec_settings
 from chartproof.types import (
@@ -304,6 +305,7 @@ class TextLLMBackend:
                 ids = self.prompt_ids(request)
             except (OSError, ValueError) as e:
                 out[i] = failed(request, self._name, str(e))
+                note_answered(1)
                 continue
             ready.setdefault(request.config, []).append((i, ids))
         size = self.settings.batch_size
@@ -376,6 +378,7 @@ class TextLLMBackend:
 
         started = time.monotonic()
         pad = self.tokenizer.pad_token_id
+        rows = row_progress(len(requests), self.model, pad)
         width = max(len(p) for p in prompts)
         input_ids = torch.full((len(prompts), width), pad, dtype=torch.long)
         mask = torch.zeros((len(prompts), width), dtype=torch.long)
@@ -390,11 +393,16 @@ class TextLLMBackend:
                     input_ids=input_ids.to(self.device),
                     attention_mask=mask.to(self.device),
                     **self._generation_kwargs(config),
+                    **(rows.kwargs() if rows is not None else {}),
                 )
         except Exception as e:  # one bad batch must not end the run
+            if rows is not None:
+                rows.rest()
             latency = time.monotonic() - started
             error = f"generation failed: {type(e).__name__}: {e}"
             return [failed(r, self._name, error[:500], latency_s=latency) for r in requests]
+        if rows is not None:
+            rows.rest()
         latency = (time.monotonic() - started) / len(requests)
         new_tokens = generated[:, width:].tolist()
         eos = eos_ids(self.model)

@@ -294,11 +294,12 @@ def run_evaluation(
             judge = run.backend(judge_backend if judge_backend is not None else str(cfg.judge),
                                 fan_out=False)  # fmt: skip
             after.append(_on(_judge_stage(judge, identity.judge.prompt, prompts), by_id))
-        # a fanned-out model's chunks move the bar inside its batch (one request a sample:
-        # the direct protocol)
+        # a local model's rows, the reader's requests and a fanned-out model's chunks move
+        # the bar inside a batch (a chain's steps and a question's premises as their share of
+        # a sample: `protocols.Shares`)
         stage = Stage(cfg.protocol, model_name, todo_all, partial(run_protocol, cfg.protocol, ctx=ctx),
                       backend=wrapped, batch_size=cfg.batch_size, after=tuple(after),
-                      ticks=cfg.protocol == "direct")  # fmt: skip
+                      ticks=True)  # fmt: skip
         run.execute([stage], progress=progress)
         results = run.results(cfg.protocol)
         summary = summarize(results, protocol=cfg.protocol, samples=samples)

@@ -8,6 +8,7 @@ question with every sub-answer; premise — a true/false verdict for each VPP pr
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Literal, TypeAlias
@@ -18,6 +19,7 @@ from chartproof.datasets import resolve_image
 from chartproof.metrics.chains import step_right
 from chartproof.metrics.registry import metric, scorers
 from chartproof.models import Backend, PromptSet, build_request, default_prompts
+from chartproof.models.base import Shares
 from chartproof.models.chart_text import chart_metadata
 from chartproof.models.images import image_part
 from chartproof.types import (
@@ -204,8 +206,16 @@ def _image_paths(sample: Sample) -> tuple[str, ...]:
     return tuple(dict.fromkeys(paths))
 
 
-def _generate(ctx: RunContext, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
-    responses = ctx.backend.generate(requests)
+def _generate(
+    ctx: RunContext,
+    requests: Sequence[ModelRequest],
+    shares: Shares | None = None,
+    share: float = 1.0,
+) -> list[ModelResponse]:
+    # each response the backend reports ready moves the caller's progress by `share` of a
+    # sample (a sample of several requests moves it request by request)
+    with shares.worth(share) if shares is not None else nullcontext():
+        responses = ctx.backend.generate(requests)
     _check_responses(requests, responses)
     return responses
 
@@ -266,7 +276,9 @@ class Protocol:
     def run(self, samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]:
         """Ask and score a batch of samples; one result per sample, in order."""
         per_sample = [self.requests(s, ctx) for s in samples]
-        responses = iter(_generate(ctx, [q for qs in per_sample for q in qs]))
+        flat = [q for qs in per_sample for q in qs]
+        share = len(samples) / len(flat) if flat else 1.0
+        responses = iter(_generate(ctx, flat, Shares(), share))
         return [
             build_result(
                 self, s, [next(responses) for _ in qs], ctx, final=qs[0] if len(qs) == 1 else None
@@ -373,6 +385,9 @@ class ChainProtocol(Protocol):
         answers: dict[tuple[str, int], str] = {}
         records: dict[tuple[str, int], ModelResponse] = {}
         failed: set[str] = set()
+        # progress per request: each of a sample's requests (its steps, then its final
+        # question) is 1/(steps + 1) of it
+        shares = Shares()
         while True:
             batch: list[tuple[Sample, int, ModelRequest]] = []
             for s in samples:
@@ -398,14 +413,19 @@ class ChainProtocol(Protocol):
                         batch.append((s, step.id, req))
             if not batch:
                 break
-            responses = _generate(ctx, [b[2] for b in batch])
+            share = sum(1 / (len(b[0].chain) + 1) for b in batch) / len(batch)
+            responses = _generate(ctx, [b[2] for b in batch], shares, share)
             for (s, step_id, _), resp in zip(batch, responses, strict=True):
                 records[(s.id, step_id)] = resp
-                if not resp.ok:
+                if not resp.ok and s.id not in failed:
                     failed.add(s.id)
+                    # the steps and final question it will not ask count as done
+                    asked = sum(1 for st in s.chain if (s.id, st.id) in records)
+                    shares.add(len(s.chain) + 1 - asked, 1 / (len(s.chain) + 1))
                 answers[(s.id, step_id)] = _answer_of(resp) or ""
         finals = [(s, self._final_request(s, ctx, answers)) for s in samples if s.id not in failed]
-        final_responses = _generate(ctx, [f[1] for f in finals])
+        share = sum(1 / (len(s.chain) + 1) for s, _ in finals) / max(1, len(finals))
+        final_responses = _generate(ctx, [f[1] for f in finals], shares, share)
         final_by_id = {s.id: r for (s, _), r in zip(finals, final_responses, strict=True)}
         final_request = {s.id: q for s, q in finals}
         out = []

@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import Field, ValidationError
 
 from chartproof import __version__
-from chartproof.models.base import BackendIdentity, answered, failed, output_kind
+from chartproof.models.base import BackendIdentity, answered, failed, note_answered, output_kind
 from chartproof.models.chart_text import ChartText
 from chartproof.questions import ChartView
 from chartproof.reader._explain import explain_answer, verify_explanation
@@ -140,8 +140,9 @@ class ReaderBackend:
                 out.append(
                     failed(req, self.name, f"{type(e).__name__}: {e}", latency_s=_since(start))
                 )
-                continue
-            out.append(answered(req, self.name, text, latency_s=_since(start)))
+            else:
+                out.append(answered(req, self.name, text, latency_s=_since(start)))
+            note_answered(1)  # progress per request inside a long batch
         return out
 
     def close(self) -> None:

@@ -3,7 +3,8 @@
 `HashedBackend` answers every request with a number derived from a hash of its prompt and
 messages, so any process gives the same reply; `work_s` burns that much CPU per request (a
 model's compute, without a model), and `pid_dir` records each instance's process id in a
-file there so a test can kill one worker mid-run. Picklable through
+file there so a test can kill one worker mid-run; with `report` it tells `note_answered` of
+each request it answers, as a local model does of each row of its batch. Picklable through
 ``functools.partial(HashedBackend, ...)``, so executors can build one per worker.
 """
 
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from chartproof.models.base import BackendIdentity, answered
+from chartproof.models.base import BackendIdentity, answered, note_answered
 from chartproof.types import ModelRequest, ModelResponse
 
 __all__ = ["HashedBackend", "audit_script", "burn"]
@@ -40,9 +41,16 @@ class HashedBackend:
     """Replies with ``int(sha256(prompt, messages)) % 10`` after `work_s` of CPU work."""
 
     def __init__(
-        self, *, work_s: float = 0.0, pid_dir: str | None = None, batch_size: int = 1
+        self,
+        *,
+        work_s: float = 0.0,
+        pid_dir: str | None = None,
+        batch_size: int = 1,
+        report: bool = False,
     ) -> None:
         self.work_s = work_s
+        # tell `note_answered` of each request, as a local model does of each row
+        self.report = report
         # what `in_flight` reads: a local model that answers `batch_size` requests at once
         self.settings = _Batching(batch_size=batch_size)
         self.identity = BackendIdentity(kind="hashed", model="hashed", revision="1")
@@ -64,6 +72,8 @@ class HashedBackend:
             seen = f"{request.prompt}\0" + "".join(m.model_dump_json() for m in request.messages)
             digest = hashlib.sha256(seen.encode()).digest()
             out.append(answered(request, self.name, str(int.from_bytes(digest[:4]) % 10)))
+            if self.report:
+                note_answered(1)
         return out
 
     def close(self) -> None:
