@@ -98,7 +98,9 @@ def evaluate(
     """Ask MODEL every sample of DATA under a protocol and score the answers."""
     from chartproof.cli._servers import check_servers
     from chartproof.pipelines.evaluate import EvalSettings, run_evaluation
+    from chartproof.runs import check_run_folder
 
+    check_run_folder(Path(out))  # a busy or foreign --out before any connection
     check_servers(("--model", model), ("--judge", judge))
 
     settings = EvalSettings(

@@ -260,6 +260,7 @@ def check_run_folder(root: Path) -> None:
     """Refuse to write a run into a folder of unrelated files (a typo in --out, a dataset
     folder): it must be new, empty, or hold a run already (to resume it). `RunFolder.open`
     calls it; a pipeline may call it first to refuse before it loads a model."""
+    _check_not_busy(root)
     if not root.exists() or (root / RUN_FILE).exists():
         return
     if not root.is_dir():
@@ -271,6 +272,20 @@ def check_run_folder(root: Path) -> None:
             f"run folder {root} holds files that are not a chartproof run ({shown}); "
             "use a new or empty folder"
         )
+
+
+def _check_not_busy(root: Path) -> None:
+    """Refuse a run folder another process holds open (its lock is taken), before anything
+    is loaded; `RunFolder.open` takes the lock itself."""
+    lock_path = root / LOCK_FILE
+    if not lock_path.is_file():
+        return
+    with lock_path.open("a+", encoding="utf-8") as probe:
+        try:
+            fcntl.flock(probe.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunBusyError(f"run folder {root} is in use by another process") from None
+        fcntl.flock(probe.fileno(), fcntl.LOCK_UN)
 
 
 def _unreadable_record(run_file: Path, exc: Exception) -> str:
