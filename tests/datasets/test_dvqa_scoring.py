@@ -10,8 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from chartproof.datasets import load_dataset
 from chartproof.pipelines.evaluate import evaluate
 from chartproof.testing import ScriptedBackend
@@ -62,7 +60,6 @@ def test_dvqa_numbers_have_no_tolerance(tmp_path: Path, write_png: WritePng) -> 
     assert numbers and all(s.answer.tolerance == 0.0 for s in numbers)
 
 
-@pytest.mark.slow
 def test_dvqa_accuracy_and_official_agree_on_the_case_table(
     tmp_path: Path, write_png: WritePng
 ) -> None:

@@ -15,8 +15,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from chartproof.datasets import load_csv, load_dataset, load_hf_folder, load_json, load_jsonl
-from chartproof.datasets.loaders import FieldMap
+from chartproof.datasets import (
+    FieldMap,
+    load_csv,
+    load_dataset,
+    load_hf_folder,
+    load_json,
+    load_jsonl,
+)
 
 WritePng = Callable[..., Path]
 DATASETS = Path(__file__).resolve().parents[2] / "src" / "chartproof" / "datasets"

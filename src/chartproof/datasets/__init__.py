@@ -26,6 +26,7 @@ from chartproof.datasets.jsonl import (
 )
 from chartproof.datasets.loaders import (
     LOADERS,
+    FieldMap,
     detect_format,
     load_chartbench,
     load_chartqa,
@@ -56,6 +57,7 @@ __all__ = [
     "LOADERS",
     "SAMPLES_FILE",
     "DatasetError",
+    "FieldMap",
     "LoadResult",
     "RowError",
     "SampleWriter",
