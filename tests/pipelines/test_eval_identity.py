@@ -5,6 +5,7 @@ written exactly as runs recorded it before it was a record, so older runs resume
 from __future__ import annotations
 
 import inspect
+import json
 from pathlib import Path
 from typing import Any
 
@@ -96,3 +97,32 @@ def test_the_signature_shows_the_record_fields_with_their_defaults() -> None:
         assert params[name].kind is inspect.Parameter.KEYWORD_ONLY
         assert params[name].default == fields[name].default
     assert "fields" not in params
+
+
+def test_the_explain_identity_is_the_config_explain_runs_recorded() -> None:
+    from chartproof.pipelines.explain import ExplainIdentity
+
+    ranking: dict[str, Any] = {"scorer": "as_only", "weights": {"name": "uniform", "FS": 1.0}}
+    identity = ExplainIdentity(
+        data="d",
+        models=("a", "b"),
+        verifiers=("a", "b"),
+        majority="more than half of those asked",
+        max_rounds=2,
+        prompts={"candidate": "explain_candidate@1", "verify": "explain_verify@1"},
+        ranking=ranking,
+        generation={"max_tokens": 256, "regen_temperature": 0.7},
+    )
+    # the form pipelines/explain.py wrote before the record (an int stays an int)
+    assert json.loads(identity.model_dump_json()) == {
+        "pipeline": "explain",
+        "data": "d",
+        "models": ["a", "b"],
+        "verifiers": ["a", "b"],
+        "majority": "more than half of those asked",
+        "max_rounds": 2,
+        "prompts": {"candidate": "explain_candidate@1", "verify": "explain_verify@1"},
+        "ranking": ranking,
+        "generation": {"max_tokens": 256, "regen_temperature": 0.7},
+    }
+    assert '"max_tokens":256,' in identity.model_dump_json()
