@@ -1,6 +1,7 @@
-"""The run identity an evaluation records (`EvalSettings.identity`, `run.json`'s config) is
-written exactly as runs recorded it before it was a record, so older runs resume; and
-`evaluate` takes its settings record or the record's fields as keywords."""
+"""Settings records of the run commands: the identity each run records (`run.json`'s config)
+is written exactly as runs recorded it before it was a record, so older runs resume; the
+functions take their record or the record's fields as keywords; the CLI builds the same
+record as the Python API."""
 
 from __future__ import annotations
 
@@ -126,3 +127,48 @@ def test_the_explain_identity_is_the_config_explain_runs_recorded() -> None:
         "generation": {"max_tokens": 256, "regen_temperature": 0.7},
     }
     assert '"max_tokens":256,' in identity.model_dump_json()
+
+
+def test_the_derender_identity_is_the_config_derender_runs_recorded() -> None:
+    from chartproof.pipelines.derender import DerenderIdentity
+    from chartproof.pipelines.derender_code import DerenderConfig
+
+    config = DerenderConfig(min_ssim=0.5)
+    identity = DerenderIdentity(model="builtin:reader", prompt="derender_code@1", settings=config)
+    assert identity.model_dump(mode="json") == {
+        "protocol": "derender",
+        "model": "builtin:reader",
+        "prompt": "derender_code@1",
+        "settings": config.model_dump(mode="json"),
+    }
+
+
+def test_derender_the_cli_and_the_api_build_one_settings_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    import chartproof.pipelines.derender as derender
+    from chartproof.cli import _register, app
+
+    _register()
+    seen: list[derender.DerenderSettings] = []
+
+    def capture(settings: derender.DerenderSettings, **_: object) -> Any:
+        seen.append(settings)
+        raise ValueError("stop here")
+
+    monkeypatch.setattr(derender, "run_derender", capture)
+    args = ["derender", "-d", "data", "-m", "builtin:reader", "-o", str(tmp_path), "--limit", "2"]
+    args += ["--counterfactuals", "3", "--no-cache", "--min-ssim", "0.5"]
+    got = CliRunner().invoke(app, args)
+    assert got.exit_code == 2 and "stop here" in got.output, got.output
+    cli = seen[0]
+    with pytest.raises(ValueError, match="stop here"):
+        derender.derender_dataset("data", "builtin:reader", tmp_path, config=cli.config,
+                                  limit=2, counterfactuals=3, cache=False)  # fmt: skip
+    with pytest.raises(ValueError, match="stop here"):
+        derender.derender_dataset(cli)
+    assert seen[1] == cli and seen[2] == cli
+    with pytest.raises(ValidationError, match="per_chart"):
+        derender.derender_dataset("data", "builtin:reader", tmp_path, per_chart=0)
