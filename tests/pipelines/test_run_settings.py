@@ -172,3 +172,35 @@ def test_derender_the_cli_and_the_api_build_one_settings_record(
     assert seen[1] == cli and seen[2] == cli
     with pytest.raises(ValidationError, match="per_chart"):
         derender.derender_dataset("data", "builtin:reader", tmp_path, per_chart=0)
+
+
+def test_generate_the_cli_and_the_api_build_one_settings_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    import chartproof.pipelines.generate as pipeline
+    from chartproof.cli import _register, app
+
+    _register()
+    seen: list[pipeline.GenerateSettings] = []
+    real = pipeline.generate_from_specs
+
+    def capture(specs: Any, out: Any, settings: Any, **kwargs: Any) -> Any:
+        seen.append(settings)
+        raise ValueError("stop here")
+
+    monkeypatch.setattr(pipeline, "generate_from_specs", capture)
+    args = ["generate", "-o", str(tmp_path), "--suite", "chartqax", "--n", "4", "--seed", "3"]
+    args += ["--variants", "blur:2,watermark", "--no-premises", "--choices", "4"]
+    got = CliRunner().invoke(app, args)
+    assert got.exit_code == 2 and "stop here" in got.output, got.output
+    with pytest.raises(ValueError, match="stop here"):
+        pipeline.generate("chartqax", 4, tmp_path, seed=3, variants=["blur:2", "watermark"],
+                          premises=False, choices=4)  # fmt: skip
+    cli, api = seen
+    assert cli == api and cli.variants == ("blur:2", "watermark") and cli.chains == 0
+    with pytest.raises(ValidationError, match="cannot be combined with counterfactuals"):
+        real([], tmp_path, choices=3, counterfactuals=1)
+    with pytest.raises(ValidationError, match="choices must be 0"):
+        pipeline.generate("chartqax", 4, tmp_path, choices=1)
