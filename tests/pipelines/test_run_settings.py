@@ -204,3 +204,31 @@ def test_generate_the_cli_and_the_api_build_one_settings_record(
         real([], tmp_path, choices=3, counterfactuals=1)
     with pytest.raises(ValidationError, match="choices must be 0"):
         pipeline.generate("chartqax", 4, tmp_path, choices=1)
+
+
+def test_finetune_compare_the_cli_and_the_api_build_one_settings_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    import chartproof.pipelines.finetune.compare as compare
+    from chartproof.cli import _register, app
+    from chartproof.pipelines.settings import settings_of
+
+    _register()
+    seen: list[compare.CompareSettings] = []
+
+    def capture(cls: Any, given: Any, fields: Any) -> Any:
+        seen.append(settings_of(cls, given, fields))
+        raise ValueError("stop here")
+
+    monkeypatch.setattr(compare, "settings_of", capture)
+    args = ["finetune", "compare", "-t", "ft", "-d", "held", "-o", str(tmp_path)]
+    args += ["--metrics", "ngram", "--limit", "4", "--no-cache", "--merged"]
+    got = CliRunner().invoke(app, args)
+    assert got.exit_code == 2 and "stop here" in got.output, got.output
+    with pytest.raises(ValueError, match="stop here"):
+        compare.compare_tuned("ft", "held", tmp_path, metrics=["ngram"], limit=4, cache=False,
+                              merged=True)  # fmt: skip
+    cli, api = seen
+    assert cli == api and cli.tuned == Path("ft") and cli.metrics == ("ngram",)
