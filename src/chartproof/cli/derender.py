@@ -52,7 +52,7 @@ def derender(
     """Ask MODEL for matplotlib code that redraws each chart, run it in the sandbox, score the
     redraw (SSIM, data agreement) and keep faithful ones as chart specs."""
     from chartproof.cli._servers import check_servers
-    from chartproof.pipelines.derender import derender_dataset
+    from chartproof.pipelines.derender import DerenderSettings, run_derender
     from chartproof.pipelines.derender_code import DerenderConfig
     from chartproof.sandbox import SandboxPolicy
 
@@ -68,26 +68,26 @@ def derender(
         )
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
+    settings = DerenderSettings(
+        data=data,
+        model=model,
+        out=out,
+        config=config,
+        limit=limit,
+        counterfactuals=counterfactuals,
+        seed=seed,
+        per_chart=per_chart,
+        prompts_file=prompts_file,
+        cache=cache,
+        strict=strict,
+        executor=executor,
+    )
     header = (
         f"derender: {model} on {data} → {out}; min SSIM {min_ssim}, min data agreement "
         f"{min_agreement}, {counterfactuals} counterfactuals per faithful chart"
     )
     with progress_bar("derender", not quiet, header=header, unit="charts") as hook:
-        result = derender_dataset(
-            data,
-            model,
-            out,
-            config=config,
-            limit=limit,
-            counterfactuals=counterfactuals,
-            seed=seed,
-            per_chart=per_chart,
-            prompts_file=prompts_file,
-            cache=cache,
-            strict=strict,
-            progress=hook,
-            executor=executor,
-        )
+        result = run_derender(settings, progress=hook)
     overall = result.summary["overall"]
     status = ", ".join(f"{k} {v}" for k, v in overall["status"].items())
     console.print(

@@ -308,18 +308,19 @@ def compare(
     cache: UseCache = True,
 ) -> None:
     """Evaluate base and tuned on held-out data and print them side by side."""
-    from chartproof.pipelines.finetune.compare import compare_tuned
+    from chartproof.pipelines.finetune.compare import CompareSettings, compare_tuned
 
-    result = compare_tuned(
-        tuned,
-        data,
-        out,
+    settings = CompareSettings(
+        tuned=tuned,
+        data=data,
+        out=out,
         max_tokens=max_tokens,
-        metrics=comma_list(metrics),
+        metrics=tuple(comma_list(metrics)),
         limit=limit,
         cache=cache,
         base_spec=base_model,
         merged=merged,
     )
+    result = compare_tuned(settings)
     console.print(result.markdown, markup=False, highlight=False, soft_wrap=True)
     console.print(f"report: {out / 'report.html'}")

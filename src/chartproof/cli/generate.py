@@ -66,31 +66,32 @@ def generate(
     quiet: Quiet = False,
 ) -> None:
     """Render a seeded suite of charts with questions, chains, premises and explanations."""
+    from chartproof.pipelines.generate import GenerateSettings
     from chartproof.pipelines.generate import generate as run
 
+    settings = GenerateSettings(
+        suite=suite,
+        n=n,
+        out=out,
+        seed=seed,
+        per_chart=per_chart,
+        families=tuple(comma_list(families)) or None,
+        variants=tuple(comma_list(variants)),
+        levels=levels,
+        premises=premises,
+        counterfactuals=counterfactuals,
+        chains=chains,
+        choices=choices,
+        workers=workers,
+        executor=executor,
+    )
     header = (
         f"generate: {suite} suite, seed {seed}, {per_chart} questions per chart"
         + (f", variants {variants}" if variants else "")
         + f" → {out}"
     )
     with progress_bar(f"generate {suite}", not quiet, header=header, unit="charts") as hook:
-        result = run(
-            suite,
-            n,
-            out,
-            seed=seed,
-            per_chart=per_chart,
-            families=comma_list(families) or None,
-            variants=comma_list(variants),
-            levels=levels,
-            premises=premises,
-            counterfactuals=counterfactuals,
-            chains=chains,
-            choices=choices,
-            workers=workers,
-            executor=executor,
-            progress=hook,
-        )
+        result = run(settings, progress=hook)
     console.print(
         f"wrote {result.samples} samples on {result.charts} charts"
         + (f" and {result.variants} variant images" if result.variants else "")

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import Field, field_validator
+
 from chartproof.datasets import dataset_fingerprint, load_dataset, resolve_image
 from chartproof.models.base import in_flight
 from chartproof.pipelines.derender_code import (
@@ -41,11 +43,13 @@ from chartproof.pipelines.derender_code import (
 )
 from chartproof.pipelines.engine import Stage, open_run
 from chartproof.pipelines.generate import GenerateResult, generate_from_specs
+from chartproof.pipelines.settings import cache_setting, fields_of, settings_of
 from chartproof.types import (
     ChartSpec,
     ChartType,
     DerenderStepRecord,
     ModelResponse,
+    Record,
     Sample,
     SampleResult,
     SandboxStep,
@@ -57,7 +61,16 @@ if TYPE_CHECKING:
     from chartproof.models.base import Backend
     from chartproof.models.prompts import PromptSet
 
-__all__ = ["PROTOCOL", "Chart", "DerenderRun", "derender_dataset", "derender_summary"]
+__all__ = [
+    "PROTOCOL",
+    "Chart",
+    "DerenderIdentity",
+    "DerenderRun",
+    "DerenderSettings",
+    "derender_dataset",
+    "derender_summary",
+    "run_derender",
+]
 
 log = logging.getLogger(__name__)
 
@@ -120,21 +133,63 @@ def _file_stem(chart_id: str) -> str:
     return f"{safe[:80]}-{hashlib.sha256(chart_id.encode()).hexdigest()[:8]}"
 
 
+class DerenderSettings(Record):
+    """What a derender run is asked to do: the typed configuration `derender_dataset` and
+    `chartproof derender` share (unknown fields are errors). A built backend, an open
+    executor and the progress hook are passed to `run_derender` beside it."""
+
+    data: str
+    """Dataset folder or spec of the charts to redraw."""
+    model: str
+    """Backend spec that writes the code (or the name of a backend given to `run_derender`)."""
+    out: Path
+    """Output folder (rerun to resume)."""
+    config: DerenderConfig = DerenderConfig()
+    """Fidelity thresholds, reply length and the sandbox policy."""
+    limit: int | None = Field(default=None, ge=0)
+    """Only the first `limit` charts (a rerun with a larger limit extends the run)."""
+    counterfactuals: int = Field(default=0, ge=0)
+    """Seeded data edits grown from every faithful redraw into ``out/families``."""
+    seed: int = 0
+    """Seed of the families' questions."""
+    per_chart: int = Field(default=3, ge=1)
+    """Questions per family chart."""
+    prompts_file: Path | None = None
+    """Extra prompt templates (TOML/JSON)."""
+    cache: bool | Path = True
+    """Response cache of a spec-string model: True for the default file, a path for that
+    file, False for none."""
+    strict: bool = False
+    """Stop at the first bad dataset row."""
+    executor: str | None = None
+    """Where the models' scripts run and are scored (`chartproof.executors` spec; None:
+    every local core)."""
+
+    _cache = field_validator("cache", mode="before")(cache_setting)
+
+
+class DerenderIdentity(Record):
+    """A derender run's identity (`RunRecord.config`): a resumed run must have the same."""
+
+    protocol: str = PROTOCOL
+    """The results' protocol ("derender")."""
+    model: str
+    """The backend's name."""
+    prompt: str
+    """The code prompt's id (name@version)."""
+    settings: DerenderConfig
+    """Fidelity thresholds, reply length and the sandbox policy."""
+
+
+@fields_of(DerenderSettings)
 def derender_dataset(
-    data: str | Path,
-    model: str | Any,
-    out: str | Path,
+    data: str | Path | DerenderSettings,
+    model: str | Backend | None = None,
+    out: str | Path | None = None,
     *,
-    config: DerenderConfig | None = None,
-    limit: int | None = None,
-    counterfactuals: int = 0,
-    seed: int = 0,
-    per_chart: int = 3,
-    prompts_file: Path | None = None,
-    cache: bool | str | Path = True,
-    strict: bool = False,
-    progress: ProgressHook | None = None,
     executor: str | Executor | None = None,
+    progress: ProgressHook | None = None,
+    **fields: Any,
 ) -> DerenderRun:
     """Ask `model` (a backend spec or a Backend) to redraw every chart of `data` as code.
 
@@ -143,50 +198,79 @@ def derender_dataset(
     from every faithful redraw into ``out/families`` (questions re-derived by the programs),
     ready for `chartproof eval`. `cache` puts a spec-string model behind the response cache.
     The models' scripts run in the sandbox and are scored on `executor` ("local": one worker
-    per core; see `chartproof.executors`); the output does not depend on it.
+    per core; see `chartproof.executors`); the output does not depend on it. `data` may be a
+    `DerenderSettings` record (the keywords then change it); every other keyword is one of
+    its fields (`run_derender` runs it).
     """
+    given = data if isinstance(data, DerenderSettings) else None
+    if "config" in fields and fields["config"] is None:
+        del fields["config"]  # the default thresholds and sandbox policy
+    if given is None:
+        fields["data"] = str(data)
+    if model is not None:
+        fields["model"] = model if isinstance(model, str) else model.name
+    if out is not None:
+        fields["out"] = out
+    if isinstance(executor, str):
+        fields["executor"] = executor
+    return run_derender(
+        settings_of(DerenderSettings, given, fields),
+        backend=None if model is None or isinstance(model, str) else model,
+        executor=None if isinstance(executor, str) else executor,
+        progress=progress,
+    )
+
+
+def run_derender(
+    settings: DerenderSettings,
+    *,
+    backend: Backend | None = None,
+    executor: Executor | None = None,
+    progress: ProgressHook | None = None,
+) -> DerenderRun:
+    """Run the derender `settings` describe (see `derender_dataset`): `backend` is the built
+    model (used as it is, not cached, not closed) in place of `settings.model`; an open
+    `executor` overrides `settings.executor`."""
     from chartproof.models import default_prompts, load_prompts
 
-    cfg = config or DerenderConfig()
+    cfg = settings.config
     # refuse before any paid call when model code could not run isolated here
     from chartproof.sandbox import require_isolation
 
     require_isolation(cfg.policy)
-    prompts = load_prompts(prompts_file) if prompts_file else default_prompts()
-    loaded = load_dataset(data, strict=strict)
+    prompts = load_prompts(settings.prompts_file) if settings.prompts_file else default_prompts()
+    loaded = load_dataset(settings.data, strict=settings.strict)
     if loaded.errors:
         log.warning("%s", loaded.summary())
     charts = charts_of(loaded.samples, loaded.root)
     # the run's identity is the whole dataset, so a rerun with a larger limit extends it
     fingerprint = dataset_fingerprint([c.sample for c in charts], loaded.root)
-    if limit is not None:
-        charts = charts[:limit]
-    folder = Path(out)
-    with open_run(folder / "run", executor=executor, cache=cache) as run:
+    if settings.limit is not None:
+        charts = charts[: settings.limit]
+    folder = settings.out
+    where = executor if executor is not None else settings.executor
+    with open_run(folder / "run", executor=where, cache=settings.cache) as run:
         for sub in ("code", "redrawn", "specs"):
             (folder / sub).mkdir(parents=True, exist_ok=True)
         pool = run.executor
         # a given backend is used as it is (the caller decides about caching)
-        backend = run.backend(model, cached=isinstance(model, str))
-        run_config: dict[str, Any] = {
-            "protocol": PROTOCOL,
-            "model": backend.name,
-            "prompt": prompts.get("derender_code").id,
-            "settings": cfg.model_dump(mode="json"),
-        }
-        run.start(run_config, fingerprint)
+        model = run.backend(backend or settings.model, cached=backend is None)
+        identity = DerenderIdentity(
+            model=model.name, prompt=prompts.get("derender_code").id, settings=cfg
+        )
+        run.start(identity.model_dump(mode="json"), fingerprint)
         # the model is asked in batches (API concurrency, a fanned-out reader); the replies'
         # code runs in the sandbox and is scored on the executor's workers, in chart order,
         # so the driver alone appends each result as it arrives
-        size = max(2 * pool.workers, in_flight(backend))
+        size = max(2 * pool.workers, in_flight(model))
 
         def answers(todo: Sequence[Chart]) -> Iterator[list[SampleResult]]:
-            finished = pool.map(_finish, _redraw_jobs(todo, backend, cfg, prompts, size))
+            finished = pool.map(_finish, _redraw_jobs(todo, model, cfg, prompts, size))
             for chart, result in zip(todo, finished, strict=True):
                 yield [_record(folder, chart, result)]
 
         asked = run.execute(
-            [Stage(PROTOCOL, backend.name, charts, answers=answers)], progress=progress
+            [Stage(PROTOCOL, model.name, charts, answers=answers)], progress=progress
         )
         results = run.results(PROTOCOL)
         summary = derender_summary(results)
@@ -196,16 +280,16 @@ def derender_dataset(
             status="failed" if any(r.error for r in results) else "done",
         )
         families = None
-        if counterfactuals > 0:
+        if settings.counterfactuals > 0:
             specs = _faithful_specs(folder, results)
             families = generate_from_specs(
                 specs,
                 folder / "families",
                 suite="derendered",
                 expected=len(specs),
-                seed=seed,
-                per_chart=per_chart,
-                counterfactuals=counterfactuals,
+                seed=settings.seed,
+                per_chart=settings.per_chart,
+                counterfactuals=settings.counterfactuals,
                 executor=pool,
             )
     return DerenderRun(

@@ -105,7 +105,9 @@ class Run:
         self._pool: Executor | None = executor if not isinstance(executor, str | None) else None
         self._cache = cache
         self._store: ResponseCache | None = None
-        self._loaded: dict[int, Backend] = {}
+        # (wrapper, as loaded) by the wrapper's id; the pair keeps the wrapper alive, so an
+        # id is never reused for another object while the run is open
+        self._loaded: dict[int, tuple[Backend, Backend]] = {}
         self._folder: RunFolder | None = None
 
     # -- what the run uses ------------------------------------------------------------
@@ -151,12 +153,13 @@ class Run:
         if owned:
             # closing the wrapper closes the backend it wraps (the shared cache stays open)
             self._stack.callback(wrapped.close)
-        self._loaded[id(wrapped)] = inner
+        self._loaded[id(wrapped)] = (wrapped, inner)
         return wrapped
 
     def loaded(self, backend: Backend) -> Backend:
         """The backend as loaded (or given), without the cache wrapper `backend` returned."""
-        return self._loaded.get(id(backend), backend)
+        pair = self._loaded.get(id(backend))
+        return pair[1] if pair is not None and pair[0] is backend else backend
 
     def _response_cache(self) -> ResponseCache | None:
         if self._cache is False:

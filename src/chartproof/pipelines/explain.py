@@ -55,7 +55,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from pydantic import Field, JsonValue, model_validator
+from pydantic import Field, JsonValue, field_validator, model_validator
 
 from chartproof.datasets import SampleWriter, dataset_fingerprint, load_dataset
 from chartproof.executors import Executor
@@ -78,12 +78,14 @@ from chartproof.pipelines.explain_records import (
 from chartproof.pipelines.explain_scoring import CandidateScorer, Ranking, RoscoeLike
 from chartproof.pipelines.explain_select import ExplainContext, Model, explain_batch, gold_answer
 from chartproof.pipelines.explain_summary import summarize_explain
+from chartproof.pipelines.settings import cache_setting, fields_of, settings_of
 from chartproof.types import Record, RunRecord, Sample, SampleResult
 
 __all__ = [
     "RUN_DIR",
     "SUMMARY_FILE",
     "UNACCEPTED_FILE",
+    "ExplainIdentity",
     "ExplainResult",
     "ExplainSettings",
     "explain",
@@ -178,6 +180,8 @@ class ExplainSettings(Record):
     executor: str | None = Field(default=None)
     """Where a CPU-bound spec-string model runs (`chartproof.executors` spec)."""
 
+    _cache = field_validator("cache", mode="before")(cache_setting)
+
     @model_validator(mode="after")
     def _consistent(self) -> ExplainSettings:
         _check_numbers(
@@ -200,27 +204,17 @@ class ExplainSettings(Record):
         return self.verifiers if self.verifiers is not None else self.models
 
 
+@fields_of(ExplainSettings)
 def explain(
-    data: str | Path,
-    models: Sequence[ModelArg],
-    out: str | Path,
+    data: str | Path | ExplainSettings,
+    models: Sequence[ModelArg] | None = None,
+    out: str | Path | None = None,
     *,
     verifiers: Sequence[ModelArg] | None = None,
-    majority: int | None = None,
-    max_rounds: int = 2,
     scorer: RoscoeLike | CandidateScorer | None = None,
-    weights: WeightSet | str = CHARTQAX_WEIGHTS,
-    missing: MissingPolicy = "renormalise",
-    perplexity: PerplexityTransform = "one_minus",
-    regen_temperature: float = 0.7,
-    max_tokens: int = 256,
-    batch_size: int = 16,
-    prompts_file: str | Path | None = None,
-    cache: bool | str | Path = True,
-    limit: int | None = None,
-    strict: bool = False,
     executor: str | Executor | None = None,
     progress: ProgressHook | None = None,
+    **fields: Any,
 ) -> ExplainResult:
     """Build an explanation dataset from `data` with `models` into `out` (see the module doc).
 
@@ -232,38 +226,54 @@ def explain(
     puts every model behind the response cache (True: the default file; a path: that file).
     A CPU-bound spec-string model (the built-in reader, an ``hf:`` model on the CPU) is fanned
     out over `executor` ("local": one copy per core, the default; "local:1"; "ray[:ADDRESS]").
-    The arguments become one `ExplainSettings` (`run_explain` runs it).
+    `data` may be an `ExplainSettings` record (the keywords then change it); every other
+    keyword is one of its fields (`run_explain` runs it).
     """
-    _check_numbers(max_rounds, majority, batch_size, regen_temperature, max_tokens, limit)
-    gen_names = _names(models, "models")
-    ver_names = _names(verifiers, "verifiers") if verifiers is not None else None
-    objects = {_name(m): m for m in [*models, *(verifiers or ())] if not isinstance(m, str)}
-    settings = ExplainSettings(
-        data=str(data),
-        models=gen_names,
-        out=Path(out),
-        verifiers=ver_names,
-        majority=majority,
-        max_rounds=max_rounds,
-        weights=weights,
-        missing=missing,
-        perplexity=perplexity,
-        regen_temperature=regen_temperature,
-        max_tokens=max_tokens,
-        batch_size=batch_size,
-        prompts_file=Path(prompts_file) if prompts_file is not None else None,
-        cache=cache if isinstance(cache, bool) else Path(cache),
-        limit=limit,
-        strict=strict,
-        executor=executor if isinstance(executor, str) else None,
-    )
+    given = data if isinstance(data, ExplainSettings) else None
+    objects: dict[str, Backend] = {}
+    if given is None:
+        fields["data"] = str(data)
+    if models is not None:
+        fields["models"] = _names(models, "models")
+        objects |= {_name(m): m for m in models if not isinstance(m, str)}
+    if verifiers is not None:
+        fields["verifiers"] = _names(verifiers, "verifiers")
+        objects |= {_name(m): m for m in verifiers if not isinstance(m, str)}
+    if out is not None:
+        fields["out"] = out
+    if isinstance(executor, str):
+        fields["executor"] = executor
     return run_explain(
-        settings,
+        settings_of(ExplainSettings, given, fields),
         backends=objects,
         scorer=scorer,
         executor=None if isinstance(executor, str) else executor,
         progress=progress,
     )
+
+
+class ExplainIdentity(Record):
+    """An explanation build's identity (`RunRecord.config` of its run folder); all but
+    `pipeline` and `data` are also each sample's provenance `settings` and the summary's."""
+
+    pipeline: str = PROTOCOL
+    """The pipeline ("explain")."""
+    data: str
+    """Dataset spec as given."""
+    models: tuple[str, ...]
+    """The models that write candidates."""
+    verifiers: tuple[str, ...]
+    """The verifiers."""
+    majority: int | str
+    """Correct votes needed, or "more than half of those asked"."""
+    max_rounds: int
+    """Generation rounds at most."""
+    prompts: dict[str, str]
+    """Prompt id of candidate generation and of verification."""
+    ranking: dict[str, JsonValue]
+    """Scorer, weights, perplexity transform and missing-score policy (`Ranking.describe`)."""
+    generation: dict[str, int | float]
+    """max_tokens and regen_temperature."""
 
 
 def run_explain(
@@ -278,58 +288,50 @@ def run_explain(
     built backend of a model or verifier name (used, not closed); every other name is a spec
     string loaded here. An open `executor` overrides `settings.executor`."""
     cfg = settings
-    data, out, majority, max_rounds = cfg.data, cfg.out, cfg.majority, cfg.max_rounds
-    missing, perplexity, limit, batch_size = cfg.missing, cfg.perplexity, cfg.limit, cfg.batch_size
-    max_tokens, regen_temperature = cfg.max_tokens, cfg.regen_temperature
     objects = dict(backends or {})
-    models: list[ModelArg] = [objects.get(n, n) for n in cfg.models]
-    verifiers: list[ModelArg] | None = (
-        None if cfg.verifiers is None else [objects.get(n, n) for n in cfg.verifiers]
-    )
     gen_names, ver_names = cfg.models, cfg.verifier_names
-    weight_set = _weight_set(cfg.weights)
     prompts = load_prompts(cfg.prompts_file) if cfg.prompts_file else default_prompts()
     candidate_t, verify_t = prompts.get("explain_candidate"), prompts.get("explain_verify")
-
-    loaded = load_dataset(data, strict=cfg.strict)
+    loaded = load_dataset(cfg.data, strict=cfg.strict)
     if loaded.errors:
         log.warning("%s", loaded.summary())
-    root = Path(out)
+    root = Path(cfg.out)
     if root.resolve() == loaded.root.resolve():
         raise ValueError(f"--out {root} is the input dataset's folder; choose another folder")
     samples = loaded.samples
     if not samples:
-        raise ValueError(f"no samples in {data}")
+        raise ValueError(f"no samples in {cfg.data}")
     eligible = [s for s in samples if gold_answer(s)]
     if len(eligible) < len(samples):
         log.warning("%d samples without a gold answer skipped", len(samples) - len(eligible))
-    selected = eligible[:limit] if limit is not None else eligible
+    selected = eligible[: cfg.limit] if cfg.limit is not None else eligible
     fingerprint = dataset_fingerprint(samples, loaded.root)
 
     if scorer is None:
         from chartproof.metrics.roscoe import RoscoeScorer
 
         scorer = RoscoeScorer()
-    ranking = Ranking(scorer, weight_set, perplexity, missing)
-    recorded: dict[str, JsonValue] = {
-        "models": list(gen_names),
-        "verifiers": list(ver_names),
-        "majority": majority if majority is not None else "more than half of those asked",
-        "max_rounds": max_rounds,
-        "prompts": {"candidate": candidate_t.id, "verify": verify_t.id},
-        "ranking": ranking.describe(),
-        "generation": {"max_tokens": max_tokens, "regen_temperature": regen_temperature},
-    }
-    config: dict[str, Any] = {"pipeline": PROTOCOL, "data": str(data), **recorded}
+    ranking = Ranking(scorer, _weight_set(cfg.weights), cfg.perplexity, cfg.missing)
+    identity = ExplainIdentity(
+        data=cfg.data,
+        models=gen_names,
+        verifiers=ver_names,
+        majority=cfg.majority if cfg.majority is not None else "more than half of those asked",
+        max_rounds=cfg.max_rounds,
+        prompts={"candidate": candidate_t.id, "verify": verify_t.id},
+        ranking=ranking.describe(),
+        generation={"max_tokens": cfg.max_tokens, "regen_temperature": cfg.regen_temperature},
+    )
+    recorded = identity.model_dump(mode="json", exclude={"pipeline", "data"})
     key = ",".join(gen_names)
 
     where = executor if executor is not None else cfg.executor
     with open_run(root / RUN_DIR, executor=where, cache=cfg.cache) as run:
         # a model in both lists is loaded once; every one shares the run's response cache
         by_name: dict[str, Backend] = {}
-        for m in [*models, *(verifiers or ())]:
-            if _name(m) not in by_name:
-                by_name[_name(m)] = run.backend(_name(m) if isinstance(m, str) else m)
+        for name in [*gen_names, *ver_names]:
+            if name not in by_name:
+                by_name[name] = run.backend(objects.get(name, name))
         ctx = ExplainContext(
             root=loaded.root,
             generators=tuple(Model(n, by_name[n]) for n in gen_names),
@@ -338,15 +340,15 @@ def run_explain(
             prompts=prompts,
             candidate_prompt=candidate_t.id,
             verify_prompt=verify_t.id,
-            majority=majority,
-            max_rounds=max_rounds,
-            max_tokens=max_tokens,
-            regen_temperature=regen_temperature,
+            majority=cfg.majority,
+            max_rounds=cfg.max_rounds,
+            max_tokens=cfg.max_tokens,
+            regen_temperature=cfg.regen_temperature,
             instruction=_instruction(candidate_t.text),
         )
-        run.start(config, fingerprint)
+        run.start(identity.model_dump(mode="json"), fingerprint)
         stage = Stage(PROTOCOL, key, selected, partial(_solve, ctx=ctx, key=key),
-                      batch_size=batch_size)  # fmt: skip
+                      batch_size=cfg.batch_size)  # fmt: skip
         run.execute([stage], progress=progress)
         results = run.results(PROTOCOL, key)
         found = {r.sample_id: outcome_from_result(r) for r in results}
@@ -356,15 +358,15 @@ def run_explain(
             [o for _, o in ordered],
             generators=gen_names,
             verifiers=ver_names,
-            perplexity=perplexity,
-            missing=missing,
+            perplexity=cfg.perplexity,
+            missing=cfg.missing,
         )
         summary["calls"] = {
             "calls": sum(r.calls for r in results),
             "cached": sum(r.cached for r in results),
         }
         summary["dataset"] = {
-            "spec": str(data),
+            "spec": cfg.data,
             "root": str(loaded.root),
             "samples": len(samples),
             "bad_rows": loaded.n_bad,

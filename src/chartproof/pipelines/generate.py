@@ -13,13 +13,22 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import Field, field_validator, model_validator
+
 from chartproof import __version__
-from chartproof.types import ChartSpec, ImageRef, Sample
+from chartproof.pipelines.settings import fields_of, settings_of
+from chartproof.types import ChartSpec, ImageRef, Record, Sample
 
 if TYPE_CHECKING:
     from chartproof.executors import Executor
 
-__all__ = ["GenerateResult", "generate", "generate_from_specs"]
+__all__ = [
+    "ChartSettings",
+    "GenerateResult",
+    "GenerateSettings",
+    "generate",
+    "generate_from_specs",
+]
 
 ProgressHook = Callable[[int, int], None]
 """Called with (charts done, charts in total) as charts finish."""
@@ -64,23 +73,70 @@ class _ChartOutput:
     n_variants: int
 
 
+class ChartSettings(Record):
+    """What every chart of a generated dataset gets (questions, variants, families, options)
+    and where the charts render: the fields `generate` and `generate_from_specs` share."""
+
+    seed: int = 0
+    """Seed; the same settings give the same folder, byte for byte."""
+    per_chart: int = Field(default=3, ge=1)
+    """Questions per chart (chains count towards it)."""
+    families: tuple[str, ...] | None = None
+    """Question families (None: all)."""
+    variants: tuple[str, ...] = ()
+    """Perturbations ("blur", "noise", ...; "name:N" gives one its own top level)."""
+    levels: int | None = Field(default=None, ge=1)
+    """Intensity levels 1..levels per perturbation (None: every level each defines)."""
+    premises: bool = True
+    """Attach VPP premise sequences."""
+    counterfactuals: int = Field(default=0, ge=0)
+    """Counterfactual data edits per chart (0: no families)."""
+    chains: int | None = Field(default=None, ge=0)
+    """ChartR reasoning chains per chart (None: the suite's own number; none for given
+    specs)."""
+    choices: int = 0
+    """Multiple-choice options per question (0: none; at least 2)."""
+    workers: int | None = Field(default=None, ge=1)
+    """Worker processes (shorthand for executor "local:N")."""
+    executor: str | None = None
+    """Where charts render (`chartproof.executors` spec; None: every local core)."""
+
+    @field_validator("choices")
+    @classmethod
+    def _options(cls, value: int) -> int:
+        if value == 1 or value < 0:
+            raise ValueError(f"choices must be 0 (none) or 2 and more options, got {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _families_and_choices(self) -> ChartSettings:
+        if self.choices and self.counterfactuals:
+            # family members re-derive their answers; their distractors would need the same
+            raise ValueError("choices cannot be combined with counterfactuals yet")
+        return self
+
+
+class GenerateSettings(ChartSettings):
+    """What `generate` and `chartproof generate` are asked to write (unknown fields are
+    errors): a suite's charts and the `ChartSettings` of every chart."""
+
+    suite: str = "chartr"
+    """Synthetic suite (`chartproof.charts.suites.SUITES`)."""
+    n: int = Field(default=200, ge=1)
+    """Number of charts."""
+    out: Path = Path("data/chartr")
+    """Dataset folder to write."""
+
+
+@fields_of(GenerateSettings)
 def generate(
-    suite: str = "chartr",
-    n: int = 200,
-    out: str | Path = "data/chartr",
+    suite: str | GenerateSettings = "chartr",
+    n: int | None = None,
+    out: str | Path | None = None,
     *,
-    seed: int = 0,
-    per_chart: int = 3,
-    families: Sequence[str] | None = None,
-    variants: Sequence[str] = (),
-    levels: int | None = None,
-    premises: bool = True,
-    counterfactuals: int = 0,
-    chains: int | None = None,
-    choices: int = 0,
-    workers: int | None = None,
     executor: str | Executor | None = None,
     progress: ProgressHook | None = None,
+    **fields: Any,
 ) -> GenerateResult:
     """Write `n` charts of `suite` with up to `per_chart` questions each into `out`.
 
@@ -100,86 +156,78 @@ def generate(
     (`chartproof.questions.choices`). Charts render on `executor` ("local": a process
     pool over every core, the default; "local:1": this process; "ray[:ADDRESS]"; or an
     open `Executor`); `workers` N is shorthand for "local:N". The folder does not depend
-    on the executor.
+    on the executor. `suite` may be a `GenerateSettings` record (the keywords then change
+    it); every other keyword is one of its fields.
     """
     from chartproof.charts.suites import SUITES, generate_specs
 
-    if n < 1:
-        raise ValueError("n must be at least 1")
+    given = suite if isinstance(suite, GenerateSettings) else None
+    named = {"suite": None if given is not None else suite, "n": n, "out": out}
+    named["executor"] = executor if isinstance(executor, str) else None
+    fields |= {k: v for k, v in named.items() if v is not None}
+    cfg = settings_of(GenerateSettings, given, fields)
+    chains = cfg.chains
     if chains is None:
-        chains = SUITES[suite].chains_per_chart if suite in SUITES else 0
+        chains = SUITES[cfg.suite].chains_per_chart if cfg.suite in SUITES else 0
     accept = None
     if chains > 0:
         from chartproof.questions import has_chain
 
         # a chart no chain can be asked about is redrawn, as ChartR filters its charts
-        accept = partial(has_chain, seed=seed)
+        accept = partial(has_chain, seed=cfg.seed)
+    charts = ChartSettings.model_validate(
+        {**{k: getattr(cfg, k) for k in ChartSettings.model_fields}, "chains": chains}
+    )
     return generate_from_specs(
-        generate_specs(suite, n, seed, accept),
-        out,
-        suite=suite,
-        expected=n,
-        seed=seed,
-        per_chart=per_chart,
-        families=families,
-        variants=variants,
-        levels=levels,
-        premises=premises,
-        counterfactuals=counterfactuals,
-        chains=chains,
-        choices=choices,
-        workers=workers,
-        executor=executor,
+        generate_specs(cfg.suite, cfg.n, cfg.seed, accept),
+        cfg.out,
+        charts,
+        suite=cfg.suite,
+        expected=cfg.n,
+        executor=executor if executor is not None and not isinstance(executor, str) else None,
         progress=progress,
     )
 
 
+@fields_of(ChartSettings)
 def generate_from_specs(
     specs: Iterable[ChartSpec],
     out: str | Path,
+    settings: ChartSettings | None = None,
     *,
     suite: str = "custom",
     expected: int | None = None,
-    seed: int = 0,
-    per_chart: int = 3,
-    families: Sequence[str] | None = None,
-    variants: Sequence[str] = (),
-    levels: int | None = None,
-    premises: bool = True,
-    counterfactuals: int = 0,
-    chains: int = 0,
-    choices: int = 0,
-    workers: int | None = None,
     executor: str | Executor | None = None,
     progress: ProgressHook | None = None,
+    **fields: Any,
 ) -> GenerateResult:
     """`generate` over given chart specs (e.g. specs rebuilt from images by the derender
     pipeline) instead of a suite's: the same folder layout, questions, variants and
     counterfactual families. `suite` labels the samples' suite group; `expected` is the
-    number of specs, for progress (None: unknown)."""
+    number of specs, for progress (None: unknown). The `ChartSettings` come as a record, as
+    its fields, or both (the keywords change the record)."""
     from chartproof.datasets import SampleWriter
     from chartproof.variants import level_plan
 
-    if choices == 1 or choices < 0:
-        raise ValueError(f"choices must be 0 (none) or 2 and more options, got {choices}")
-    if choices and counterfactuals:
-        # family members re-derive their answers; their distractors would need the same
-        raise ValueError("choices cannot be combined with counterfactuals yet")
-    plan = level_plan(variants, levels)  # fail before any work on a bad name or level
+    if isinstance(executor, str):
+        fields["executor"] = executor
+    cfg = settings_of(ChartSettings, settings, fields)
+    chains = cfg.chains or 0
+    plan = level_plan(cfg.variants, cfg.levels)  # fail before any work on a bad name or level
     folder = Path(out)
     (folder / "images").mkdir(parents=True, exist_ok=True)
     jobs = (
         _Job(
             spec=spec,
             suite=suite,
-            seed=seed,
-            per_chart=per_chart,
-            families=tuple(families) if families else None,
+            seed=cfg.seed,
+            per_chart=cfg.per_chart,
+            families=cfg.families or None,
             variants=plan,
-            premises=premises,
-            counterfactuals=counterfactuals,
+            premises=cfg.premises,
+            counterfactuals=cfg.counterfactuals,
             chains=chains,
-            choices=choices,
+            choices=cfg.choices,
         )
         for spec in specs
     )
@@ -188,7 +236,8 @@ def generate_from_specs(
         progress(0, expected)  # the header and an empty bar before the first chart is drawn
     dags_tmp = folder / f".{DAGS}.partial"
     with SampleWriter(folder) as writer, dags_tmp.open("w", encoding="utf-8") as dags:
-        for result in _run(jobs, workers, executor):
+        where = executor if executor is not None and not isinstance(executor, str) else None
+        for result in _run(jobs, cfg.workers, where or cfg.executor):
             for rel, data in result.files:
                 _write_if_changed(folder / rel, data)
             writer.write_many(result.samples)
@@ -203,12 +252,12 @@ def generate_from_specs(
     manifest = {
         "suite": suite,
         "n": expected if expected is not None else charts,
-        "seed": seed,
-        "per_chart": per_chart,
-        "families": list(families) if families else None,
-        "variants": list(variants),
+        "seed": cfg.seed,
+        "per_chart": cfg.per_chart,
+        "families": list(cfg.families) if cfg.families else None,
+        "variants": list(cfg.variants),
         "levels": {name: list(wanted) for name, wanted in plan} if plan else None,
-        "counterfactuals": counterfactuals,
+        "counterfactuals": cfg.counterfactuals,
         "chains_per_chart": chains,
         "charts": charts,
         "samples": samples,

@@ -34,25 +34,35 @@ def settings_of(cls: type[S], given: S | None, fields: Mapping[str, Any]) -> S:
 
 def fields_of(cls: type[Record]) -> Callable[[F], F]:
     """Show `cls`'s fields as keyword-only parameters of the decorated function in place of its
-    `**fields` (those it names itself keep its own form)."""
+    `**fields`. A field the function names itself keeps its place; its None default there
+    shows as the record's default (a required field as required: it is, unless the first
+    argument is the record itself)."""
+    fields = cls.model_fields
+
+    def default(name: str) -> Any:
+        info = fields[name]
+        if info.is_required():
+            return inspect.Parameter.empty
+        return info.get_default(call_default_factory=True)
 
     def decorate(fn: F) -> F:
         own = inspect.signature(fn)
-        params = [p for p in own.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        params = [
+            p.replace(default=default(p.name)) if p.name in fields and p.default is None else p
+            for p in own.parameters.values()
+            if p.kind is not p.VAR_KEYWORD
+        ]
         named = {p.name for p in params}
-        for name, info in cls.model_fields.items():
-            if name in named:
-                continue
-            default = info.get_default(call_default_factory=True)
-            default = inspect.Parameter.empty if info.is_required() else default
-            params.append(
-                inspect.Parameter(
-                    name,
-                    inspect.Parameter.KEYWORD_ONLY,
-                    default=default,
-                    annotation=info.annotation,
-                )
+        params += [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=default(name),
+                annotation=info.annotation,
             )
+            for name, info in fields.items()
+            if name not in named
+        ]
         fn.__signature__ = own.replace(parameters=params)  # type: ignore[attr-defined]
         return fn
 

@@ -11,12 +11,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field, field_validator
+
 from chartproof.datasets import load_dataset
 from chartproof.metrics.cf_sensitivity import counterfactual_sensitivity
 from chartproof.pipelines.finetune._card import TRAIN_IMAGES_FILE, read_card
-from chartproof.types import RunSummary
+from chartproof.pipelines.settings import cache_setting, fields_of, settings_of
+from chartproof.types import Record, RunSummary
 
-__all__ = ["Comparison", "compare_tuned", "held_out_overlap", "run_figures", "weights_identity"]
+__all__ = [
+    "CompareSettings",
+    "Comparison",
+    "compare_tuned",
+    "held_out_overlap",
+    "run_figures",
+    "weights_identity",
+]
 
 
 @dataclass(frozen=True)
@@ -130,28 +140,58 @@ def _fmt(x: float | None) -> str:
     return "not computed" if x is None else f"{x:.4f}"
 
 
+class CompareSettings(Record):
+    """What `finetune compare` is asked to do: the typed configuration `compare_tuned` and
+    `chartproof finetune compare` share (unknown fields are errors). Each model's run is an
+    `EvalSettings` made from it."""
+
+    tuned: Path
+    """The finetune output folder (its card names the base and the tuned model)."""
+    data: str
+    """Held-out dataset (refused when any of its charts was trained on)."""
+    out: Path
+    """Folder for both runs (`base`, `tuned`), the table and the report."""
+    max_tokens: int = Field(default=256, ge=1)
+    """Largest reply in tokens."""
+    metrics: tuple[str, ...] = ()
+    """Opt-in explanation metrics of both runs ("roscoe", "ngram")."""
+    limit: int | None = None
+    """Only the first `limit` samples."""
+    cache: bool | Path = True
+    """Response cache: True for the default file, a path for that file, False for none."""
+    base_spec: str | None = None
+    """Compare against this spec instead of the card's base."""
+    batch_size: int | None = Field(default=None, ge=1)
+    """Samples per unit of work (default: the model's own batch size)."""
+    merged: bool = False
+    """Score the merged checkpoint (trained with --merge) instead of the adapter."""
+
+    _cache = field_validator("cache", mode="before")(cache_setting)
+
+
+@fields_of(CompareSettings)
 def compare_tuned(
-    tuned: str | Path,
-    data: str | Path,
-    out: str | Path,
-    *,
-    max_tokens: int = 256,
-    metrics: Sequence[str] = (),
-    limit: int | None = None,
-    cache: bool | str | Path = True,
-    base_spec: str | None = None,
-    batch_size: int | None = None,
-    merged: bool = False,
+    tuned: str | Path | CompareSettings,
+    data: str | Path | None = None,
+    out: str | Path | None = None,
+    **fields: Any,
 ) -> Comparison:
     """Evaluate the base and the tuned model of the finetune folder `tuned` on `data` (refused
     when any of its charts was trained on), into `out/base` and `out/tuned`, and compare.
 
     The tuned model is the base with the card's adapter, or with `merged` the merged
     checkpoint (``--merge``). Refused (ValueError) when both resolve to the same weights:
-    an old card whose VLM spec lacked the adapter would otherwise score the base twice."""
-    from chartproof.pipelines.evaluate import evaluate
+    an old card whose VLM spec lacked the adapter would otherwise score the base twice.
+    `tuned` may be a `CompareSettings` record (the keywords then change it); every other
+    keyword is one of its fields."""
+    from chartproof.pipelines.evaluate import EvalSettings, run_evaluation
     from chartproof.reports import report
 
+    given = tuned if isinstance(tuned, CompareSettings) else None
+    named = {"tuned": None if given is not None else tuned, "data": data, "out": out}
+    fields |= {k: str(v) if k == "data" else v for k, v in named.items() if v is not None}
+    cfg = settings_of(CompareSettings, given, fields)
+    tuned, data = cfg.tuned, cfg.data
     card_dir = Path(tuned)
     card = read_card(card_dir)
     overlap = held_out_overlap(card_dir, data)
@@ -160,30 +200,32 @@ def compare_tuned(
             f"{data} is not held out: {len(overlap)} samples show charts {card_dir} trained on "
             f"(e.g. {overlap[:3]}); evaluate on data generated with another seed"
         )
-    out_dir = Path(out)
+    out_dir = cfg.out
     runs = {"base": out_dir / "base", "tuned": out_dir / "tuned"}
     tuned_spec = card.eval_spec
-    if merged:
+    if cfg.merged:
         if not card.merged_eval_spec:
             raise ValueError(
                 f"{card_dir}: the run wrote no merged checkpoint (train with --merge), or its "
                 "card predates merged_eval_spec"
             )
         tuned_spec = card.merged_eval_spec
-    specs = {"base": base_spec or card.base_eval_spec, "tuned": tuned_spec}
+    specs = {"base": cfg.base_spec or card.base_eval_spec, "tuned": tuned_spec}
     _refuse_same_weights(specs["base"], specs["tuned"])
     figures: dict[str, dict[str, tuple[float | None, int]]] = {}
     for name, run in runs.items():
-        evaluate(
-            data,
-            specs[name],
-            run,
-            prompt=card.prompt,
-            max_tokens=max_tokens,
-            metrics=metrics,
-            limit=limit,
-            cache=cache,
-            batch_size=batch_size,
+        run_evaluation(
+            EvalSettings(
+                data=data,
+                model=specs[name],
+                out=run,
+                prompt=card.prompt,
+                max_tokens=cfg.max_tokens,
+                metrics=cfg.metrics,
+                limit=cfg.limit,
+                cache=cfg.cache,
+                batch_size=cfg.batch_size,
+            )
         )
         figures[name] = run_figures(run, data)
     labels = _labels(list(runs.values()))
