@@ -454,6 +454,8 @@ def test_demo_audit_with_the_offline_text_model(tmp_path: Path) -> None:
     assert skipped is None, skipped
     html = _audit_report(tmp_path).read_text()
     assert "text over table" in html and "Narrative shift (Table 2)" in html
+    # the mitigation on the first pair, said so with its n (#44 item 5)
+    assert "Mitigation (Table 5)" in html and "MITIGATION ON A SUBSET" in html
     results = (tmp_path / "runs" / "audit" / "results.jsonl").read_text().splitlines()
     outputs = [s["output"] for line in results for s in json.loads(line)["steps"]]
     assert outputs and all(isinstance(o, str) for o in outputs)

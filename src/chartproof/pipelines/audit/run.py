@@ -99,20 +99,20 @@ def audit(
     opinion-based figures are computed on tagged outputs only). `mitigation_pairs` runs the
     mitigation on the first N eligible pairs only.
     """
+    # an embedder object is handed over as it is; a spec (folder, "default", None) is a field
+    spec = embedder is None or isinstance(embedder, str | Path)
     if isinstance(data, AuditSettings):
-        if model is not None or out is not None or options:
-            raise TypeError("audit() takes an AuditSettings record or its fields, not both")
+        if model is not None or out is not None or options or spec:
+            raise TypeError(
+                "audit() takes an AuditSettings record or its fields as keywords, not both"
+            )
         s = data
     else:
-        if not isinstance(embedder, _Unset) and (
-            embedder is None or isinstance(embedder, str | Path)
-        ):
+        if spec:
             options["embedder"] = embedder
         given = {"model": model, "out": out}
         s = AuditSettings(data=data, **{k: v for k, v in given.items() if v is not None}, **options)
-    embedding = (
-        s.embedder if isinstance(embedder, _Unset | str | Path) or embedder is None else embedder
-    )
+    embedding = s.embedder if spec or isinstance(embedder, _Unset) else embedder
     return _Audit(s, backend, executor, embedding, progress).run()
 
 
