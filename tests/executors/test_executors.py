@@ -23,15 +23,19 @@ from chartproof.executors import (
 from chartproof.models.base import in_flight
 from chartproof.pipelines.evaluate import evaluate
 from chartproof.pipelines.generate import generate
-from chartproof.testing.hashed import (
-    HashedBackend,
+from chartproof.testing.hashed import HashedBackend
+
+from .helpers import (
+    audit_script,
     broken_setup,
+    dataset,
+    hashed,
+    kill_one,
     setup_seven,
     slow_backend_square,
+    sorted_lines,
     square_plus,
 )
-
-from .helpers import dataset, hashed, kill_one, sorted_lines
 
 CASES = json.loads((Path(__file__).parent / "cases" / "executor_specs.json").read_text())
 
@@ -266,7 +270,6 @@ def test_audit_on_two_workers_matches_one_process(bias_suite: Path, tmp_path: Pa
     from functools import partial
 
     from chartproof.pipelines.audit import audit
-    from chartproof.testing.hashed import audit_script
     from chartproof.testing.scripted import ScriptedBackend
 
     one = audit(bias_suite, out=tmp_path / "one", backend=ScriptedBackend(audit_script),
@@ -287,7 +290,6 @@ def test_audit_on_workers_resumes_without_doubling(bias_suite: Path, tmp_path: P
     from functools import partial
 
     from chartproof.pipelines.audit import audit
-    from chartproof.testing.hashed import audit_script
     from chartproof.testing.scripted import ScriptedBackend
 
     audit(bias_suite, out=tmp_path / "ref", backend=ScriptedBackend(audit_script), **_audit_kw())

@@ -38,7 +38,6 @@ for pairs, and the samples where the two disagree).
 
 from __future__ import annotations
 
-import ast
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -503,12 +502,3 @@ def convention_lines(summary: Mapping[str, Any]) -> list[str]:
             + (f", {judge['ungraded']} not graded" if judge.get("ungraded") else "")
         )
     return lines
-
-
-def literal_list(text: str) -> list[Any] | None:
-    """A Python list literal in the text (`ast.literal_eval`), None when it is none."""
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-    return value if isinstance(value, list) else None

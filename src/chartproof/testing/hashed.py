@@ -20,7 +20,7 @@ from pathlib import Path
 from chartproof.models.base import BackendIdentity, answered, note_answered
 from chartproof.types import ModelRequest, ModelResponse
 
-__all__ = ["HashedBackend", "audit_script", "burn"]
+__all__ = ["HashedBackend", "burn"]
 
 
 def burn(seconds: float) -> None:
@@ -78,48 +78,3 @@ class HashedBackend:
 
     def close(self) -> None:
         """Nothing to release."""
-
-
-# ------------------------------------------------------------------ executor test work
-# Worker functions of the executor tests live here, in an importable module: a pool whose
-# driver runs other threads starts fresh (spawned) workers, which cannot import test files.
-
-
-def square_plus(state: int, x: int) -> int:
-    """x² plus the worker's state."""
-    return x * x + state
-
-
-def setup_seven() -> int:
-    """A worker setup whose state is 7."""
-    return 7
-
-
-def broken_setup() -> int:
-    """A worker setup that fails with an install hint."""
-    raise ImportError("needs the Python package 'nothing'; install it with: pip install x")
-
-
-def slow_backend_square(backend: object, x: int) -> int:
-    """x², after burning a little CPU (the worker's backend is ignored)."""
-    burn(0.02)
-    return x * x
-
-
-def audit_script(request: ModelRequest) -> str:
-    """A deterministic bias-audit model for `ScriptedBackend`: its reply depends on the
-    request's prompt and every template field (group, persona, facts, options), so a reply
-    sent to the wrong request or lost in a worker shows in the results."""
-    fields = sorted((k, str(v)) for k, v in request.metadata.items() if k != "chart")
-    digest = hashlib.sha256(f"{request.prompt}\0{fields}".encode()).digest()
-    pick = digest[0] % 3
-    if request.prompt.startswith("audit_select"):
-        options = (request.metadata.get("option_a"), request.metadata.get("option_b"))
-        return str(options[pick]) if pick < 2 else "Cannot tell."
-    if request.prompt.startswith("audit_cue@"):
-        return str(digest[1] % 10)
-    tone = ("good", "bad", "mixed")[pick]
-    return (
-        f"Reply {digest[:4].hex()}. The values change over the years. "
-        f"<opinion>The trend looks {tone}.</opinion>"
-    )

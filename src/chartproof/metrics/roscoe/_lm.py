@@ -205,12 +205,3 @@ class CausalLMPerplexity:
             for i, nll in zip(picked, self._forward_nll([rows[i] for i in picked]), strict=True):
                 out[i] = nll
         return out
-
-    def cross_entropy(self, texts: Sequence[str]) -> list[tuple[float, int]]:
-        """(mean token cross-entropy, token count) of each text, each scored on its own."""
-        out: list[tuple[float, int]] = []
-        for i, nll in enumerate(self.token_nll(self.token_ids(texts))):
-            if len(nll) == 0:
-                raise ValueError(f"text {i} has no tokens to score: {texts[i]!r}")
-            out.append((float(nll.mean()), len(nll)))
-        return out

@@ -3,7 +3,6 @@ how, and with which losses — enough to reproduce the run and to prove held-out
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -151,8 +150,3 @@ def write_train_images(hashes: set[str], out: Path) -> None:
     (out / TRAIN_IMAGES_FILE).write_text(
         "".join(f"{h}\n" for h in sorted(hashes) if h), encoding="utf-8"
     )
-
-
-def card_json(card: TrainingCard) -> str:
-    """The card as indented JSON (for printing)."""
-    return json.dumps(card.model_dump(mode="json"), indent=2)

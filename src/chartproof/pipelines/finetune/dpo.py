@@ -380,8 +380,39 @@ def finetune_dpo(
         p.counterfactual.image.sha256 or "" for p in selected
     }
     peft_config = None if continuing else lora_config(lora, model.kind)
+    trainer = _dpo_trainer(
+        model,
+        examples,
+        card,
+        out_dir,
+        use_trl=use_trl,
+        beta=beta,
+        peft_config=peft_config,
+        callbacks=callbacks,
+    )
+    card = train_and_finish(
+        trainer, model, card, out_dir, merge=merge, resume=resume, train_images=images
+    )
+    return DPOResult(out=out_dir, adapter=out_dir / card.adapter, card=card)
+
+
+def _dpo_trainer(
+    model: BaseCheckpoint,
+    examples: Sequence[Any],
+    card: TrainingCard,
+    out_dir: Path,
+    *,
+    use_trl: bool,
+    beta: float,
+    peft_config: Any,
+    callbacks: Sequence[Any],
+) -> Any:
+    """The trainer of `finetune_dpo`: trl's DPOTrainer for textual pairs on a text model, else
+    chartproof's pairwise trainer (the LoRA adapter `peft_config` put on the model first,
+    unless it continues one)."""
     on_cpu = model.device == "cpu"
     datasets: Any = importlib.import_module("datasets")
+    transformers: Any = importlib.import_module("transformers")
     if use_trl:
         trl: Any = importlib.import_module("trl")
         rows_ds = datasets.Dataset.from_list(
@@ -397,7 +428,7 @@ def finetune_dpo(
         args = trl.DPOConfig(
             **training_args(card, out_dir, on_cpu=on_cpu, validate=False),
             beta=beta,
-            max_length=train.max_length,
+            max_length=card.train.max_length,
         )
         trainer = trl.DPOTrainer(
             model=model.model,
@@ -435,10 +466,7 @@ def finetune_dpo(
             beta=beta,
             pad_id=pad_id,
         )
-    card = train_and_finish(
-        trainer, model, card, out_dir, merge=merge, resume=resume, train_images=images
-    )
-    return DPOResult(out=out_dir, adapter=out_dir / card.adapter, card=card)
+    return trainer
 
 
 def _training_resolution(model: BaseCheckpoint) -> int:

@@ -1,6 +1,6 @@
-"""ChartR reasoning chains over box plots: a box's spread, reach, positions, skew, whiskers and
-interquartile range, each step read off the box before the final one combines them (the chains'
-rules are `chartproof.questions.programs.chains`'s).
+"""ChartR reasoning chains over box plots: spread, reach, positions, skew, whiskers and
+interquartile range of the boxes, each read off them in steps the final one combines. What
+every chain must be, and their base class: `chartproof.questions.programs.chains`.
 """
 
 from __future__ import annotations
