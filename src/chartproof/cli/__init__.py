@@ -79,8 +79,14 @@ def main() -> None:
 
 def _bare_flags(command: Any) -> None:
     """On/off flags without a value placeholder in `--help` (typer shows `<bool>`)."""
+    import typer
+
     for param in getattr(command, "params", []):
         if getattr(param, "is_flag", False) and getattr(param, "is_bool_flag", True):
             param.metavar = ""
+    if hasattr(command, "get_help_option"):  # --help too (built once, on demand)
+        help_option = command.get_help_option(typer.Context(command))
+        if help_option is not None:
+            help_option.metavar = ""
     for sub in getattr(command, "commands", {}).values():
         _bare_flags(sub)
