@@ -97,6 +97,6 @@ def test_every_command_help_ends_with_examples() -> None:
 def test_flags_show_no_value_placeholder() -> None:
     text = _help("eval")
     for line in text.splitlines():
-        if "--no-cache" in line or "--quiet" in line:
+        if "--no-cache" in line or "--quiet" in line or "--help" in line:
             assert "<bool>" not in line, line
     assert "<path>" in text  # options that take a value keep theirs

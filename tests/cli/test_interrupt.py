@@ -126,3 +126,36 @@ def test_sigint_keeps_every_finished_result(
         summary["metrics"]
         == json.loads((tmp_path / "whole" / "summary.json").read_text())["metrics"]
     )
+
+
+# the console script held up while it imports the commands (as a slow disk would)
+STARTUP = """
+import sys, time
+import chartproof.cli as cli
+
+real = cli._register
+
+def slow():
+    sys.stderr.write("importing\\n")
+    sys.stderr.flush()
+    time.sleep(60)
+    real()
+
+cli._register = slow
+sys.argv = ["chartproof", "version"]
+cli.main()
+"""
+
+
+def test_sigint_while_the_commands_import_is_one_line(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STARTUP], stderr=subprocess.PIPE, stdout=subprocess.PIPE,
+        text=True, env={**os.environ, "CHARTPROOF_DEBUG": ""},
+    )  # fmt: skip
+    assert proc.stderr is not None
+    assert proc.stderr.readline() == "importing\n"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert out == "" and "Traceback" not in err and "Aborted" not in err, err
+    assert err == "error: interrupted before the command started; nothing was written\n"

@@ -136,6 +136,12 @@ CASES = [
          ["eval", "-d", "DATA", "-o", "TMP/out", *ECHO, *NO_CACHE], 2,
          ("holds files that are not a chartproof run", "notes.txt", "new or empty folder"),
          _junk_out),
+    Case("generate --out on a folder of unrelated files",
+         ["generate", "--suite", "chartqax", "--n", "1", "-o", "TMP/out", "-q"], 2,
+         ("output folder", "holds files that are not a chartproof dataset",
+          "notes.txt, thesis.tex", "use a new or empty folder"), _junk_out),
+    Case("generate --out on a run folder", ["generate", "--n", "1", "-o", "TMP/run", "-q"], 2,
+         ("not a chartproof dataset", "run.json"), _a_run),
     # in this process (local:1), where the setup hides transformers: a pool worker would
     # import it afresh
     Case("a missing extra", ["eval", "-d", "DATA", "-o", "TMP/r", "-m", "text:smollm2",

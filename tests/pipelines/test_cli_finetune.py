@@ -127,3 +127,28 @@ def test_cli_target_format_default_is_the_pipelines() -> None:
 
     # The CLI writes the default again to keep the pipeline off its import path.
     assert cli_finetune._TARGET_FORMAT == TARGET_FORMAT
+
+
+@pytest.mark.slow
+def test_sft_shows_loading_header_and_steps(app, data: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A training run says what loads and how long it took, then what will train (base,
+    data, examples, settings) and the number of steps, then a bar of optimiser steps."""
+    import re
+
+    pytest.importorskip("trl")
+    from chartproof.testing.tiny_lm import build_tiny_llama
+
+    base = str(build_tiny_llama(tmp_path / "lm"))
+    out = tmp_path / "ft"
+    args = ["finetune", "sft", "-d", str(data), "--base", base, "-o", str(out), "--max-steps", "3",
+            "--save-steps", "3", "--batch-size", "2", "--val-fraction", "0", "--device", "cpu"]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())  # lines wrap at the console's width
+    n = sum(1 for _ in (data / "samples.jsonl").open())
+    assert re.search(rf"loaded {re.escape(base)} in \d+\.\d s", text), text
+    header = text.index(f"finetune sft: {base} on {data}")
+    assert text.index(f"{n} examples, batch 2 × accumulation 1, lr 0.0002", header)
+    assert text.index("seed 0: 3 steps", header) < text.index("finetune sft ", header + 20)
+    assert re.search(r"finetune sft .* 3/3", text), text
+    assert text.index("trained 3 steps") > header

@@ -14,7 +14,9 @@ import errno
 import functools
 import os
 import re
+import signal
 import sqlite3
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
@@ -59,6 +61,7 @@ def guarded(f: F) -> F:
 
     @functools.wraps(f)
     def run(*args: Any, **kwargs: Any) -> Any:
+        _python_sigint()
         try:
             return f(*args, **kwargs)
         except (typer.Exit, typer.Abort, TyperException, SystemExit):
@@ -71,6 +74,16 @@ def guarded(f: F) -> F:
             raise typer.Exit(mistake.code) from None
 
     return run  # type: ignore[return-value]
+
+
+def _python_sigint() -> None:
+    """Ctrl-C raises KeyboardInterrupt again in the command's body (the console script
+    turns it into one line while it starts; run loops install their own handler)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    current = signal.getsignal(signal.SIGINT)
+    if getattr(current, "__module__", None) == "chartproof.cli":
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _print(line: str) -> None:

@@ -70,12 +70,17 @@ def quiet_third_party() -> None:
 
 @contextmanager
 def progress_bar(
-    label: str, enabled: bool = True, *, header: str | None = None, unit: str = "samples"
+    label: str,
+    enabled: bool = True,
+    *,
+    header: str | Callable[[], str] | None = None,
+    unit: str = "samples",
 ) -> Iterator[Callable[[int, int], None] | None]:
     """Yields a hook `(done, total)` that drives a bar on stderr (None when disabled): done of
     total, rate, time taken and time left. At the hook's first call, `header` (what will
-    run) is printed with the number of `unit` to do, then the bar appears, so a command that
-    stops before its work starts (a bad argument) leaves no empty bar."""
+    run; a function when part of it is known only then) is printed with the number of `unit`
+    to do, then the bar appears, so a command that stops before its work starts (a bad
+    argument) leaves no empty bar. While a model loads inside, a spinner says so."""
     if not enabled:
         yield None
         return
@@ -97,8 +102,9 @@ def progress_bar(
         nonlocal started
         if not started:
             if header is not None:
+                said = header() if callable(header) else header
                 resumed = f", {done} done already (resuming)" if done else ""
-                console.print(f"{header}: {total} {unit}{resumed}", highlight=False)
+                console.print(f"{said}: {total} {unit}{resumed}", highlight=False)
             # the clock (rate, time taken, eta) starts with the work, not with the loading
             bar.reset(task, total=total, completed=done, start_at=done)
             bar.start()

@@ -3,14 +3,16 @@ counterfactual pairs, and the before/after evaluation on held-out data."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from chartproof.cli._app import App, app, examples
-from chartproof.cli._options import UseCache, comma_list
-from chartproof.cli._progress import console
+from chartproof.cli._options import Quiet, UseCache, comma_list
+from chartproof.cli._progress import console, progress_bar
 
 if TYPE_CHECKING:
     from chartproof.pipelines.finetune import LoRASettings, TrainSettings
@@ -112,6 +114,7 @@ def sft(
     merge: Merge = False,
     resume: Resume = True,
     dry_run: DryRun = False,
+    quiet: Quiet = False,
 ) -> None:
     """ChartQA-X LoRA SFT: the loss covers "Answer: ... Explanation: ..." only."""
     from chartproof.pipelines.finetune import finetune_sft, plan_sft
@@ -142,16 +145,18 @@ def sft(
         for line in plan.lines():
             console.print(line, markup=False, highlight=False, soft_wrap=True)
         return
-    result = finetune_sft(
-        data,
-        base,
-        out,
-        lora=lora,
-        train=train,
-        merge=merge,
-        resume=resume,
-        **common,  # type: ignore[arg-type]
-    )
+    with _training("sft", base, data, out, train, lora, quiet) as callbacks:
+        result = finetune_sft(
+            data,
+            base,
+            out,
+            lora=lora,
+            train=train,
+            merge=merge,
+            resume=resume,
+            callbacks=callbacks,
+            **common,  # type: ignore[arg-type]
+        )
     _done(result.card, result.out)
 
 
@@ -196,6 +201,7 @@ def dpo(
     merge: Merge = False,
     resume: Resume = True,
     dry_run: DryRun = False,
+    quiet: Quiet = False,
 ) -> None:
     """ChartCF preference optimisation on counterfactual pairs (similarity-selected)."""
     if mode not in ("textual", "visual"):
@@ -217,24 +223,26 @@ def dpo(
         return
     from chartproof.pipelines.finetune import finetune_dpo
 
-    result = finetune_dpo(
-        pairs,
-        data,
-        base,
-        out,
-        mode=mode,  # type: ignore[arg-type]
-        adapter=adapter,
-        prompt=prompt,
-        target_format=target_format,
-        beta=beta,
-        budget=budget,
-        ceiling=ceiling,
-        resolution=resolution,
-        lora=lora,
-        train=train,
-        merge=merge,
-        resume=resume,
-    )
+    with _training(f"dpo ({mode}, beta {beta})", base, data, out, train, lora, quiet) as callbacks:
+        result = finetune_dpo(
+            pairs,
+            data,
+            base,
+            out,
+            mode=mode,  # type: ignore[arg-type]
+            adapter=adapter,
+            prompt=prompt,
+            target_format=target_format,
+            beta=beta,
+            budget=budget,
+            ceiling=ceiling,
+            resolution=resolution,
+            lora=lora,
+            train=train,
+            merge=merge,
+            resume=resume,
+            callbacks=callbacks,
+        )
     _done(result.card, result.out)
 
 
@@ -273,6 +281,36 @@ def _dpo_plan(
         f"{m.activations_gib:.2f}, a reference pass adds no weights: the adapter is switched off)",
     ):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+@contextmanager
+def _training(
+    method: str,
+    base: str,
+    data: str,
+    out: Path,
+    train: TrainSettings,
+    lora: LoRASettings,
+    quiet: bool,
+) -> Iterator[list[Any]]:
+    """The trainer callbacks that print the header line (what will train) and drive a bar
+    of optimiser steps with rate and time left; none with --quiet."""
+    from chartproof.pipelines.finetune._base import progress_callback
+
+    examples: list[int] = []
+
+    def header() -> str:
+        n = f"{examples[0]} examples, " if examples else ""
+        return (
+            f"finetune {method}: {base} on {data} → {out}; {n}batch {train.batch_size} × "
+            f"accumulation {train.grad_accum}, lr {train.learning_rate:g}, LoRA r {lora.r} "
+            f"alpha {lora.alpha}, device {train.device}, dtype {train.dtype}, seed {train.seed}"
+        )
+
+    with progress_bar(
+        f"finetune {method.split()[0]}", not quiet, header=header, unit="steps"
+    ) as hook:
+        yield [] if hook is None else [progress_callback(hook, examples=examples.append)]
 
 
 def _done(card: object, out: Path) -> None:

@@ -69,6 +69,7 @@ def generate(
     from chartproof.pipelines.generate import GenerateSettings
     from chartproof.pipelines.generate import generate as run
 
+    _check_out(out)
     settings = GenerateSettings(
         suite=suite,
         n=n,
@@ -97,3 +98,24 @@ def generate(
         + (f" and {result.variants} variant images" if result.variants else "")
         + f" to [bold]{result.folder}[/bold]"
     )
+
+
+def _check_out(out: Path) -> None:
+    """Refuse to write a dataset into a folder of unrelated files (a typo in --out, a run
+    folder): it must be new, empty, or hold only what `generate` writes (to write it again,
+    or finish one that was stopped), as `eval` refuses such a run folder."""
+    from chartproof.datasets.jsonl import SAMPLES_FILE
+    from chartproof.pipelines.generate import DAGS, MANIFEST
+
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise NotADirectoryError(f"--out {out} is a file; use a new or empty folder")
+    own = {MANIFEST, DAGS, SAMPLES_FILE, "images", f".{DAGS}.partial", f".{SAMPLES_FILE}.partial"}
+    foreign = sorted(p.name for p in out.iterdir() if p.name not in own)
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if foreign[3:] else "")
+        raise ValueError(
+            f"output folder {out} holds files that are not a chartproof dataset ({shown}); "
+            "use a new or empty folder (or one generate wrote, to write it again)"
+        )

@@ -90,16 +90,18 @@ def demo(
     beside = audit_charts > 0 and pool.workers > 1 and isinstance(pool, LocalExecutor)
     background = _start_audit(root, audit_charts, audit_model, seed, tell) if beside else None
     try:
-        data = generate(
-            suite,
-            n,
-            root / "data",
-            seed=seed,
-            per_chart=per_chart,
-            variants=variants,
-            levels=levels,
-            executor=pool,
-        ).folder
+        with _bar(progress, f"generate {suite}") as hook:
+            data = generate(
+                suite,
+                n,
+                root / "data",
+                seed=seed,
+                per_chart=per_chart,
+                variants=variants,
+                levels=levels,
+                executor=pool,
+                progress=hook,
+            ).folder
         backend = load_backend_on(model, pool)
     except BaseException:
         pool.close()

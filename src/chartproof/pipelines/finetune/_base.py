@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field
 
+from chartproof.models.base import loading
 from chartproof.models.hf import adapter_fingerprint as _adapter_fingerprint
 from chartproof.models.hf import chat_inputs, checkpoint_fingerprint, conversation
 from chartproof.models.registry import require
@@ -229,10 +231,16 @@ def training_dtype(device: str, dtype: str = "auto") -> str:
 
 
 def load_base(base: str, *, device: str = "auto", dtype: str = "auto") -> BaseCheckpoint:
-    """Load the base weights (float32 on CPU, bfloat16 on a GPU with auto), never from a hub."""
+    """Load the base weights (float32 on CPU, bfloat16 on a GPU with auto), never from a hub;
+    the caller's announcer (`models.base.loading`) shows the load."""
     kind, name, folder = base_kind(base)
     for module in ("torch", "transformers", "peft", "trl", "datasets"):
         require(module, "hf", what="chartproof finetune")
+    with loading(base):
+        return _load_base(kind, name, folder, device, dtype)
+
+
+def _load_base(kind: ModelKind, name: str, folder: Path, device: str, dtype: str) -> BaseCheckpoint:
     import torch
 
     transformers: Any = importlib.import_module("transformers")
@@ -397,3 +405,27 @@ def peak_rss_gib() -> float:
     import resource
 
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2, 3)
+
+
+def progress_callback(
+    hook: Callable[[int, int], None], *, examples: Callable[[int], None] | None = None
+) -> Any:
+    """A transformers `TrainerCallback` that reports (optimiser steps done, max steps) to
+    `hook` when training starts (a resumed run's steps count as done) and after each step;
+    `examples`, when given, first hears how many training examples there are."""
+    transformers: Any = importlib.import_module("transformers")
+
+    class Progress(transformers.TrainerCallback):  # type: ignore[misc]
+        def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+            loader = kwargs.get("train_dataloader")
+            dataset = getattr(loader, "dataset", None)
+            if examples is not None and dataset is not None and hasattr(dataset, "__len__"):
+                examples(len(dataset))
+            hook(int(state.global_step), int(state.max_steps or args.max_steps))
+            return control
+
+        def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+            hook(int(state.global_step), int(state.max_steps or args.max_steps))
+            return control
+
+    return Progress()
