@@ -43,6 +43,7 @@ __all__ = [
     "builtin_has_home",
     "builtin_names",
     "load_backend",
+    "looks_like_spec",
     "parse_spec",
     "register_builtin",
     "register_kind",
@@ -267,6 +268,11 @@ def parse_spec(spec: str) -> BackendSpec:
     if not rest:
         raise SpecError(f"model spec {spec!r} names no model")
     return BackendSpec(kind=kind, target=rest, base_url=base_url, options=options, source=text)
+
+
+def looks_like_spec(text: str) -> bool:
+    """Whether `text` has a spec's ``kind:target`` shape (a path or a name has not)."""
+    return _SPEC_RE.match(text.strip()) is not None
 
 
 def run_identity(model: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Literal, TypeAlias
+from typing import ClassVar, Literal, TypeAlias, TypeVar
 
 from pydantic import JsonValue
 
@@ -32,6 +32,7 @@ from chartproof.types import (
     StepRecord,
     TextPart,
 )
+from chartproof.types.registry import Registry
 
 __all__ = [
     "PROTOCOLS",
@@ -46,6 +47,7 @@ __all__ = [
     "answer_scores",
     "applies",
     "build_result",
+    "register_protocol",
     "rendered_prompt",
     "run_protocol",
     "step_scores",
@@ -324,6 +326,26 @@ def build_result(
     )
 
 
+PROTOCOL_CLASSES: Registry[Protocol] = Registry(
+    "protocol", modules=("chartproof.pipelines.protocols",), group="chartproof.protocols"
+)
+"""Every protocol by name; a new protocol is one `Protocol` subclass decorated with
+`@register_protocol` (another package's: a module named by a ``chartproof.protocols``
+entry point)."""
+
+PROTOCOLS: Registry[Protocol] = PROTOCOL_CLASSES
+"""Names `evaluate(protocol=...)` accepts (`name in PROTOCOLS`, iteration gives names)."""
+
+ProtocolT = TypeVar("ProtocolT", bound=type[Protocol])
+
+
+def register_protocol(cls: ProtocolT) -> ProtocolT:
+    """Class decorator: register one instance of a `Protocol` subclass under its `name`."""
+    PROTOCOL_CLASSES.register(cls.name, cls())
+    return cls
+
+
+@register_protocol
 class DirectProtocol(Protocol):
     """One question, one answer, scored by every registered per-sample metric."""
 
@@ -352,6 +374,7 @@ class DirectProtocol(Protocol):
         )
 
 
+@register_protocol
 class ChainProtocol(Protocol):
     """ChartR chains: the sub-questions in dependency order, each prompt carrying the
     model's own earlier answers to its `depends_on` steps, then the final question with
@@ -455,6 +478,7 @@ class ChainProtocol(Protocol):
         return Scored(prediction=prediction, output=final.text, scores=scores, steps=tuple(steps))
 
 
+@register_protocol
 class PremiseProtocol(Protocol):
     """VPP: a true/false verdict for each premise, scored per premise and per sequence."""
 
@@ -513,15 +537,6 @@ def _check_responses(requests: Sequence[ModelRequest], responses: Sequence[Model
             f"backend returned {len(responses)} responses for {len(requests)} requests "
             "(or out of order); every request must get exactly one response"
         )
-
-
-PROTOCOL_CLASSES: dict[str, Protocol] = {
-    p.name: p for p in (DirectProtocol(), ChainProtocol(), PremiseProtocol())
-}
-"""Every protocol by name; a new protocol is one `Protocol` subclass added here."""
-
-PROTOCOLS: tuple[str, ...] = tuple(PROTOCOL_CLASSES)
-"""Names `evaluate(protocol=...)` accepts."""
 
 
 def applies(protocol: str, sample: Sample) -> bool:
