@@ -21,15 +21,16 @@ Kinds and the call each gets:
   (chain steps or premise verdicts) and the sample-level scores computed before it.
 * ``run`` — ``fn(RunInput) -> dict | None`` over a whole run's results; the dict becomes the
   summary's `section` (left out when None or empty).
-* ``summary`` — ``fn(summary, RunInput) -> None`` after the run scorers: may restate the
-  summary's headline rows, breakdown cells and grid of its metrics under its own counting
-  rule (premise figures count over premises, not as means of per-sample values).
+* ``summary`` — ``fn(summary, RunInput) -> None`` after the run scorers: may annotate the
+  summary's rows (their `note`); a figure is never restated here: a metric counted by
+  another rule than the mean declares its aggregation (`Metric.aggregation`).
 * ``explanation`` — opt-in scorers of explanation quality, chosen by name with
   ``evaluate(metrics=[...])``; their fn is given to the evaluation as a stage (see
   `chartproof.metrics.explanations`).
 
-Per-sample and per-step values are stored on each result; a run's value of each is the mean
-over its results (failures count as 0). A metric's `headline` gives its place among the
+Per-sample and per-step values are stored on each result; a run's value of each is its
+declared aggregation over the results (`chartproof.metrics.aggregations`; by default the
+mean, failures counting as 0). A metric's `headline` gives its place among the
 metrics shown first for a protocol; `means_correct` marks the metric whose value 1.0 means
 the sample was answered right (the first present in a result's scores decides).
 The scorers shipped with chartproof live in the modules of `_HOMES`, imported on first use;
@@ -94,6 +95,10 @@ class Metric:
     """How a failed sample counts: "zero" scores it 0; "recorded" keeps the value a missing
     answer gets, which the protocol records on the failure (left out of the mean when the
     sample has none, as for the multiple-choice metrics of a sample without options)."""
+    aggregation: str = "mean"
+    """How its per-sample values become a run's figure, in the headline, every breakdown
+    cell and the grid alike: the name of an aggregation of
+    `chartproof.metrics.aggregations` ("mean": mean ± standard error)."""
 
     @property
     def display(self) -> str:

@@ -261,7 +261,7 @@ def run_evaluation(
         "data": str(data),
         "model": model_name,
         "protocol": protocol,
-        "prompt": prompt_id if protocol == "direct" else _protocol_prompt(protocol, prompts),
+        "prompt": _protocol_prompt(protocol, prompts) or prompt_id,
         "limit": limit,
         "where": dict(sorted(where.items())) if where else None,
         "metrics": sorted(set(metrics)),
@@ -419,9 +419,9 @@ def _default_prompts() -> Any:
     return default_prompts()
 
 
-def _protocol_prompt(protocol: str, prompts: Any) -> str:
-    name = {"chain": "chain_step", "premise": "premise"}[protocol]
-    return str((prompts or _default_prompts()).get(name).id)
+def _protocol_prompt(protocol: str, prompts: Any) -> str | None:
+    name = PROTOCOLS[protocol].prompt  # None: the run's own prompt
+    return None if name is None else str((prompts or _default_prompts()).get(name).id)
 
 
 def _answered(

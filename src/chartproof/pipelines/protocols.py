@@ -242,6 +242,9 @@ class Protocol:
 
     name: ClassVar[str]
     """Protocol name, as `evaluate(protocol=...)` takes it."""
+    prompt: ClassVar[str | None] = None
+    """The prompt it asks with, recorded in the run's config; None: the run's own prompt
+    (`evaluate(prompt=...)`, as the direct protocol)."""
 
     def applies(self, sample: Sample) -> bool:
         """Whether the sample can be asked under this protocol."""
@@ -381,6 +384,7 @@ class ChainProtocol(Protocol):
     every sub-answer; scored on the final answer and per step."""
 
     name = "chain"
+    prompt = "chain_step"
 
     def applies(self, sample: Sample) -> bool:
         return bool(sample.chain)
@@ -483,6 +487,7 @@ class PremiseProtocol(Protocol):
     """VPP: a true/false verdict for each premise, scored per premise and per sequence."""
 
     name = "premise"
+    prompt = "premise"
 
     def applies(self, sample: Sample) -> bool:
         return bool(sample.premises)
