@@ -108,7 +108,7 @@ def test_kinds_of_other_packages_load_from_their_entry_points(
     monkeypatch.setattr(
         metadata, "entry_points", lambda group: [entry] if group == kinds.ENTRY_POINT_GROUP else []
     )
-    monkeypatch.setattr(kinds, "_loaded", False)  # as in a fresh process
+    monkeypatch.setattr(kinds.CHART_KINDS, "_loaded", False)  # as in a fresh process
     monkeypatch.delitem(sys.modules, "donut_kind", raising=False)
     try:
         assert "donut" in PIES and chart_kind("donut").title == "donut chart"

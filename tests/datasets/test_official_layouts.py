@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from chartproof.datasets import (
-    LOADERS,
     detect_format,
     load_dataset,
     load_jsonl,
@@ -261,7 +260,6 @@ def test_registered_loader_with_detector(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match=r"takes no option \['nope'\]"):
             load_dataset(f"mybench-test:{tmp_path}?nope=1")
     finally:
-        from chartproof.datasets.loaders._registry import DETECTORS
+        from chartproof.datasets.loaders._registry import unregister_loader
 
-        LOADERS.pop("mybench-test")
-        DETECTORS[:] = [d for d in DETECTORS if d.name != "mybench-test"]
+        unregister_loader("mybench-test")

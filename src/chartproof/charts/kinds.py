@@ -3,20 +3,22 @@
 Every per-kind decision (which question programs apply, whether there are axes, a legend of
 series or of wedges, stacking, which data edits keep it honest, how a script reveals it) is a
 lookup here. A new chart type is one module that calls `register_chart_kind` plus its line
-in `_HOMES`. This module is light: drawing code loads on the first render.
+in `_HOMES` (or, in another package, an entry point of the group ``chartproof.chart_kinds``);
+`CHART_KINDS` is their `chartproof.types.registry.Registry`. This module is light: drawing
+code loads on the first render.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any, Literal, TypeAlias
 
-from chartproof.types import ChartSpec, register_chart_type, unregister_chart_type
+from chartproof.types import ChartSpec
+from chartproof.types.registry import Registry
 
 __all__ = [
+    "CHART_KINDS",
     "ENTRY_POINT_GROUP",
     "ChartKind",
     "DataShape",
@@ -92,8 +94,6 @@ class ChartKind:
         return template.format(color=color, series=series, x=x)
 
 
-_KINDS: dict[str, ChartKind] = {}
-
 _HOMES: tuple[str, ...] = ("chartproof.charts._kinds_builtin",)
 """Modules that register the shipped kinds, loaded by name on the first lookup. A shipped
 chart type adds its module here."""
@@ -102,50 +102,36 @@ ENTRY_POINT_GROUP = "chartproof.chart_kinds"
 """Entry-point group of chart kinds in other packages: each entry names a module that
 registers its kinds when imported (loaded after the shipped ones)."""
 
-_loaded = False
-
-
-def _load() -> None:
-    # kinds registered at run time (a script, a test) exist in this process only; a worker
-    # process started by spawn finds the shipped ones and the entry points' on its own
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        for home in _HOMES:
-            importlib.import_module(home)
-        for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-            ep.load()
+# kinds registered at run time (a script, a test) exist in this process only; a worker
+# process started by spawn finds the shipped ones and the entry points' on its own
+CHART_KINDS: Registry[ChartKind] = Registry("chart type", modules=_HOMES, group=ENTRY_POINT_GROUP)
+"""Chart kinds by chart type, in registration order (the shipped ones first)."""
 
 
 def register_chart_kind(kind: ChartKind, *, replace: bool = False) -> ChartKind:
     """Add a chart kind (its name becomes a valid `ChartSpec.chart_type`); returns it."""
-    _load()
-    if kind.name in _KINDS and not replace:
+    CHART_KINDS.load()
+    if kind.name in CHART_KINDS and not replace:
         raise ValueError(f"chart kind {kind.name!r} is already registered")
-    _KINDS[kind.name] = kind
-    register_chart_type(kind.name)
-    return kind
+    return CHART_KINDS.register(kind.name, kind, replace=True)
 
 
 def unregister_chart_kind(name: str) -> None:
     """Remove a chart kind (tests that add one clean up with this)."""
-    _KINDS.pop(name, None)
-    unregister_chart_type(name)
+    CHART_KINDS.unregister(name)
 
 
 def chart_kind(name: str) -> ChartKind:
     """The kind called `name`; KeyError naming the known kinds when there is none."""
-    _load()
-    kind = _KINDS.get(name)
+    kind = CHART_KINDS.get(name)
     if kind is None:
-        raise KeyError(f"unknown chart type {name!r}; known: {', '.join(_KINDS)}")
+        raise KeyError(f"unknown chart type {name!r}; known: {', '.join(CHART_KINDS)}")
     return kind
 
 
 def chart_kinds() -> tuple[ChartKind, ...]:
     """Every registered kind, in registration order."""
-    _load()
-    return tuple(_KINDS.values())
+    return tuple(CHART_KINDS.values())
 
 
 class KindSet:
@@ -167,8 +153,7 @@ class KindSet:
     def __contains__(self, name: object) -> bool:
         if not isinstance(name, str):
             return False
-        _load()
-        kind = _KINDS.get(name)
+        kind = CHART_KINDS.get(name)
         return kind is not None and self._test(kind)
 
     def __iter__(self) -> Iterator[str]:
@@ -202,8 +187,10 @@ class _Titles(Mapping[str, str]):
     """Chart type → title, read live from the table."""
 
     def __getitem__(self, name: str) -> str:
-        _load()
-        return _KINDS[name].title
+        kind = CHART_KINDS.get(name)
+        if kind is None:
+            raise KeyError(name)
+        return kind.title
 
     def __iter__(self) -> Iterator[str]:
         return iter([k.name for k in chart_kinds()])

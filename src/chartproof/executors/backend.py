@@ -281,33 +281,18 @@ class _Relay:
 
 
 def fans_out(spec: str | os.PathLike[str]) -> bool:
-    """Whether a model spec names a CPU-bound local model worth one copy per worker: the
-    built-ins a fresh process can build by name and ``hf:`` and ``text:`` models on the CPU
-    (``device=cpu``, or the default ``auto`` where there is no accelerator). API models are I/O-bound (spread them over endpoints instead,
-    `chartproof.executors.balance`) and a GPU model stays one copy."""
-    from chartproof.models.registry import BackendSpec, SpecError, parse_spec
+    """Whether a model spec names a CPU-bound model worth one copy per worker, as its backend
+    kind declares (`chartproof.models.registry.BackendNeeds`): the built-ins a fresh
+    process can build by name, and ``hf:`` and ``text:`` models on the CPU (``device=cpu``,
+    or the default ``auto`` where there is no accelerator). API models are I/O-bound (spread
+    them over endpoints instead, `chartproof.executors.balance`), a GPU model stays one copy,
+    and a kind or built-in registered at run time only cannot be rebuilt in a worker."""
+    from chartproof.models.registry import backend_needs
 
-    try:
-        parsed: BackendSpec = parse_spec(str(spec))
-    except SpecError:
-        from chartproof.models.registry import _looks_like_config, _read_config
-
-        config = _looks_like_config(spec)
-        if config is None:
-            raise
-        parsed = _read_config(config)
-    if parsed.kind == "builtin":
-        from chartproof.models.registry import builtin_has_home
-
-        # a worker rebuilds the model by name: a built-in registered only in this process
-        # (a script's or test's own) stays here
-        return builtin_has_home(parsed.target)
-    if parsed.kind not in ("hf", "text"):
+    needs = backend_needs(spec)
+    if needs.process_local:
         return False
-    # a text-over-table model on the CPU is as CPU-bound as an hf: one; "auto" means the
-    # CPU on a machine without an accelerator
-    device = str(parsed.options.get("device", "auto"))
-    return device == "cpu" or (device == "auto" and not has_accelerator())
+    return needs.compute == "cpu" or (needs.compute == "auto" and not has_accelerator())
 
 
 def has_accelerator() -> bool:
@@ -340,7 +325,7 @@ def _shown(spec: str | os.PathLike[str]) -> str:
 
 def _load_on(spec: str | os.PathLike[str], executor: str | Executor | None) -> Backend:
     from chartproof.executors import open_executor
-    from chartproof.models.registry import load_backend
+    from chartproof.models.registry import backend_home, load_backend
 
     if executor is None or isinstance(executor, str):
         if not fans_out(spec):
@@ -353,5 +338,17 @@ def _load_on(spec: str | os.PathLike[str], executor: str | Executor | None) -> B
         if owns:
             opened.close()
         return load_backend(spec)
-    setup: Any = partial(load_backend, str(spec))
+    setup: Any = partial(_worker_backend, str(spec), backend_home(spec))
     return FanOutBackend(setup, opened, owns_executor=owns)
+
+
+def _worker_backend(spec: str, homes: Sequence[str]) -> Backend:
+    # a worker process imports the module of a plug-in kind or built-in first (its entry
+    # point or the module that registered it), then builds the backend by name
+    import importlib
+
+    from chartproof.models.registry import load_backend
+
+    for home in homes:
+        importlib.import_module(home)
+    return load_backend(spec)

@@ -4,7 +4,7 @@ for the whole set, for each value of a group label, and for pairs of labels."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from chartproof.types import SampleResult, Score
 
@@ -103,22 +103,30 @@ def breakdown_results(
     by: Sequence[str] = (),
     pairs: Sequence[tuple[str, str]] = (),
     missing: str | None = None,
+    aggregate: Callable[[str, Sequence[SampleResult], Mapping[str, str]], Score] | None = None,
 ) -> list[Score]:
     """`breakdown` of each metric over a run's per-sample results (their `scores` and
     `groups`). Metrics default to every name any result has, in sorted order; a result
-    without a metric counts as not computed for it."""
+    without a metric counts as not computed for it. `aggregate(metric, results, group)`
+    gives each cell's score from the cell's results (default: `mean_score` of their
+    values)."""
     names = sorted({m for r in results for m in r.scores}) if metrics is None else list(metrics)
-    labels = [r.groups for r in results]
+    cell = aggregate or _mean_of
     out: list[Score] = []
     for name in names:
-        out.extend(
-            breakdown(
-                name,
-                [r.scores.get(name) for r in results],
-                labels,
-                by=by,
-                pairs=pairs,
-                missing=missing,
+        out.append(cell(name, results, {}))
+        for keys in [(key,) for key in by] + [tuple(pair) for pair in pairs]:
+            buckets: dict[tuple[str, ...], list[SampleResult]] = {}
+            for r in results:
+                combo = tuple(r.groups.get(key, missing) for key in keys)
+                if all(label is not None for label in combo):
+                    buckets.setdefault(combo, []).append(r)  # type: ignore[arg-type]
+            out.extend(
+                cell(name, buckets[combo], dict(zip(keys, combo, strict=True)))
+                for combo in sorted(buckets)
             )
-        )
     return out
+
+
+def _mean_of(name: str, results: Sequence[SampleResult], group: Mapping[str, str]) -> Score:
+    return mean_score(name, [r.scores.get(name) for r in results], group)

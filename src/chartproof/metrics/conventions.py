@@ -46,8 +46,10 @@ from typing import Any
 
 from chartproof.metrics.registry import Metric, RunInput, scorer
 from chartproof.types import Sample, SampleResult
+from chartproof.types.registry import Registry
 
 __all__ = [
+    "CONVENTIONS",
     "Convention",
     "binary_correct",
     "chartbench_nqa",
@@ -85,34 +87,40 @@ class Convention:
     """Whether it also reports Acc+ over samples sharing `Sample.pair_id`."""
 
 
-_CONVENTIONS: dict[str, Convention] = {}
-_BY_DATASET: dict[str, str] = {}
+CONVENTIONS: Registry[Convention] = Registry(
+    "scoring convention",
+    modules=("chartproof.metrics.conventions",),
+    group="chartproof.conventions",
+)
+"""Scoring conventions by name (`register_convention` registers here; another package's
+through the ``chartproof.conventions`` entry-point group)."""
 
 
 def register_convention(conv: Convention) -> Convention:
     """Register a convention for its datasets; ValueError on a name or dataset taken."""
-    if conv.name in _CONVENTIONS:
+    if conv.name in CONVENTIONS:
         raise ValueError(f"a scoring convention named {conv.name!r} is registered already")
-    taken = [d for d in conv.datasets if d in _BY_DATASET]
+    taken = [d for d in conv.datasets if _for_dataset(d) is not None]
     if taken:
         raise ValueError(f"convention {conv.name!r}: datasets {taken} have one already")
-    _CONVENTIONS[conv.name] = conv
-    for d in conv.datasets:
-        _BY_DATASET[d] = conv.name
-    return conv
+    return CONVENTIONS.register(conv.name, conv)
+
+
+def _for_dataset(dataset: str) -> Convention | None:
+    return next((c for c in CONVENTIONS.values() if dataset in c.datasets), None)
 
 
 def conventions() -> dict[str, Convention]:
     """Every registered convention by name."""
-    return dict(_CONVENTIONS)
+    return dict(CONVENTIONS.items())
 
 
 def convention(name: str) -> Convention:
     """A convention by name; KeyError listing the known ones."""
-    try:
-        return _CONVENTIONS[name]
-    except KeyError:
-        raise KeyError(f"no scoring convention {name!r}; known: {sorted(_CONVENTIONS)}") from None
+    found = CONVENTIONS.get(name)
+    if found is None:
+        raise KeyError(f"no scoring convention {name!r}; known: {sorted(CONVENTIONS)}")
+    return found
 
 
 def convention_for(sample: Sample) -> Convention | None:
@@ -124,8 +132,7 @@ def convention_for(sample: Sample) -> Convention | None:
     if isinstance(named, str) and named:
         return None if named == "none" else convention(named)
     name = sample.source.get("dataset")
-    key = _BY_DATASET.get(name) if isinstance(name, str) else None
-    return _CONVENTIONS[key] if key else None
+    return _for_dataset(name) if isinstance(name, str) else None
 
 
 def check_conventions(samples: Sequence[Sample]) -> None:
@@ -133,10 +140,10 @@ def check_conventions(samples: Sequence[Sample]) -> None:
     (run before any model call, so a typo costs nothing)."""
     for s in samples:
         named = s.source.get("convention")
-        if named is not None and named != "none" and named not in _CONVENTIONS:
+        if named is not None and named != "none" and named not in CONVENTIONS:
             raise ValueError(
                 f"sample {s.id!r}: unknown scoring convention {named!r}; "
-                f"known: {sorted(_CONVENTIONS)} or 'none'"
+                f"known: {sorted(CONVENTIONS)} or 'none'"
             )
 
 
@@ -405,7 +412,7 @@ def conventions_section(run: RunInput) -> dict[str, Any] | None:
             groups.setdefault(conv.name, []).append((r, sample))
     if not groups:
         return None
-    return {name: _convention_figures(_CONVENTIONS[name], rows) for name, rows in groups.items()}
+    return {name: _convention_figures(CONVENTIONS[name], rows) for name, rows in groups.items()}
 
 
 def _convention_figures(

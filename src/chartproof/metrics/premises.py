@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from chartproof.metrics.aggregations import aggregation
 from chartproof.metrics.registry import Metric, RunInput, scorer
 from chartproof.types import (
     PremiseKind,
@@ -46,10 +47,14 @@ __all__ = [
     "dcp",
     "mcc",
     "premise_accuracy",
+    "premise_balanced",
     "premise_baseline",
     "premise_figures",
+    "premise_level",
     "premise_metrics",
     "premise_step_scores",
+    "vpp",
+    "vpp_chained",
     "vpp_figures",
 ]
 
@@ -249,18 +254,21 @@ def _premise_steps(steps: Sequence[StepRecord]) -> list[PremiseStepRecord]:
             means_correct=True,
             headline={"premise": 0},
             description="share of a sample's premises judged right",
+            aggregation="premise",
         ),
         Metric(
             "acc_vpp",
             "Acc_VPP",
             headline={"premise": 2},
             description="1 when every premise of the sample, distractors included, is right",
+            aggregation="vpp",
         ),
         Metric(
             "acc_vpp_chained",
             "Acc_VPP (true premises, authors' chained mode)",
             description="1 when every true premise of the sample is judged right "
             "(RealCQA-V2 run_vpp_eval chained_true; always 'true' scores 1)",
+            aggregation="vpp_chained",
         ),
     ],
 )
@@ -314,8 +322,6 @@ PREMISE_RULE = (
 )
 """The one counting rule behind every premise figure of a summary (stated in the report)."""
 
-_FIGURES = ("premise_accuracy", "premise_balanced_accuracy", "acc_vpp", "acc_vpp_chained")
-
 
 def _premise_sequences(
     results: Sequence[SampleResult], samples: Sequence[Sample]
@@ -338,47 +344,126 @@ def _premise_sequences(
     return out
 
 
-def _premise_score(metric: str, seqs: Sequence[Sequence[PremiseOutcome]]) -> dict[str, Any]:
-    """premise_accuracy (with a standard error clustered by question: premises of one
-    question are not independent), premise_balanced_accuracy or acc_vpp over `seqs`."""
-    figures = premise_metrics(seqs)
-    baseline = figures["baseline"]
-    base = baseline if isinstance(baseline, dict) else {}
+def _baseline_note(seqs: Sequence[Sequence[PremiseOutcome]], key: str) -> str | None:
+    base = premise_baseline(seqs) or {}
+    value = base.get(key)
+    if not isinstance(value, float):
+        return None
+    return f"always {base['answer']!r} scores {100 * value:.2f}"
+
+
+def _accuracy_score(metric: str, seqs: Sequence[Sequence[PremiseOutcome]]) -> Score:
+    """Accuracy over every premise, with a standard error clustered by question (premises
+    of one question are not independent)."""
+    value = premise_accuracy([[p.correct for p in q] for q in seqs])
     n_prem = sum(len(q) for q in seqs)
-    if metric in ("acc_vpp", "acc_vpp_chained"):
-        if metric == "acc_vpp_chained":
-            seqs = chained_true(seqs)
-            figures = {**figures, "acc_vpp": acc_vpp([[p.correct for p in q] for q in seqs])}
-            base = {"answer": "true", "acc_vpp": 1.0} if seqs else {}
-        value, n = figures["acc_vpp"], len(seqs)
-        stderr = (
-            (value * (1 - value) / (n - 1)) ** 0.5 if isinstance(value, float) and n > 1 else None
-        )
-        key = "acc_vpp"
+    stderr = None
+    if isinstance(value, float) and len(seqs) > 1:
+        k = len(seqs)
+        resid = sum((sum(p.correct for p in q) - value * len(q)) ** 2 for q in seqs)
+        stderr = (resid * k / (k - 1)) ** 0.5 / n_prem
+    return Score(
+        metric=metric,
+        value=value if isinstance(value, float) else None,
+        n=n_prem,
+        stderr=stderr,
+        note=_baseline_note(seqs, "accuracy"),
+    )
+
+
+def _balanced_score(metric: str, seqs: Sequence[Sequence[PremiseOutcome]]) -> Score:
+    """Balanced accuracy over every premise."""
+    value = balanced_accuracy(seqs)
+    return Score(
+        metric=metric,
+        value=value if isinstance(value, float) else None,
+        n=sum(len(q) for q in seqs),
+        note=_baseline_note(seqs, "balanced_accuracy"),
+    )
+
+
+def _vpp_score(metric: str, seqs: Sequence[Sequence[PremiseOutcome]], *, chained: bool) -> Score:
+    """Acc_VPP over questions: every premise chained, or (`chained`) the authors' chained
+    mode, true premises only, whose constant 'true' baseline scores 1."""
+    if chained:
+        seqs = chained_true(seqs)
+        note = "always 'true' scores 100.00" if seqs else None
     else:
-        key = "accuracy" if metric == "premise_accuracy" else "balanced_accuracy"
-        value, n = figures[key], n_prem
-        stderr = None
-        if metric == "premise_accuracy" and isinstance(value, float) and len(seqs) > 1:
-            k = len(seqs)
-            resid = sum((sum(p.correct for p in q) - value * len(q)) ** 2 for q in seqs)
-            stderr = (resid * k / (k - 1)) ** 0.5 / n_prem
-    note = None
-    if isinstance(base.get(key), float):
-        note = f"always {base['answer']!r} scores {100 * float(base[key]):.2f}"
+        note = _baseline_note(seqs, "acc_vpp")
+    value = acc_vpp([[p.correct for p in q] for q in seqs])
+    n = len(seqs)
+    stderr = (value * (1 - value) / (n - 1)) ** 0.5 if isinstance(value, float) and n > 1 else None
     return Score(
         metric=metric,
         value=value if isinstance(value, float) else None,
         n=n,
         stderr=stderr,
         note=note,
-    ).model_dump(exclude_defaults=False)
+    )
+
+
+_last: tuple[RunInput, dict[str, list[PremiseOutcome]]] | None = None
+
+
+def _run_sequences(run: RunInput) -> dict[str, list[PremiseOutcome]]:
+    # every cell of a summary reads the same run: its sequences are built once
+    global _last
+    last = _last
+    if last is not None and last[0] is run:
+        return last[1]
+    seqs = _premise_sequences(run.results, run.samples)
+    _last = (run, seqs)
+    return seqs
+
+
+def _cell(results: Sequence[SampleResult], run: RunInput) -> list[list[PremiseOutcome]]:
+    seqs = _run_sequences(run)
+    return [seqs[r.sample_id] for r in results if r.sample_id in seqs]
+
+
+@aggregation("premise")
+def premise_level(
+    metric: str, results: Sequence[SampleResult], group: Mapping[str, str], run: RunInput
+) -> Score:
+    """Premise accuracy over the cell's premises (RealCQA-V2's definition, `PREMISE_RULE`),
+    its standard error clustered by question."""
+    score = _accuracy_score(metric, _cell(results, run))
+    return score.model_copy(update={"group": dict(group)})
+
+
+@aggregation("premise_balanced", per_sample=False)
+def premise_balanced(
+    metric: str, results: Sequence[SampleResult], group: Mapping[str, str], run: RunInput
+) -> Score:
+    """Balanced accuracy over the cell's premises (mean of the accuracies on true and on
+    false premises); no per-sample value."""
+    score = _balanced_score(metric, _cell(results, run))
+    return score.model_copy(update={"group": dict(group)})
+
+
+@aggregation("vpp")
+def vpp(
+    metric: str, results: Sequence[SampleResult], group: Mapping[str, str], run: RunInput
+) -> Score:
+    """Acc_VPP over the cell's questions, each sequence holding every premise asked."""
+    score = _vpp_score(metric, _cell(results, run), chained=False)
+    return score.model_copy(update={"group": dict(group)})
+
+
+@aggregation("vpp_chained")
+def vpp_chained(
+    metric: str, results: Sequence[SampleResult], group: Mapping[str, str], run: RunInput
+) -> Score:
+    """Acc_VPP over the cell's questions in the authors' chained mode (true premises)."""
+    score = _vpp_score(metric, _cell(results, run), chained=True)
+    return score.model_copy(update={"group": dict(group)})
 
 
 @scorer(
-    kind="summary",
+    kind="run",
     name="premise_figures",
     protocols=("premise",),
+    section="premise",
     metrics=[
         Metric(
             "premise_balanced_accuracy",
@@ -386,40 +471,20 @@ def _premise_score(metric: str, seqs: Sequence[Sequence[PremiseOutcome]]) -> dic
             headline={"premise": 1},
             description="mean of the accuracies on true and on false premises (50 % for any "
             "constant answer)",
+            aggregation="premise_balanced",
         )
     ],
 )
-def premise_figures(summary: dict[str, Any], run: RunInput) -> None:
-    """Give every premise figure of the summary one definition (RealCQA-V2's: accuracy over
-    premises, Acc_VPP over questions) and one rule (`PREMISE_RULE`), whether it is a
-    headline card, a breakdown cell or the VPP table, and add the baseline beside it: the
-    "premise" section holds accuracy, Acc_VPP, DCP overall and per kind, the constant-answer
-    baseline, balanced accuracy and MCC."""
+def premise_figures(run: RunInput) -> dict[str, Any]:
+    """The "premise" section: accuracy, Acc_VPP, DCP overall and per kind, the
+    constant-answer baseline, balanced accuracy and MCC, the VPP table under both sequence
+    definitions, and the one rule (`PREMISE_RULE`) every premise figure of the summary
+    follows (headline, breakdown cells and grid, through the premise aggregations)."""
     results = run.results
-    seqs = _premise_sequences(results, run.samples)
+    seqs = _run_sequences(run)
     premise = dict(premise_metrics(list(seqs.values())))
     premise["vpp"] = vpp_figures(list(seqs.values()))
     premise["rule"] = PREMISE_RULE
     premise["questions"] = len(results)
     premise["failed"] = sum(1 for r in results if r.error is not None)
-    summary["premise"] = premise
-
-    def subset(group: dict[str, str]) -> list[list[PremiseOutcome]]:
-        return [
-            seqs[r.sample_id]
-            for r in results
-            if r.sample_id in seqs and all(r.groups.get(k) == v for k, v in group.items())
-        ]
-
-    def redo(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        out = []
-        for row in rows:
-            if row["metric"] in _FIGURES:
-                row = {**_premise_score(row["metric"], subset(row["group"])), "group": row["group"]}
-            out.append(row)
-        return out
-
-    metrics = [_premise_score(m, subset({})) for m in _FIGURES]
-    summary["metrics"] = metrics + [m for m in summary["metrics"] if m["metric"] not in _FIGURES]
-    summary["breakdowns"] = {k: redo(v) for k, v in summary["breakdowns"].items()}
-    summary["grid"] = redo(summary["grid"])
+    return premise

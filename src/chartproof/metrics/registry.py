@@ -21,31 +21,36 @@ Kinds and the call each gets:
   (chain steps or premise verdicts) and the sample-level scores computed before it.
 * ``run`` — ``fn(RunInput) -> dict | None`` over a whole run's results; the dict becomes the
   summary's `section` (left out when None or empty).
-* ``summary`` — ``fn(summary, RunInput) -> None`` after the run scorers: may restate the
-  summary's headline rows, breakdown cells and grid of its metrics under its own counting
-  rule (premise figures count over premises, not as means of per-sample values).
+* ``summary`` — ``fn(summary, RunInput) -> None`` after the run scorers: may annotate the
+  summary's rows (their `note`); a figure is never restated here: a metric counted by
+  another rule than the mean declares its aggregation (`Metric.aggregation`).
 * ``explanation`` — opt-in scorers of explanation quality, chosen by name with
   ``evaluate(metrics=[...])``; their fn is given to the evaluation as a stage (see
   `chartproof.metrics.explanations`).
 
-Per-sample and per-step values are stored on each result; a run's value of each is the mean
-over its results (failures count as 0). A metric's `headline` gives its place among the
+Per-sample and per-step values are stored on each result; a run's value of each is its
+declared aggregation over the results (`chartproof.metrics.aggregations`; by default the
+mean, failures counting as 0). A metric's `headline` gives its place among the
 metrics shown first for a protocol; `means_correct` marks the metric whose value 1.0 means
 the sample was answered right (the first present in a result's scores decides).
-The scorers shipped with chartproof live in the modules of `_HOMES`, imported on first use.
+The scorers shipped with chartproof live in the modules of `_HOMES`, imported on first use;
+other packages add theirs through the entry-point group ``chartproof.metrics`` (`SCORERS`,
+`METRICS` are `chartproof.types.registry.Registry` tables).
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypeVar
 
 from chartproof.types import Sample, SampleResult
+from chartproof.types.registry import Registry
 
 __all__ = [
+    "METRICS",
+    "SCORERS",
     "Metric",
     "MetricKind",
     "RunInput",
@@ -90,6 +95,10 @@ class Metric:
     """How a failed sample counts: "zero" scores it 0; "recorded" keeps the value a missing
     answer gets, which the protocol records on the failure (left out of the mean when the
     sample has none, as for the multiple-choice metrics of a sample without options)."""
+    aggregation: str = "mean"
+    """How its per-sample values become a run's figure, in the headline, every breakdown
+    cell and the grid alike: the name of an aggregation of
+    `chartproof.metrics.aggregations` ("mean": mean ± standard error)."""
 
     @property
     def display(self) -> str:
@@ -155,9 +164,6 @@ def _keywords(fn: Callable[..., Any]) -> frozenset[str]:
         return frozenset()
 
 
-_SCORERS: dict[str, Scorer] = {}
-_METRICS: dict[str, Metric] = {}
-
 # modules whose import registers chartproof's own scorers, in registration order
 _HOMES = (
     "chartproof.metrics.accuracy",
@@ -170,15 +176,12 @@ _HOMES = (
     "chartproof.metrics.families",
     "chartproof.metrics.explanations",
 )
-_loaded = False
 
+SCORERS: Registry[Scorer] = Registry("scorer", modules=_HOMES, group="chartproof.metrics")
+"""Scorers by name, chartproof's own first (`@scorer` registers here)."""
 
-def _load() -> None:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        for home in _HOMES:
-            importlib.import_module(home)
+METRICS: Registry[Metric] = Registry("metric", modules=_HOMES, group="chartproof.metrics")
+"""Metrics by name, in the order their scorers were registered."""
 
 
 def scorer(
@@ -195,7 +198,7 @@ def scorer(
     def register(fn: F) -> F:
         # chartproof's own scorers register first, so a scorer added later can read their
         # values (and the headline keeps its order) whatever was imported first
-        _load()
+        SCORERS.load()
         entry = Scorer(
             name=name or fn.__name__,
             kind=kind,
@@ -204,16 +207,16 @@ def scorer(
             protocols=tuple(protocols),
             section=section,
         )
-        if entry.name in _SCORERS:
+        if entry.name in SCORERS:
             raise ValueError(f"a scorer named {entry.name!r} is registered already")
-        taken = [m.name for m in entry.metrics if m.name in _METRICS]
+        taken = [m.name for m in entry.metrics if m.name in METRICS]
         if taken:
             raise ValueError(f"scorer {entry.name!r}: metrics {taken} are registered already")
         if kind == "run" and not section:
             raise ValueError(f"run scorer {entry.name!r} needs the summary section it writes")
-        _SCORERS[entry.name] = entry
+        SCORERS.register(entry.name, entry)
         for m in entry.metrics:
-            _METRICS[m.name] = m
+            METRICS.register(m.name, m)
         return fn
 
     return register
@@ -221,17 +224,16 @@ def scorer(
 
 def unregister(name: str) -> None:
     """Remove a scorer and its metrics (tests that register their own)."""
-    entry = _SCORERS.pop(name, None)
+    entry = SCORERS.pop(name)
     if entry is not None:
         for m in entry.metrics:
-            _METRICS.pop(m.name, None)
+            METRICS.unregister(m.name)
 
 
 def scorers(kind: MetricKind, protocol: str | None = None) -> list[Scorer]:
     """Registered scorers of a kind (that apply under `protocol`), in registration order."""
-    _load()
     return [
-        s for s in _SCORERS.values() if s.kind == kind and (protocol is None or s.applies(protocol))
+        s for s in SCORERS.values() if s.kind == kind and (protocol is None or s.applies(protocol))
     ]
 
 
@@ -242,14 +244,12 @@ def explanation_scorers() -> dict[str, Scorer]:
 
 def metrics() -> dict[str, Metric]:
     """Every registered metric by name."""
-    _load()
-    return dict(_METRICS)
+    return dict(METRICS.items())
 
 
 def metric(name: str) -> Metric | None:
     """A metric's definition, None when no scorer declares it."""
-    _load()
-    return _METRICS.get(name)
+    return METRICS.get(name)
 
 
 def metric_label(name: str) -> str:
@@ -260,8 +260,7 @@ def metric_label(name: str) -> str:
 
 def headline_metrics(protocol: str) -> tuple[str, ...]:
     """The metrics shown first for a protocol, in order."""
-    _load()
-    ranked = [(m.headline[protocol], m.name) for m in _METRICS.values() if protocol in m.headline]
+    ranked = [(m.headline[protocol], m.name) for m in METRICS.values() if protocol in m.headline]
     return tuple(name for _, name in sorted(ranked))
 
 
@@ -282,8 +281,7 @@ def counted_scores(result: SampleResult, names: Iterable[str]) -> dict[str, floa
 def correct_value(scores: Mapping[str, float | None]) -> float | None:
     """The value of the first `means_correct` metric in `scores` (1.0 = right), None when
     none is there or it was not computed."""
-    _load()
-    for m in _METRICS.values():
+    for m in METRICS.values():
         if m.means_correct and m.name in scores:
             return scores[m.name]
     return None

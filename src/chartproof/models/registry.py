@@ -7,36 +7,48 @@ TOML/JSON file; built-ins register themselves by name.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import os
 import re
-import threading
 import tomllib
 from collections.abc import Callable
-from importlib import metadata
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeAlias, TypeVar
+from typing import Literal, TypeAlias, TypeVar
 from urllib.parse import parse_qsl
 
 from pydantic import BaseModel, Field, ValidationError
 
 from chartproof.models.base import Backend
 from chartproof.types import Record
-from chartproof.types.names import unknown_name
+from chartproof.types.registry import Registry
 
 __all__ = [
+    "BUILTINS",
+    "KINDS",
     "BackendFactory",
+    "BackendKind",
+    "BackendNeeds",
     "BackendSpec",
+    "BuiltinModel",
+    "Compute",
     "MissingDependencyError",
     "SpecError",
     "add_builtin_home",
+    "backend_home",
+    "backend_kind",
+    "backend_needs",
+    "builtin_has_home",
     "builtin_names",
     "load_backend",
+    "looks_like_spec",
     "parse_spec",
     "register_builtin",
     "register_kind",
     "require",
+    "resolve_spec",
     "run_identity",
 ]
 
@@ -93,14 +105,73 @@ class BackendSpec(Record):
 BackendFactory: TypeAlias = Callable[[BackendSpec], Backend]
 """Builds a backend from its parsed spec."""
 
-_LOCK = threading.Lock()
-_KINDS: dict[str, BackendFactory] = {}
-_BUILTINS: dict[str, BackendFactory] = {}
+Compute: TypeAlias = Literal["cpu", "gpu", "auto", "remote"]
+"""Where a backend's work runs: this machine's CPU, an accelerator, the accelerator when
+there is one else the CPU ("auto"), or elsewhere (an API server)."""
 
-# modules that register built-ins when imported, tried when an unknown built-in is asked for;
-# third-party packages can add theirs through the "chartproof.builtins" entry-point group
-_BUILTIN_HOMES: dict[str, str] = {"reader": "chartproof.reader"}
-_ENTRY_POINT_GROUP = "chartproof.builtins"
+
+@dataclass(frozen=True)
+class BackendNeeds:
+    """What a backend needs of the machine, declared where its kind (or built-in) is
+    registered; executors read it to decide where the backend runs, never the spec's text."""
+
+    compute: Compute = "remote"
+    """Where its work runs: a CPU-bound model ("cpu", or "auto" on a machine without an
+    accelerator) is worth one copy per worker; a GPU or remote one stays one copy."""
+    process_local: bool = False
+    """It exists in this process only (registered at run time by a script or a test): a
+    worker process cannot build it by name."""
+
+
+NeedsRule: TypeAlias = "BackendNeeds | Callable[[BackendSpec], BackendNeeds]"
+"""A kind's needs: one record, or one per parsed spec (e.g. from its device option)."""
+
+
+@dataclass(frozen=True)
+class BackendKind:
+    """A registered backend kind: how it builds a backend and what that backend needs."""
+
+    factory: BackendFactory
+    """Builds a backend from its parsed spec."""
+    needs: NeedsRule = field(default_factory=BackendNeeds)
+    """What its backends need (`backend_needs`)."""
+    reads: Literal["image", "table"] | None = None
+    """What a local checkpoint of this kind reads: the chart image (a VLM) or its table (a
+    text LLM); None for kinds that are not local checkpoints (API, built-in)."""
+
+
+@dataclass(frozen=True)
+class BuiltinModel:
+    """A registered built-in model (``builtin:NAME``)."""
+
+    factory: BackendFactory
+    """Builds it from its parsed spec."""
+    needs: BackendNeeds = field(default_factory=lambda: BackendNeeds(compute="cpu"))
+    """What it needs (a built-in runs in this process: CPU-bound by default)."""
+
+
+def _origin(entry: BackendKind | BuiltinModel) -> str | None:
+    # the module that registered it (a worker imports it to rebuild the backend)
+    return getattr(entry.factory, "__module__", None)
+
+
+KINDS: Registry[BackendKind] = Registry(
+    "backend kind",
+    modules=("chartproof.models.registry",),
+    group="chartproof.backends",
+    origin=_origin,
+)
+"""Backend kinds by spec prefix (``kind:...``); `register_kind` registers here."""
+
+BUILTINS: Registry[BuiltinModel] = Registry(
+    "built-in model",
+    homes={"reader": "chartproof.reader"},
+    group="chartproof.builtins",
+    origin=_origin,
+)
+"""Built-in models by name (``builtin:NAME``); a module that registers one when imported is
+recorded with `add_builtin_home`, another package's through the ``chartproof.builtins``
+entry-point group."""
 
 
 SettingsT = TypeVar("SettingsT", bound=BaseModel)
@@ -115,30 +186,44 @@ def spec_settings(spec: BackendSpec, settings: type[SettingsT]) -> SettingsT:
         raise SpecError(f"model spec {spec.source or spec.spec_string()!r}: {e}") from None
 
 
-def register_kind(kind: str, factory: BackendFactory) -> None:
-    """Make ``kind:...`` spec strings build backends with `factory` (replaces an earlier one)."""
+def register_kind(
+    kind: str,
+    factory: BackendFactory,
+    *,
+    needs: NeedsRule | None = None,
+    reads: Literal["image", "table"] | None = None,
+) -> None:
+    """Make ``kind:...`` spec strings build backends with `factory` (replaces an earlier one).
+
+    `needs` declares what its backends need of the machine (default: remote, one copy),
+    either one `BackendNeeds` or a function of the parsed spec; `reads` what a local
+    checkpoint of the kind reads ("image" or "table").
+    """
     if not re.fullmatch(r"[a-z][a-z0-9_-]*", kind):
         raise ValueError(f"backend kind {kind!r} must be lower-case letters, digits, - or _")
-    with _LOCK:
-        _KINDS[kind] = factory
+    entry = BackendKind(factory, needs if needs is not None else BackendNeeds(), reads)
+    KINDS.register(kind, entry, replace=True)
 
 
-def register_builtin(name: str, factory: BackendFactory) -> BackendFactory:
+def register_builtin(
+    name: str, factory: BackendFactory, *, needs: BackendNeeds | None = None
+) -> BackendFactory:
     """Make ``builtin:NAME`` build `factory(spec)`; returns `factory` so it can decorate.
+    `needs` says what it needs of the machine (default: CPU-bound, as a model computed in
+    this process is).
 
     ``register_builtin("reader", lambda spec: ReaderBackend(**spec.options))``
     """
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
         raise ValueError(f"built-in model name {name!r} must be letters, digits, '.', '-' or '_'")
-    with _LOCK:
-        _BUILTINS[name] = factory
+    entry = BuiltinModel(factory) if needs is None else BuiltinModel(factory, needs)
+    BUILTINS.register(name, entry, replace=True)
     return factory
 
 
 def builtin_names() -> list[str]:
-    """Names of the built-in models registered so far."""
-    with _LOCK:
-        return sorted(_BUILTINS)
+    """Names of the built-in models registered so far (without importing their homes)."""
+    return sorted(name for name, _ in BUILTINS.registered())
 
 
 _SPEC_RE = re.compile(r"^(?P<kind>[a-z][a-z0-9_-]*):(?P<rest>.+)$", re.S)
@@ -183,6 +268,11 @@ def parse_spec(spec: str) -> BackendSpec:
     if not rest:
         raise SpecError(f"model spec {spec!r} names no model")
     return BackendSpec(kind=kind, target=rest, base_url=base_url, options=options, source=text)
+
+
+def looks_like_spec(text: str) -> bool:
+    """Whether `text` has a spec's ``kind:target`` shape (a path or a name has not)."""
+    return _SPEC_RE.match(text.strip()) is not None
 
 
 def run_identity(model: str) -> str:
@@ -249,67 +339,88 @@ def load_backend(spec: str | os.PathLike[str] | BackendSpec) -> Backend:
     Raises `SpecError` for an unknown kind, built-in or option, and `MissingDependencyError`
     (with the pip command) when the backend's optional dependency is not installed.
     """
+    parsed = resolve_spec(spec)
+    return _kind(parsed.kind).factory(parsed)
+
+
+def resolve_spec(spec: str | os.PathLike[str] | BackendSpec) -> BackendSpec:
+    """The parsed spec of a spec string, a config file path, or a parsed spec."""
     if isinstance(spec, BackendSpec):
-        parsed = spec
-    else:
-        config = _looks_like_config(spec)
-        parsed = _read_config(config) if config else parse_spec(str(spec))
-    factory = _kind_factory(parsed.kind)
-    return factory(parsed)
+        return spec
+    config = _looks_like_config(spec)
+    return _read_config(config) if config else parse_spec(str(spec))
 
 
-def _kind_factory(kind: str) -> BackendFactory:
-    with _LOCK:
-        found = _KINDS.get(kind)
+def _kind(kind: str) -> BackendKind:
+    found = KINDS.get(kind)
     if found is None:
-        raise SpecError(unknown_name("backend kind", kind, _KINDS))
+        raise SpecError(str(KINDS.unknown(kind)))
     return found
 
 
+def backend_kind(kind: str) -> BackendKind:
+    """A registered backend kind; SpecError naming the known ones otherwise."""
+    return _kind(kind)
+
+
+def backend_needs(spec: str | os.PathLike[str] | BackendSpec) -> BackendNeeds:
+    """What the backend a spec names needs, as its kind declared it. A kind (or built-in)
+    registered at run time only, with no module a worker could import, is process-local;
+    an unknown one too (loading it fails with the message naming the known ones)."""
+    parsed = resolve_spec(spec)
+    entry = KINDS.get(parsed.kind)
+    if entry is None:
+        return BackendNeeds(process_local=True)
+    needs = entry.needs(parsed) if callable(entry.needs) else entry.needs
+    if not KINDS.has_home(parsed.kind):
+        needs = dataclasses.replace(needs, process_local=True)
+    return needs
+
+
+def backend_home(spec: str | os.PathLike[str] | BackendSpec) -> tuple[str, ...]:
+    """The modules a worker process imports before it builds the spec's backend (those of
+    a plug-in kind or built-in; empty for the shipped ones)."""
+    parsed = resolve_spec(spec)
+    homes = [KINDS.home_of(parsed.kind)]
+    if parsed.kind == "builtin":
+        homes.append(BUILTINS.home_of(parsed.target))
+    return tuple(h for h in homes if h is not None and h != __name__)
+
+
+def _builtin_needs(spec: BackendSpec) -> BackendNeeds:
+    # a worker rebuilds the model by name: a built-in registered only in this process
+    # (a script's or a test's own) stays here
+    entry = BUILTINS.get(spec.target)
+    if entry is None or not BUILTINS.has_home(spec.target):
+        return BackendNeeds(compute="cpu", process_local=True)
+    return entry.needs
+
+
+def _local_checkpoint_needs(spec: BackendSpec) -> BackendNeeds:
+    # a local checkpoint runs where its device option puts it ("auto": the accelerator
+    # when there is one, which the executor finds out)
+    device = str(spec.options.get("device", "auto"))
+    compute: Compute = "cpu" if device == "cpu" else "auto" if device == "auto" else "gpu"
+    return BackendNeeds(compute=compute)
+
+
 def _load_builtin(spec: BackendSpec) -> Backend:
-    name = spec.target
-    with _LOCK:
-        factory = _BUILTINS.get(name)
-    if factory is None:
-        _import_builtin_homes(name)
-        with _LOCK:
-            factory = _BUILTINS.get(name)
-    if factory is None:
-        raise SpecError(unknown_name("built-in model", name, _known_builtins()))
-    return factory(spec)
-
-
-def _known_builtins() -> set[str]:
-    """Every built-in name this process can build: registered, or with a home to import."""
-    with _LOCK:
-        known = set(_BUILTINS) | set(_BUILTIN_HOMES)
-    return known | {ep.name for ep in metadata.entry_points(group=_ENTRY_POINT_GROUP)}
-
-
-def _import_builtin_homes(name: str) -> None:
-    home = _BUILTIN_HOMES.get(name)
-    if home is not None:
-        importlib.import_module(home)
-        return
-    for ep in metadata.entry_points(group=_ENTRY_POINT_GROUP):
-        if ep.name == name:
-            ep.load()
+    entry = BUILTINS.get(spec.target)
+    if entry is None:
+        raise SpecError(str(BUILTINS.unknown(spec.target)))
+    return entry.factory(spec)
 
 
 def builtin_has_home(name: str) -> bool:
     """Whether a fresh process can build ``builtin:NAME`` from its name alone: its module is
     recorded (`add_builtin_home`) or an entry point names it. A built-in registered at run
     time only (`register_builtin` in a script or test) exists in this process alone."""
-    with _LOCK:
-        if name in _BUILTIN_HOMES:
-            return True
-    return any(ep.name == name for ep in metadata.entry_points(group=_ENTRY_POINT_GROUP))
+    return BUILTINS.has_home(name)
 
 
 def add_builtin_home(name: str, module: str) -> None:
     """Record that importing `module` registers ``builtin:NAME`` (imported on first use)."""
-    with _LOCK:
-        _BUILTIN_HOMES[name] = module
+    BUILTINS.add_home(name, module)
 
 
 def _load_openai(spec: BackendSpec) -> Backend:
@@ -334,7 +445,7 @@ def _load_text(spec: BackendSpec) -> Backend:
     return TextLLMBackend.from_spec(spec)
 
 
-register_kind("openai", _load_openai)
-register_kind("hf", _load_hf)
-register_kind("builtin", _load_builtin)
-register_kind("text", _load_text)
+register_kind("openai", _load_openai, needs=BackendNeeds(compute="remote"))
+register_kind("hf", _load_hf, needs=_local_checkpoint_needs, reads="image")
+register_kind("builtin", _load_builtin, needs=_builtin_needs)
+register_kind("text", _load_text, needs=_local_checkpoint_needs, reads="table")

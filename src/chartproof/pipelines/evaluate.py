@@ -128,9 +128,7 @@ class EvalSettings(Record):
             data=self.data,
             model=model,
             protocol=self.protocol,
-            prompt=prompt
-            if self.protocol == "direct"
-            else _protocol_prompt(self.protocol, prompts),
+            prompt=_protocol_prompt(self.protocol, prompts) or prompt,
             limit=self.limit,
             where=dict(sorted(self.where.items())) if self.where else None,
             metrics=tuple(sorted(set(self.metrics))),
@@ -430,6 +428,6 @@ def _default_prompts() -> Any:
     return default_prompts()
 
 
-def _protocol_prompt(protocol: str, prompts: Any) -> str:
-    name = {"chain": "chain_step", "premise": "premise"}[protocol]
-    return str((prompts or _default_prompts()).get(name).id)
+def _protocol_prompt(protocol: str, prompts: Any) -> str | None:
+    name = PROTOCOLS[protocol].prompt  # None: the run's own prompt
+    return None if name is None else str((prompts or _default_prompts()).get(name).id)

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Literal, TypeAlias
+from typing import ClassVar, Literal, TypeAlias, TypeVar
 
 from pydantic import JsonValue
 
@@ -34,6 +34,7 @@ from chartproof.types import (
     StepRecord,
     TextPart,
 )
+from chartproof.types.registry import Registry
 
 __all__ = [
     "PROTOCOLS",
@@ -48,6 +49,7 @@ __all__ = [
     "answer_scores",
     "applies",
     "build_result",
+    "register_protocol",
     "rendered_prompt",
     "run_protocol",
     "step_scores",
@@ -250,6 +252,9 @@ class Protocol:
 
     name: ClassVar[str]
     """Protocol name, as `evaluate(protocol=...)` takes it."""
+    prompt: ClassVar[str | None] = None
+    """The prompt it asks with, recorded in the run's config; None: the run's own prompt
+    (`evaluate(prompt=...)`, as the direct protocol)."""
 
     def applies(self, sample: Sample) -> bool:
         """Whether the sample can be asked under this protocol."""
@@ -336,6 +341,26 @@ def build_result(
     )
 
 
+PROTOCOL_CLASSES: Registry[Protocol] = Registry(
+    "protocol", modules=("chartproof.pipelines.protocols",), group="chartproof.protocols"
+)
+"""Every protocol by name; a new protocol is one `Protocol` subclass decorated with
+`@register_protocol` (another package's: a module named by a ``chartproof.protocols``
+entry point)."""
+
+PROTOCOLS: Registry[Protocol] = PROTOCOL_CLASSES
+"""Names `evaluate(protocol=...)` accepts (`name in PROTOCOLS`, iteration gives names)."""
+
+ProtocolT = TypeVar("ProtocolT", bound=type[Protocol])
+
+
+def register_protocol(cls: ProtocolT) -> ProtocolT:
+    """Class decorator: register one instance of a `Protocol` subclass under its `name`."""
+    PROTOCOL_CLASSES.register(cls.name, cls())
+    return cls
+
+
+@register_protocol
 class DirectProtocol(Protocol):
     """One question, one answer, scored by every registered per-sample metric."""
 
@@ -364,12 +389,14 @@ class DirectProtocol(Protocol):
         )
 
 
+@register_protocol
 class ChainProtocol(Protocol):
     """ChartR chains: the sub-questions in dependency order, each prompt carrying the
     model's own earlier answers to its `depends_on` steps, then the final question with
     every sub-answer; scored on the final answer and per step."""
 
     name = "chain"
+    prompt = "chain_step"
 
     def applies(self, sample: Sample) -> bool:
         return bool(sample.chain)
@@ -475,10 +502,12 @@ class ChainProtocol(Protocol):
         return Scored(prediction=prediction, output=final.text, scores=scores, steps=tuple(steps))
 
 
+@register_protocol
 class PremiseProtocol(Protocol):
     """VPP: a true/false verdict for each premise, scored per premise and per sequence."""
 
     name = "premise"
+    prompt = "premise"
 
     def applies(self, sample: Sample) -> bool:
         return bool(sample.premises)
@@ -533,15 +562,6 @@ def _check_responses(requests: Sequence[ModelRequest], responses: Sequence[Model
             f"backend returned {len(responses)} responses for {len(requests)} requests "
             "(or out of order); every request must get exactly one response"
         )
-
-
-PROTOCOL_CLASSES: dict[str, Protocol] = {
-    p.name: p for p in (DirectProtocol(), ChainProtocol(), PremiseProtocol())
-}
-"""Every protocol by name; a new protocol is one `Protocol` subclass added here."""
-
-PROTOCOLS: tuple[str, ...] = tuple(PROTOCOL_CLASSES)
-"""Names `evaluate(protocol=...)` accepts."""
 
 
 def applies(protocol: str, sample: Sample) -> bool:

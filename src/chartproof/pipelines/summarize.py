@@ -4,10 +4,11 @@ robustness (ARM) per perturbation, counterfactual families, ...)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chartproof.metrics.breakdown import breakdown_results, mean_score
+from chartproof.metrics.aggregations import aggregate, run_level_metrics
+from chartproof.metrics.breakdown import breakdown_results
 from chartproof.metrics.registry import RunInput, counted_scores, headline_metrics, scorers
 from chartproof.types import Sample, SampleResult, Score
 
@@ -42,8 +43,10 @@ def summarize(
     """Everything the report and `summary.json` show about a run's results.
 
     `samples` (the run's dataset) enables the counterfactual-family section. Every metric
-    in the results is averaged (headline metrics of the protocol first, then by name); every
-    registered run scorer that applies adds its section.
+    in the results gets its declared aggregation (`Metric.aggregation`, by default the mean)
+    in the headline, each breakdown cell and the grid alike (headline metrics of the
+    protocol first, then by name); every registered run scorer that applies adds its
+    section.
     """
     answered = [r for r in results if r.error is None]
     failed = [r for r in results if r.error is not None]
@@ -53,6 +56,14 @@ def summarize(
         for r in results
     ]
     names = _metric_names(scored, protocol)
+    run = RunInput(
+        protocol=protocol, results=scored, answered=answered, samples=samples, metrics=names
+    )
+
+    def cell(metric: str, rows: Sequence[SampleResult], group: Mapping[str, str]) -> Score:
+        # every figure, headline or cell, follows its metric's declared aggregation
+        return aggregate(metric, rows, group, run)
+
     summary: dict[str, Any] = {
         "protocol": protocol,
         "counts": {
@@ -63,9 +74,11 @@ def summarize(
             "cached_calls": sum(r.cached for r in results),
             "model_seconds": round(sum(r.latency_s for r in results), 3),
         },
-        "metrics": _dump([mean_score(m, [r.scores.get(m) for r in scored]) for m in names]),
+        "metrics": _dump([cell(m, scored, {}) for m in _headline_names(names, protocol)]),
         "breakdowns": {
-            key: _dump([s for s in breakdown_results(scored, names, by=(key,)) if s.group])
+            key: _dump(
+                [s for s in breakdown_results(scored, names, by=(key,), aggregate=cell) if s.group]
+            )
             for key in BREAKDOWN_KEYS
             if any(key in r.groups for r in scored)
         },
@@ -73,31 +86,36 @@ def summarize(
             [
                 s
                 for s in breakdown_results(
-                    scored, names[:1], pairs=(("chart_type", "question_type"),)
+                    scored, names[:1], pairs=(("chart_type", "question_type"),), aggregate=cell
                 )
                 if s.group
             ]
         ),
         "failures": [{"sample_id": r.sample_id, "error": r.error} for r in failed[:50]],
     }
-    run = RunInput(
-        protocol=protocol, results=scored, answered=answered, samples=samples, metrics=names
-    )
     for entry in scorers("run", protocol):
         assert entry.section is not None
         section = entry.fn(run)
         if section:
             summary[entry.section] = section
-    # summary scorers may restate headline rows and breakdown cells under their own rule
+    # summary scorers annotate rows (notes); no figure is restated after it was aggregated
     for entry in scorers("summary", protocol):
         entry.fn(summary, run)
-    # flat {metric: value} of the (possibly restated) headline rows, for jq and pandas
+    # flat {metric: value} of the headline rows, for jq and pandas
     summary["scores"] = {m["metric"]: m["value"] for m in summary["metrics"] if not m.get("group")}
     return summary
 
 
 def _metric_names(results: Sequence[SampleResult], protocol: str) -> list[str]:
     present = {m for r in results for m in r.scores}
+    first = [m for m in headline_metrics(protocol) if m in present]
+    return first + sorted(present - set(first))
+
+
+def _headline_names(names: Sequence[str], protocol: str) -> list[str]:
+    """The headline rows: the per-sample metrics present and the run-level metrics of the
+    protocol's scorers (no per-sample value), headline metrics first, then by name."""
+    present = set(names) | set(run_level_metrics(protocol))
     first = [m for m in headline_metrics(protocol) if m in present]
     return first + sorted(present - set(first))
 

@@ -28,10 +28,12 @@ from chartproof.types import (
     Step,
     TaskType,
 )
+from chartproof.types.registry import Registry
 
 __all__ = [
     "ALL_CHARTS",
     "DERIVED_SLOTS",
+    "PROGRAMS",
     "SLOT_KINDS",
     "ArgValue",
     "Args",
@@ -144,14 +146,18 @@ def template_slots(template: str) -> list[str]:
     return [f for _, f, _, _ in string.Formatter().parse(template) if f]
 
 
-_REGISTRY: dict[str, Program] = {}
+PROGRAMS: Registry[Program] = Registry(
+    "question program", modules=("chartproof.questions.programs",), group="chartproof.programs"
+)
+"""Question programs by name (`@register` adds one; importing the package registers every
+program module; another package's through the ``chartproof.programs`` entry-point group)."""
 
 
 def register(cls: type[Program]) -> type[Program]:
     """Class decorator: instantiate and register a program (its name must be new and every
     template slot must be declared)."""
     prog = cls()
-    if prog.name in _REGISTRY:
+    if prog.name in PROGRAMS:
         raise ValueError(f"duplicate program name {prog.name!r}")
     if len(prog.templates) < 3:
         raise ValueError(f"program {prog.name}: needs at least 3 paraphrase templates")
@@ -162,35 +168,28 @@ def register(cls: type[Program]) -> type[Program]:
     for name, kind in prog.slots.items():
         if kind not in SLOT_KINDS:
             raise ValueError(f"program {prog.name}: slot {name!r} has unknown kind {kind!r}")
-    _REGISTRY[prog.name] = prog
+    PROGRAMS.register(prog.name, prog)
     return cls
-
-
-def _load() -> None:
-    # importing the package registers every program module
-    import chartproof.questions.programs  # noqa: F401
 
 
 def list_programs(
     *, families: Iterator[str] | tuple[str, ...] | None = None, chart_type: str | None = None
 ) -> tuple[Program, ...]:
     """Registered programs in name order, optionally restricted to families / a chart type."""
-    _load()
     fam = None if families is None else set(families)
     return tuple(
         p
-        for _, p in sorted(_REGISTRY.items())
+        for _, p in sorted(PROGRAMS.items())
         if (fam is None or p.family in fam) and (chart_type is None or chart_type in p.chart_types)
     )
 
 
 def get_program(name: str) -> Program:
     """The program registered as `name` (KeyError listing the names otherwise)."""
-    _load()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise KeyError(f"no question program {name!r}; known: {sorted(_REGISTRY)}") from None
+    found = PROGRAMS.get(name)
+    if found is None:
+        raise KeyError(f"no question program {name!r}; known: {sorted(PROGRAMS)}")
+    return found
 
 
 @dataclass(frozen=True, slots=True)

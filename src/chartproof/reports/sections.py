@@ -6,7 +6,9 @@ summary (`RunSummary`; a plain `summary.json` mapping of any version is read wit
 Sections about one summary part are registered with `@report_section(name, order=...)`: the
 report shows each, in order, whenever its `when(summary)` holds (by default: the summary has
 the key `name`, which a run scorer of `chartproof.metrics.registry` writes). A new section is
-one decorated function, in this module or any module imported before the report is built.
+one decorated function, in this module, in a module of `SECTIONS`' built-ins, in a module
+imported before the report is built, or in another package's module named by an entry point
+of the group ``chartproof.report_sections``.
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from chartproof.metrics import registry
 from chartproof.reports import plots
 from chartproof.reports.html import Html, el, img_png, join, table
 from chartproof.types import PremiseFigures, RunRecord, RunSummary, Score
+from chartproof.types.registry import Registry
 
 __all__ = [
+    "SECTIONS",
     "ReportSection",
     "breakdowns",
     "card",
@@ -66,7 +70,12 @@ class ReportSection:
     """Whether a summary gets this section."""
 
 
-_SECTIONS: dict[str, ReportSection] = {}
+SECTIONS: Registry[ReportSection] = Registry(
+    "report section",
+    modules=("chartproof.reports.sections", "chartproof.reports.scoring_sections"),
+    group="chartproof.report_sections",
+)
+"""Report sections by name (`@report_section` registers here)."""
 
 SectionFn = Callable[[RunSummary], Html]
 
@@ -80,10 +89,11 @@ def report_section(
     `"chain" in summary`)."""
 
     def register(fn: SectionFn) -> SectionFn:
-        if name in _SECTIONS:
+        if name in SECTIONS:
             raise ValueError(f"a report section named {name!r} is registered already")
-        _SECTIONS[name] = ReportSection(
-            name=name, render=fn, order=order, when=when or (lambda s: name in s)
+        SECTIONS.register(
+            name,
+            ReportSection(name=name, render=fn, order=order, when=when or (lambda s: name in s)),
         )
         return fn
 
@@ -93,7 +103,7 @@ def report_section(
 def report_sections(summary: RunSummary | Mapping[str, Any]) -> list[ReportSection]:
     """The registered sections a summary gets, in order."""
     typed = summary_of(summary)
-    return sorted((s for s in _SECTIONS.values() if s.when(typed)), key=lambda s: s.order)
+    return sorted((s for s in SECTIONS.values() if s.when(typed)), key=lambda s: s.order)
 
 
 def summary_of(summary: RunSummary | Mapping[str, Any]) -> RunSummary:
@@ -108,7 +118,7 @@ def _record_summary(record: RunRecord) -> RunSummary:
 
 def unregister_section(name: str) -> None:
     """Remove a registered section (tests that add their own)."""
-    _SECTIONS.pop(name, None)
+    SECTIONS.unregister(name)
 
 
 def fmt(value: object, digits: int = 3) -> str:

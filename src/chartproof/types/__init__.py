@@ -28,8 +28,6 @@ from chartproof.types.data import (
     TaskType,
     Transform,
     chart_type_names,
-    register_chart_type,
-    unregister_chart_type,
 )
 from chartproof.types.model_io import (
     GenerationConfig,
@@ -123,6 +121,4 @@ __all__ = [
     "VPPFigures",
     "VoteRecord",
     "chart_type_names",
-    "register_chart_type",
-    "unregister_chart_type",
 ]

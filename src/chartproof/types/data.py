@@ -9,6 +9,7 @@ re-exports all of them.
 from __future__ import annotations
 
 import csv
+import functools
 import importlib
 import io
 import math
@@ -27,6 +28,7 @@ from pydantic import (
 )
 
 from chartproof.numeric import format_number, parse_number
+from chartproof.types.registry import Registry
 
 __all__ = [
     "Answer",
@@ -49,48 +51,30 @@ __all__ = [
     "TaskType",
     "Transform",
     "chart_type_names",
-    "register_chart_type",
-    "unregister_chart_type",
 ]
 
-_CHART_TYPES: dict[str, None] = {}
-"""Names of the registered chart kinds, in registration order (`chartproof.charts.kinds`
-registers them; this layer only knows their names)."""
-
 _KINDS_HOME = "chartproof.charts.kinds"
-"""The chart-kind table, loaded by name the first time a name is not known (a deliberate
-registry: the table sits above this layer and fills in the names)."""
+"""The module of the chart-kind registry (`CHART_KINDS`), loaded by name on first use: the
+table sits above this layer and fills in the names."""
 
 
-def register_chart_type(name: str) -> None:
-    """Make `name` a valid `ChartSpec.chart_type` (called by `register_chart_kind`)."""
-    _CHART_TYPES[name] = None
-
-
-def unregister_chart_type(name: str) -> None:
-    """Forget a chart type name (called by `unregister_chart_kind`)."""
-    _CHART_TYPES.pop(name, None)
+@functools.cache
+def _chart_kinds() -> Registry[Any]:
+    registry: Registry[Any] = importlib.import_module(_KINDS_HOME).CHART_KINDS
+    return registry
 
 
 def chart_type_names() -> tuple[str, ...]:
     """Every registered chart type, in registration order."""
-    _known_chart_type_names()
-    return tuple(_CHART_TYPES)
-
-
-def _known_chart_type_names() -> None:
-    # loads the shipped kinds once; later calls are a dictionary lookup in `chart_kinds`
-    importlib.import_module(_KINDS_HOME).chart_kinds()
+    return tuple(_chart_kinds())
 
 
 def _check_chart_type(name: str) -> str:
-    if name not in _CHART_TYPES:
-        _known_chart_type_names()
-        if name not in _CHART_TYPES:
-            raise ValueError(
-                f"unknown chart type {name!r}; known: {', '.join(_CHART_TYPES)} "
-                "(a new one is registered with chartproof.charts.kinds.register_chart_kind)"
-            )
+    if name not in _chart_kinds():
+        raise ValueError(
+            f"unknown chart type {name!r}; known: {', '.join(_chart_kinds())} "
+            "(a new one is registered with chartproof.charts.kinds.register_chart_kind)"
+        )
     return name
 
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from chartproof.charts.kinds import chart_kind
 from chartproof.types import Cell, ChartSpec, DataTable
+from chartproof.types.registry import Registry
 from chartproof.variants.perturbations.base import ParamValue
 
 __all__ = ["EDITS", "EDIT_KINDS", "RENAME_POOL", "Edit", "EditFn"]
@@ -51,6 +52,10 @@ class Edit:
 
 EditFn = Callable[[ChartSpec, np.random.Generator], Edit | None]
 """An edit: the spec and a seeded generator in, an `Edit` (or None: not applicable) out."""
+
+EDITS: Registry[EditFn] = Registry("data edit", modules=(__name__,), group="chartproof.edits")
+"""Edit kinds by name, in the order seeds cycle through them (`@EDITS.register(name)`;
+another package's through the ``chartproof.edits`` entry-point group)."""
 
 
 def _cols(table: DataTable) -> dict[str, list[Cell]]:
@@ -93,6 +98,7 @@ def _groups(spec: ChartSpec) -> list[list[int]]:
     return list(by.values())
 
 
+@EDITS.register("jitter")
 def jitter(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
     """Multiply every value by 1 + N(0, 0.15²) (see the module docstring for invariants)."""
     cols = _cols(spec.table)
@@ -163,6 +169,7 @@ def _non_identity(n: int, rng: np.random.Generator) -> list[int] | None:
     return None
 
 
+@EDITS.register("reorder")
 def reorder(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
     """Permute category rows; on time or numeric x, permute the values across x."""
     if chart_kind(spec.chart_type).data == "points":
@@ -179,6 +186,7 @@ def reorder(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
     return Edit(_table(spec.table, cols), {"permuted": what, "order": ",".join(map(str, perm))})
 
 
+@EDITS.register("extremum_move")
 def extremum_move(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
     """Swap one series' maximum with another of its values (box: whole rows, by median)."""
     cols = _cols(spec.table)
@@ -203,6 +211,7 @@ def extremum_move(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
     return Edit(_table(spec.table, cols), {"column": key, "from_row": at, "to_row": to})
 
 
+@EDITS.register("trend_flip")
 def trend_flip(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
     """Reverse the values along x (scatter: the y values in x order, per series)."""
     cols = _cols(spec.table)
@@ -222,6 +231,7 @@ def trend_flip(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
     return Edit(_table(spec.table, cols), {"reversed": ",".join(spec.encoding.y)})
 
 
+@EDITS.register("rename")
 def rename(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
     """Give one category label (or scatter series) a new name from `RENAME_POOL`."""
     if chart_kind(spec.chart_type).long_format and spec.encoding.series is not None:
@@ -242,14 +252,5 @@ def rename(spec: ChartSpec, rng: np.random.Generator) -> Edit | None:
     return Edit(_table(spec.table, cols), {"column": column, "old": old, "new": new}, (old, new))
 
 
-EDITS: dict[str, EditFn] = {
-    "jitter": jitter,
-    "reorder": reorder,
-    "extremum_move": extremum_move,
-    "trend_flip": trend_flip,
-    "rename": rename,
-}
-"""Edit kinds by name, in the order seeds cycle through them."""
-
-EDIT_KINDS: tuple[str, ...] = tuple(EDITS)
-"""The default edit kinds."""
+EDIT_KINDS: tuple[str, ...] = tuple(name for name, _ in EDITS.registered())
+"""The default edit kinds (the shipped ones)."""

@@ -20,8 +20,19 @@ from chartproof.types import (
     Encoding,
     Style,
 )
+from chartproof.types.registry import Registry
 
-__all__ = ["MONTHS", "Accept", "Ctx", "Suite", "Template", "chart_id", "value_format"]
+__all__ = [
+    "MONTHS",
+    "SUITES",
+    "Accept",
+    "Ctx",
+    "Suite",
+    "Template",
+    "chart_id",
+    "register_suite",
+    "value_format",
+]
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -166,3 +177,22 @@ class Suite:
         """The first n charts of the run with `seed` (redrawn where `accept` rejects them)."""
         for index in range(n):
             yield self.spec(seed, index, accept)
+
+
+_HOMES = (
+    "chartproof.charts.suites.chartr",
+    "chartproof.charts.suites.chartqax",
+    "chartproof.charts.suites.realcqa",
+    "chartproof.charts.suites.bias",
+)
+"""Modules of the shipped suites, in the order they are listed (a new one adds its line)."""
+
+SUITES: Registry[Suite] = Registry("suite", modules=_HOMES, group="chartproof.suites")
+"""Suite name → suite (`register_suite` registers here; another package's suites through
+the ``chartproof.suites`` entry-point group)."""
+
+
+def register_suite(suite: Suite) -> Suite:
+    """Register a suite under its name; returns it (ValueError on a name taken)."""
+    SUITES.load()  # the shipped suites first, whichever module is imported first
+    return SUITES.register(suite.name, suite)

@@ -16,7 +16,7 @@ from importlib import resources
 from typing import Literal
 
 from chartproof.charts.suites import _data as data
-from chartproof.charts.suites._base import Ctx, Suite, Template
+from chartproof.charts.suites._base import Ctx, Suite, Template, register_suite
 from chartproof.charts.suites._common import fmt, look
 from chartproof.charts.suites._domains import Domain, Measure, domains
 from chartproof.types import ChartSpec
@@ -176,3 +176,4 @@ BIAS = Suite(
     "from the data (bias audits).",
     templates=TEMPLATES,
 )
+register_suite(BIAS)

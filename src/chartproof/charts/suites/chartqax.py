@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import partial
 
 from chartproof.charts.colors import PALETTES
-from chartproof.charts.suites._base import Suite, Template
+from chartproof.charts.suites._base import Suite, Template, register_suite
 from chartproof.charts.suites._common import restyled
 from chartproof.charts.suites.chartr import lines, pie, single_bars
 
@@ -45,3 +45,4 @@ TEMPLATES: dict[str, Template] = {
 
 CHARTQAX = Suite("chartqax", "ChartQA-X's four chart types in Statista and Pew looks", TEMPLATES)
 """The chartqax suite."""
+register_suite(CHARTQAX)

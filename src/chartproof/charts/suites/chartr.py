@@ -7,7 +7,7 @@ from functools import partial
 from typing import Any, Literal
 
 from chartproof.charts.suites import _data as data
-from chartproof.charts.suites._base import MONTHS, Ctx, Suite, Template
+from chartproof.charts.suites._base import MONTHS, Ctx, Suite, Template, register_suite
 from chartproof.charts.suites._common import fmt, grouped_rows, look, pick_category, pick_groups
 from chartproof.types import ChartSpec
 
@@ -364,3 +364,4 @@ CHARTR = Suite(
 )
 """The chartr suite: as in ChartR, every chart carries one chain of 4 to 10 dependent
 sub-questions and its composite question (`chartproof.questions.programs.chains`)."""
+register_suite(CHARTR)

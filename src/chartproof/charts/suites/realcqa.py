@@ -9,7 +9,7 @@ from typing import Any
 
 from chartproof.charts.colors import PALETTES
 from chartproof.charts.suites import _data as data
-from chartproof.charts.suites._base import Ctx, Suite, Template
+from chartproof.charts.suites._base import Ctx, Suite, Template, register_suite
 from chartproof.charts.suites._common import fmt, grouped_rows
 from chartproof.types import ChartSpec
 
@@ -326,3 +326,4 @@ REALCQA = Suite(
     "realcqa", "Scientific plots: scatter, box, log axes, many series, math labels", TEMPLATES
 )
 """The realcqa suite."""
+register_suite(REALCQA)

@@ -16,7 +16,7 @@ from pydantic import Field
 from chartproof.models.base import loading
 from chartproof.models.hf import adapter_fingerprint as _adapter_fingerprint
 from chartproof.models.hf import chat_inputs, checkpoint_fingerprint, conversation
-from chartproof.models.registry import require
+from chartproof.models.registry import backend_kind, looks_like_spec, parse_spec, require
 from chartproof.models.text_llm import NAMED_MODELS, resolve_text_model, text_messages
 from chartproof.types import ModelRequest, Record
 
@@ -191,21 +191,32 @@ class BaseCheckpoint:
 
 
 def base_kind(base: str) -> tuple[ModelKind, str, Path]:
-    """(kind, name, folder) of a ``--base``: ``smollm2``, ``text:...``, ``hf:...``, or a folder
-    (a VLM when it has a processor config, else a causal LM). FileNotFoundError when absent."""
-    if base.startswith("text:"):
-        name = base.removeprefix("text:")
-        return "text", name, resolve_text_model(name)
+    """(kind, name, folder) of a ``--base``: ``smollm2``, a spec whose backend kind reads the
+    table (``text:...``) or the image (``hf:...``) as it declares (`BackendKind.reads`), or
+    a folder (a VLM when it has a processor config, else a causal LM). FileNotFoundError when
+    absent; ValueError for a spec whose kind is no local checkpoint (an API, a built-in)."""
     if base in NAMED_MODELS:
         return "text", base, resolve_text_model(base)
-    target = base.removeprefix("hf:")
+    reads: str | None = None
+    target = base
+    if looks_like_spec(base):
+        spec = parse_spec(base)
+        reads = backend_kind(spec.kind).reads
+        if reads is None:
+            raise ValueError(
+                f"finetune: base {base!r} is a {spec.kind!r} model, not a local checkpoint; "
+                f"pass a folder, or one of {list(NAMED_MODELS)}"
+            )
+        target = spec.target
+        if reads == "table":
+            return "text", target, resolve_text_model(target)
     folder = Path(target).expanduser()
     if not (folder / "config.json").is_file():
         raise FileNotFoundError(
             f"finetune: base {base!r} is not a local checkpoint folder (no config.json). "
             f"Pass a folder, or one of {list(NAMED_MODELS)}; models are never downloaded"
         )
-    if base.startswith("hf:") or any(
+    if reads == "image" or any(
         (folder / n).is_file() for n in ("preprocessor_config.json", "processor_config.json")
     ):
         return "vlm", str(folder.resolve()), folder.resolve()

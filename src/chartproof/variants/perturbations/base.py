@@ -5,14 +5,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol, TypeAlias
+from typing import Protocol, TypeAlias, TypeVar
 
 import numpy as np
 
 from chartproof.types import ChartSpec
+from chartproof.types.registry import Registry
 from chartproof.variants.images import RGB
 
-__all__ = ["Canvas", "ParamValue", "Perturbation", "Perturbed", "check_level", "reference_scale"]
+__all__ = [
+    "PERTURBATIONS",
+    "Canvas",
+    "ParamValue",
+    "Perturbation",
+    "Perturbed",
+    "check_level",
+    "reference_scale",
+    "register_perturbation",
+]
 
 ParamValue: TypeAlias = float | int | str | bool
 """One recorded parameter value (what `Transform.params` holds)."""
@@ -97,3 +107,25 @@ def reference_scale(image: RGB) -> float:
     """Image height over the 480 px of a default 6.4×4.8 in, 100 dpi chart: pixel sizes in
     the level tables are for that height and scale with it."""
     return float(image.shape[0]) / 480.0
+
+
+_HOMES = (
+    "chartproof.variants.perturbations.blur",
+    "chartproof.variants.perturbations.noise",
+    "chartproof.variants.perturbations.watermark",
+    "chartproof.variants.perturbations.label_removal",
+)
+"""Modules of the shipped perturbations (a new one is one module plus its line here)."""
+
+PERTURBATIONS: Registry[Perturbation] = Registry(
+    "perturbation", modules=_HOMES, group="chartproof.perturbations"
+)
+"""Perturbations by registry name (`register_perturbation` registers here)."""
+
+P = TypeVar("P", bound=Perturbation)
+
+
+def register_perturbation(perturbation: P) -> P:
+    """Register a perturbation under its `name`; returns it (ValueError on a name taken)."""
+    PERTURBATIONS.register(perturbation.name, perturbation)
+    return perturbation

@@ -22,6 +22,7 @@ from chartproof.variants.perturbations.base import (
     Perturbed,
     check_level,
     reference_scale,
+    register_perturbation,
 )
 
 __all__ = ["BLUR", "Blur"]
@@ -54,4 +55,4 @@ class Blur:
         return Perturbed(np.clip(np.rint(out), 0, 255).astype(np.uint8))
 
 
-BLUR = Blur()
+BLUR = register_perturbation(Blur())

@@ -35,7 +35,13 @@ from numpy.typing import NDArray
 
 from chartproof.ocr import INSTALL_HINT, OcrToken, get_engine, parse_label_number
 from chartproof.variants.images import RGB, to_rgb
-from chartproof.variants.perturbations.base import Canvas, ParamValue, Perturbed, check_level
+from chartproof.variants.perturbations.base import (
+    Canvas,
+    ParamValue,
+    Perturbed,
+    check_level,
+    register_perturbation,
+)
 
 __all__ = [
     "LABEL_REMOVAL",
@@ -270,4 +276,4 @@ def _cv2() -> Any:
     return cv2
 
 
-LABEL_REMOVAL = LabelRemoval()
+LABEL_REMOVAL = register_perturbation(LabelRemoval())

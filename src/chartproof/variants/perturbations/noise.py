@@ -16,7 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from chartproof.variants.perturbations.base import Canvas, ParamValue, Perturbed, check_level
+from chartproof.variants.perturbations.base import (
+    Canvas,
+    ParamValue,
+    Perturbed,
+    check_level,
+    register_perturbation,
+)
 
 __all__ = ["NOISE", "SALT_PEPPER", "GaussianNoise", "SaltPepperNoise"]
 
@@ -73,5 +79,5 @@ class SaltPepperNoise:
         return Perturbed(out)
 
 
-NOISE = GaussianNoise()
-SALT_PEPPER = SaltPepperNoise()
+NOISE = register_perturbation(GaussianNoise())
+SALT_PEPPER = register_perturbation(SaltPepperNoise())

@@ -24,7 +24,13 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from chartproof.variants.perturbations.base import Canvas, ParamValue, Perturbed, check_level
+from chartproof.variants.perturbations.base import (
+    Canvas,
+    ParamValue,
+    Perturbed,
+    check_level,
+    register_perturbation,
+)
 
 __all__ = ["WATERMARK", "WORDS", "Watermark", "dejavu_font"]
 
@@ -112,4 +118,4 @@ def _word_layer(word: str, size: int, angle: float, fill: tuple[int, int, int, i
     return layer.rotate(angle, resample=Image.Resampling.BICUBIC, expand=True)
 
 
-WATERMARK = Watermark()
+WATERMARK = register_perturbation(Watermark())
