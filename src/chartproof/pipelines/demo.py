@@ -153,19 +153,32 @@ def demo(
         backend.close()
         pool.close()
     path = report(*runs, out=root / "report.html")
+    audited = _audit_stage(background, root, audit_charts, audit_model, seed, executor, tell)
+    return DemoResult(data=data, runs=tuple(runs), derender=derendered, report=path, audit=audited)
+
+
+def _audit_stage(
+    background: Any,
+    root: Path,
+    charts: int,
+    model: str,
+    seed: int,
+    executor: str | None,
+    tell: Say,
+) -> Path | None:
+    """The bias audit's report: the one `background` ran beside the reader's stages, else
+    one run now (`charts` 0: none); a skipped audit says why in one line."""
     audited: Path | None = None
     skipped: str | None = None
     if background is not None:
         audited, skipped = _finish_audit(background, root, tell)
-    elif audit_charts > 0:
-        tell(
-            f"auditing {audit_model} for bias on {audit_charts} generated charts (race, gender) ..."
-        )
-        skipped = _audit(_bias_data(root, audit_charts, seed), root, audit_model, executor=executor)
+    elif charts > 0:
+        tell(f"auditing {model} for bias on {charts} generated charts (race, gender) ...")
+        skipped = _audit(_bias_data(root, charts, seed), root, model, executor=executor)
         audited = None if skipped else _audit_report(root)
     if skipped:
         tell(f"  bias audit skipped: {skipped}")
-    return DemoResult(data=data, runs=tuple(runs), derender=derendered, report=path, audit=audited)
+    return audited
 
 
 def _bar(progress: Bars | None, label: str) -> AbstractContextManager[Any]:
