@@ -243,3 +243,54 @@ def test_json_score(text: str, score: bool | None) -> None:
     from chartproof.pipelines.judge import json_score
 
     assert json_score(text) is score
+
+
+# ChartX QA: (gold, model's answer, ChartX judge's reply, judge score)
+CHARTX = {
+    "x1": ("42", "42.5", "True", 1.0),
+    "x2": ("Asia", "Europe", "False", 0.0),
+    "x3": ("7", "7", "Maybe", None),
+}
+
+
+def test_chartx_samples_get_chartx_grading_prompt(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    (root / "images").mkdir(parents=True)
+    samples = []
+    for i, (sid, (gold, _, _, _)) in enumerate(CHARTX.items()):
+        Image.new("RGB", (8, 8), (0, i * 30, 0)).save(root / "images" / f"{sid}.png")
+        samples.append(
+            Sample(
+                id=sid,
+                image=ImageRef(path=f"images/{sid}.png"),
+                question=f"What is shown in chart {sid}?",
+                answer=type_answer(gold),
+                source={"dataset": "chartx"},
+            )
+        )
+    save_samples(samples, root)
+    asked: dict[str, str] = {}
+
+    def judge(request: ModelRequest) -> str:
+        text = request.messages[0].content[0]
+        assert isinstance(text, TextPart)
+        for sid, (gold, answer, reply, _) in CHARTX.items():
+            query = f"<question> What is shown in chart {sid}? <groundtruth answer> {gold}"
+            if query in text.text:
+                assert text.text.endswith(f"<answer> {answer}\n    AI:")
+                asked[sid] = request.prompt
+                return reply
+        raise AssertionError(text.text[-300:])
+
+    evaluate(
+        root,
+        out=tmp_path / "run",
+        backend=ScriptedBackend(lambda r: CHARTX[str(r.metadata["sample_id"])][1]),
+        cache=False,
+        judge=ScriptedBackend(judge, name="scripted:judge"),
+    )
+    assert asked == dict.fromkeys(CHARTX, "chartx_qa@1")
+    from chartproof.runs import load_run
+
+    judged = {r.sample_id: r.scores["judge"] for r in load_run(tmp_path / "run")[1]}
+    assert judged == {sid: row[3] for sid, row in CHARTX.items()}

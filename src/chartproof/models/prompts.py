@@ -265,7 +265,7 @@ BUILTIN_PROMPTS += (
         output="verdict",
         description="ChartX's own QA grading prompt (GPT-acc: True/False with a 5 % numeric "
         "tolerance, four worked examples), from UniModal4Reasoning/ChartVLM "
-        "eval/metric/gpt_acc.py; `eval --judge-prompt chartx_qa`.",
+        "eval/metric/gpt_acc.py; chosen for ChartX samples by `eval --judge`.",
         text=_chartx_qa_text(),
     ),
 )

@@ -17,6 +17,9 @@ With the default prompt, a CharXiv sample is graded with CharXiv's own prompts
 (`source["raw_question"]`, else the question); a descriptive one with the rubric of its
 template id `source["qid"]` (1-19) and that template's overarching question, one response
 per query. Their judge replies JSON; its `score` (`score_T1`) of 0 or 1 is the verdict.
+A ChartX sample is graded with ChartX's own QA prompt (`chartx_qa@1`, its GPT-acc few-shot
+prompt), whose judge replies True or False. Another `--judge-prompt` grades every sample with
+that prompt.
 """
 
 from __future__ import annotations
@@ -36,7 +39,14 @@ from chartproof.types import (
     SampleResult,
 )
 
-__all__ = ["JUDGE_PROMPT", "JudgeStage", "charxiv_prompt", "json_score", "judge_stage"]
+__all__ = [
+    "JUDGE_PROMPT",
+    "JudgeStage",
+    "benchmark_prompt",
+    "charxiv_prompt",
+    "json_score",
+    "judge_stage",
+]
 
 JUDGE_PROMPT = "judge_answer"
 """The default judge prompt (newest version)."""
@@ -64,6 +74,18 @@ def charxiv_prompt(sample: Sample) -> tuple[str, dict[str, str]] | None:
             return None
         rubric = RUBRIC_OF_QID[qid]
         return f"charxiv_descriptive_{rubric}", {"overarching": DESCRIPTIVE_QUESTIONS[qid]}
+    return None
+
+
+def benchmark_prompt(sample: Sample) -> tuple[str, dict[str, str], bool] | None:
+    """The benchmark's own grading prompt for `sample`, its extra fields and whether its
+    judge replies JSON (CharXiv) rather than a verdict (ChartX); None for a sample of a
+    benchmark that publishes none."""
+    charxiv = charxiv_prompt(sample)
+    if charxiv is not None:
+        return charxiv[0], charxiv[1], True
+    if sample.source.get("dataset") == "chartx":
+        return "chartx_qa", {}, False
     return None
 
 
@@ -111,9 +133,9 @@ def judge_stage(
                 out[i] = _with_judge(r, 0.0)
                 continue
             asked.append(i)
-            own = charxiv_prompt(sample) if template.name == JUDGE_PROMPT else None
-            prompt_id, fields = own if own is not None else (template.id, {})
-            if own is not None:
+            own = benchmark_prompt(sample) if template.name == JUDGE_PROMPT else None
+            prompt_id, fields, replies_json = own if own is not None else (template.id, {}, False)
+            if replies_json:
                 json_only.add(i)
             question = fields.pop("question", "") or sample.question
             requests.append(
@@ -122,7 +144,7 @@ def judge_stage(
                     None,
                     question,
                     request_id=f"judge-{r.sample_id}-{r.protocol}",
-                    config=gen if own is None else GenerationConfig(max_tokens=256),
+                    config=GenerationConfig(max_tokens=256) if replies_json else gen,
                     prompts=prompts,
                     reference=_reference(sample),
                     candidate=r.prediction,
