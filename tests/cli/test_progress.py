@@ -5,6 +5,7 @@ none of it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +18,16 @@ from chartproof.pipelines.generate import generate
 
 
 @pytest.fixture(autouse=True)
-def slow_to_load(monkeypatch: pytest.MonkeyPatch) -> None:
+def slow_to_load() -> Iterator[None]:
     from chartproof.models import registry
     from chartproof.testing.scripted import ScriptedBackend
 
     def build(spec: Any) -> ScriptedBackend:
         return ScriptedBackend(lambda request: "1", name="builtin:echo")
 
-    monkeypatch.setitem(registry._BUILTINS, "echo", build)
+    registry.register_builtin("echo", build)
+    yield
+    registry.BUILTINS.unregister("echo")
 
 
 @pytest.fixture(scope="module")
