@@ -294,33 +294,34 @@ asks about 15 generations per pair (evidence, paired texts, reference and rewrit
 and not), which on SmolLM2 on the CPU costs about as much as the rest of the audit per
 pair; its report section names the subset and its n."""
 
+MITIGATION_RUN = "audit-mitigation"
+"""The run folder (under RUNS) of the demo's mitigation: a run of its own, so the audit's run
+keeps the configuration it always had (a demo folder written before resumes) and holds only
+the settings' results."""
+
 
 def _audit(data: Path, root: Path, model: str, *, executor: str | None = None) -> str | None:
     """A small bias audit of the offline text model (text over table) on the generated bias
-    charts, two attributes, with the mitigation on the first `MITIGATED_PAIRS` pairs, the
-    model fanned out over `executor` on a machine without an accelerator; None when done,
-    else why the model cannot run here."""
+    charts, two attributes, then the mitigation on its first `MITIGATED_PAIRS` pairs (run
+    `MITIGATION_RUN`), the model fanned out over `executor` on a machine without an
+    accelerator; None when done, else why the model cannot run here."""
     from chartproof.models.registry import MissingDependencyError
     from chartproof.pipelines.audit import audit
 
+    common: dict[str, Any] = dict(attributes=("race", "gender"), max_tokens=96, executor=executor)
     try:
-        audit(
-            data,
-            model,
-            root / "runs" / "audit",
-            attributes=("race", "gender"),
-            settings=("narrative", "hallucination", "polarity"),
-            mitigate=True,
-            mitigation_pairs=MITIGATED_PAIRS,
-            max_tokens=96,
-            executor=executor,
-        )
+        audit(data, model, root / "runs" / "audit",
+              settings=("narrative", "hallucination", "polarity"), **common)  # fmt: skip
+        audit(data, model, root / "runs" / MITIGATION_RUN, settings=(), mitigate=True,
+              mitigation_pairs=MITIGATED_PAIRS, **common)  # fmt: skip
     except (MissingDependencyError, ImportError, OSError) as exc:
         return str(exc)
     return None
 
 
 def _audit_report(root: Path) -> Path:
+    """The audit's report (`runs/audit/report.html`), its mitigation run beside it."""
     from chartproof.reports import report
 
-    return report(root / "runs" / "audit")
+    runs = [root / "runs" / "audit", root / "runs" / MITIGATION_RUN]
+    return report(*(r for r in runs if (r / "run.json").is_file()))
