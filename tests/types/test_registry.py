@@ -100,3 +100,50 @@ def test_entry_point_modules_register_their_items(
         assert reg["plugged"] == 7
     finally:
         sys.modules.pop("widget_plugin", None)
+
+
+def test_pop_and_items_registered_so_far_without_loading() -> None:
+    reg: Registry[int] = Registry("widget", modules=("chartproof_no_such_module",))
+    reg.register("a", 1)
+    # `registered` reads what is there; the built-in modules are imported on lookups only
+    assert reg.registered() == [("a", 1)]
+    assert reg.pop("a") == 1 and reg.pop("a") is None
+    assert reg.registered() == []
+
+
+def test_a_home_is_imported_when_its_name_is_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "reg_named_home.py").write_text(
+        "import reg_named_owner as o\no.REG.register('late', 5)\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    reg: Registry[int] = Registry("widget")
+    module = type(sys)("reg_named_owner")
+    module.REG = reg  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "reg_named_owner", module)
+    reg.load()  # loaded before the home was recorded
+    reg.add_home("late", "reg_named_home")
+    try:
+        assert reg.home_of("late") == "reg_named_home" and reg.has_home("late")
+        assert "reg_named_home" not in sys.modules
+        assert reg["late"] == 5
+        assert reg.known() == ["late"]
+    finally:
+        sys.modules.pop("reg_named_home", None)
+
+
+def test_an_item_registered_at_run_time_has_no_home() -> None:
+    def item() -> None: ...
+
+    shipped: Registry[object] = Registry("widget", modules=(__name__,))
+    shipped.register("a", item)
+    # registered by a built-in module: a fresh process finds it by importing that module
+    assert shipped.home_of("a") == __name__
+    elsewhere: Registry[object] = Registry("widget", modules=("chartproof.metrics.accuracy",))
+    elsewhere.register("a", item)
+    # registered by a script or a test: this process only
+    assert elsewhere.home_of("a") is None and not elsewhere.has_home("a")
+    told: Registry[object] = Registry("widget", modules=(__name__,), origin=lambda _: None)
+    told.register("a", item)
+    assert told.home_of("a") is None  # `origin` says where an item comes from

@@ -20,8 +20,9 @@ run (`RunInput`: its protocol, every result and its dataset), and returns the ce
 `Score`. The same rule then gives the headline row, every breakdown cell and the grid, so no
 figure is restated afterwards. One whose metric has no per-sample value at all
 (`per_sample=False`, e.g. balanced accuracy over a run's premises) gives the headline row of
-every protocol its scorer applies to, and no breakdown. chartproof's own live in this module
-and in `chartproof.metrics.premises` (premise-level counting); other packages add theirs
+every protocol its scorer applies to, and no breakdown. chartproof's own live in this module,
+in `chartproof.metrics.premises` (premise-level counting) and in
+`chartproof.metrics.explanations` (ROSCOE's renormalised AS); other packages add theirs
 through the entry-point group ``chartproof.aggregations``.
 """
 
@@ -67,7 +68,11 @@ class Aggregation:
 
 AGGREGATIONS: Registry[Aggregation] = Registry(
     "aggregation",
-    modules=("chartproof.metrics.aggregations", "chartproof.metrics.premises"),
+    modules=(
+        "chartproof.metrics.aggregations",
+        "chartproof.metrics.premises",
+        "chartproof.metrics.explanations",
+    ),
     group="chartproof.aggregations",
 )
 """Aggregations by name (`@aggregation` registers here)."""

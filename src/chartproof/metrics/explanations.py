@@ -7,10 +7,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from chartproof.metrics.registry import Metric, scorer
-from chartproof.types import Sample, SampleResult
+from chartproof.metrics.aggregations import aggregation
+from chartproof.metrics.breakdown import mean_score
+from chartproof.metrics.registry import Metric, RunInput, scorer
+from chartproof.types import Sample, SampleResult, Score
 
-__all__ = ["RoscoeStage", "ngram_summary", "roscoe_as_label", "roscoe_notes", "roscoe_stage"]
+__all__ = [
+    "RoscoeStage",
+    "ngram_summary",
+    "renormalised_as",
+    "roscoe_as_label",
+    "roscoe_stage",
+]
 
 _ROSCOE_CODES = ("FS", "FT", "IS", "IC", "SRC", "SFC", "PS", "PC", "GS", "AS")
 _NINE = _ROSCOE_CODES[:-1]
@@ -29,7 +37,7 @@ class RoscoeStage:
     `metrics.roscoe.roscoe_summary`); None = not computed
     (SRC/SFC and therefore AS without an NLI model); `roscoe_as_renormalised` is AS with
     the weights renormalised over the scores that were computed, which the summary labels
-    "AS over N of 9 scores" (`roscoe_notes`). The source context is the paper's by default
+    "AS over N of 9 scores" (its aggregation, `renormalised_as`). The source context is the paper's by default
     (`RoscoeSource`): the run's prompt instruction and the question.
     """
 
@@ -102,6 +110,7 @@ class RoscoeStage:
             "ROSCOE AS over the computed scores",
             description="AS with the weights renormalised over the scores computed: not the "
             "paper's AS when any is missing (the summary says over how many of 9)",
+            aggregation="renormalised_as",
         ),
     ],
 )
@@ -136,19 +145,15 @@ def roscoe_as_label(results: Sequence[SampleResult]) -> str | None:
     return f"AS over {n} of 9 scores (not computed: {', '.join(order)}): not the paper's AS"
 
 
-@scorer(kind="summary", name="roscoe_notes")
-def roscoe_notes(summary: dict[str, Any], run: Any) -> None:
-    """Label every `roscoe_as_renormalised` figure of the summary (headline row, breakdown
-    cells, grid) "AS over N of 9 scores" when it is not the paper's nine-score AS."""
+@aggregation("renormalised_as")
+def renormalised_as(
+    metric: str, results: Sequence[SampleResult], group: Mapping[str, str], run: RunInput
+) -> Score:
+    """The mean of `roscoe_as_renormalised`, labelled "AS over N of 9 scores" in every row
+    (headline, breakdown cell, grid) when the run's AS is not the paper's nine-score AS."""
+    score = mean_score(metric, [r.scores.get(metric) for r in results], group)
     label = roscoe_as_label(run.results)
-    if label is None:
-        return
-    rows = [*summary.get("metrics", []), *summary.get("grid", [])]
-    for cells in summary.get("breakdowns", {}).values():
-        rows.extend(cells)
-    for row in rows:
-        if isinstance(row, dict) and row.get("metric") == "roscoe_as_renormalised":
-            row["note"] = label
+    return score if label is None else score.model_copy(update={"note": label})
 
 
 @scorer(kind="explanation", name="ngram", section="ngram")
