@@ -7,7 +7,9 @@ scale to the working size, OCR, derendering), and reports CPU time (`time.proces
 the figure the target is on: wall time is shared with whatever else the machine runs)
 beside wall time: median, slowest, and the reads over 2 s. On ChartQA charts with a gold
 table it also counts the table cells recovered from each size (ChartQA's 5 %), so a faster
-working size that reads worse shows up. `--work-side` tries another working size.
+working size that reads worse shows up. `--work-side` tries another working size;
+`--blow-up-format jpeg` saves the blow-ups as JPEG (quality 90), which the reader decodes
+reduced.
 
     OMP_NUM_THREADS=1 .venv/bin/python bench/bench_sizes.py --charts 20
     OMP_NUM_THREADS=1 .venv/bin/python bench/bench_sizes.py --charts 0   # every image
@@ -70,15 +72,19 @@ def _read(path: Path) -> tuple[Any, float, float, tuple[int, int]]:
     return reading, time.process_time() - cpu, time.perf_counter() - wall, size
 
 
-def _blow_up(path: Path, folder: Path) -> Path:
+def _blow_up(path: Path, folder: Path, fmt: str = "png") -> Path:
     from PIL import Image
 
     with Image.open(path) as im:
         rgb = im.convert("RGB")
     s = BLOW_UP / max(rgb.size)
     big = rgb.resize((round(rgb.size[0] * s), round(rgb.size[1] * s)), Image.Resampling.LANCZOS)
-    out = folder / f"{path.stem}-{BLOW_UP}.png"
-    big.save(out, compress_level=1)
+    if fmt == "jpeg":
+        out = folder / f"{path.stem}-{BLOW_UP}.jpg"
+        big.save(out, quality=90)
+    else:
+        out = folder / f"{path.stem}-{BLOW_UP}.png"
+        big.save(out, compress_level=1)
     return out
 
 
@@ -87,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--charts", type=int, default=20, help="charts per folder (0: all)")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--work-side", type=int, help="working size to try instead")
+    ap.add_argument("--blow-up-format", choices=("png", "jpeg"), default="png")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     if not DATA.is_dir():
@@ -110,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
                 keys = sorted(draw.sample(pool, min(args.charts, len(pool))))
             for key in keys:
                 path = folder / key
-                big = _blow_up(path, Path(tmp))
+                big = _blow_up(path, Path(tmp), args.blow_up_format)
                 for size, file in (("original", path), ("blow-up", big)):
                     reading, cpu, wall, work = _read(file)
                     gold = images[key]
