@@ -147,3 +147,17 @@ def test_the_bar_moves_per_request_inside_a_long_batch(dataset: Path, tmp_path: 
     # the first request's count comes with it, a whole request before the batch ends
     assert seen["1/2"] - seen["0/2"] < pause + 1.5, seen
     assert seen["2/2"] - seen["1/2"] > pause / 2, seen
+
+
+def test_verbose_announces_the_load_on_a_line(dataset: Path, tmp_path: Path) -> None:
+    """With --verbose other libraries may print while a model loads: a line says what
+    loads instead of a spinner, whose live display would swallow their output."""
+    _register()
+    args = ["--verbose", "eval", "-d", str(dataset), "-o", str(tmp_path / "run"), "-m",
+            "builtin:echo", "--executor", "local:1", "--no-cache", "--no-report"]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert lines[0] == "loading builtin:echo ..." and lines[1].startswith("loaded builtin:echo in")
+    # the next command without --verbose is quiet again
+    assert _eval(dataset, tmp_path / "again", "--no-report")[0].startswith("loaded builtin:echo")

@@ -62,3 +62,19 @@ def test_requests_move_the_bar_by_their_share_of_a_sample(
     moves = seen[:-1]
     assert all(b - a in (0, 1) for a, b in pairwise(moves))
     assert moves[-1] >= n - 1
+
+
+def test_a_judge_moves_no_bar(data: Path, tmp_path: Path) -> None:
+    """A judge grading each unit after it is answered reports its requests too; they are not
+    counted again, so the bar never runs ahead of the answers and back."""
+    backend = _RequestByRequest()
+    backend.settings = SimpleNamespace(batch_size=2)
+    judge = _RequestByRequest()
+    seen: list[int] = []
+    record = evaluate(
+        data, out=tmp_path / "judged", backend=backend, judge=judge, cache=False,  # type: ignore[arg-type]
+        progress=lambda done, total: seen.append(done),
+    )  # fmt: skip
+    n = record.counts["applicable"]
+    assert judge.asked > 0 and seen[-1] == n
+    assert seen == sorted(seen) and max(seen) == n, seen

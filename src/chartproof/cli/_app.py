@@ -96,7 +96,6 @@ def _root(
 ) -> None:
     """Trustworthy chart question answering: generate, evaluate, explain, report."""
     set_debug(debug)
-    if not verbose:
-        from chartproof.cli._progress import quiet_third_party
+    from chartproof.cli._progress import set_verbose
 
-        quiet_third_party()
+    set_verbose(verbose)

@@ -56,6 +56,18 @@ _QUIET_ENV = {
 _QUIET_LOGGERS = ("transformers", "datasets", "huggingface_hub", "accelerate", "peft", "trl")
 
 
+_VERBOSE = [False]
+
+
+def set_verbose(on: bool) -> None:
+    """`--verbose` (on) or not, for this command: with it, other libraries keep their output
+    and a model load is announced by a line instead of a spinner (whose live display would
+    swallow their progress bars); without it, they are silenced (`quiet_third_party`)."""
+    _VERBOSE[0] = on
+    if not on:
+        quiet_third_party()
+
+
 def quiet_third_party() -> None:
     """Silence other libraries' progress bars (transformers' "Loading weights", tqdm,
     datasets), their warnings and their info logging, here and in worker processes (which
@@ -126,11 +138,13 @@ def _announce(spec: str) -> Iterator[None]:
 
     start = time.monotonic()
     status = console.status(f"loading {escape(spec)} ...", spinner="dots")
-    shown: Status | None = status
+    shown: Status | None = None if _VERBOSE[0] else status
     try:
-        status.start()
+        if shown is not None:
+            shown.start()
     except LiveError:  # another live display (a stage's bar) holds the terminal
         shown = None
+    if shown is None:
         console.print(f"loading {escape(spec)} ...", highlight=False)
     try:
         yield

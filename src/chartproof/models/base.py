@@ -36,6 +36,7 @@ __all__ = [
     "output_kind",
     "progress_wanted",
     "request_choices",
+    "uncounted",
 ]
 
 
@@ -267,6 +268,14 @@ def loading(spec: str) -> Iterator[None]:
         yield
         return
     with announcer(spec):
+        yield
+
+
+@contextmanager
+def uncounted() -> Iterator[None]:
+    """Within this block responses move no caller's progress (a judge grading a batch the
+    bar has already counted)."""
+    with answering(lambda n: None):
         yield
 
 

@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 
 from chartproof.models import Backend, build_request
 from chartproof.models._charxiv_prompts import DESCRIPTIVE_QUESTIONS, RUBRIC_OF_QID
+from chartproof.models.base import uncounted
 from chartproof.models.prompts import PromptSet
 from chartproof.types import (
     GenerationConfig,
@@ -152,7 +153,9 @@ def judge_stage(
                 )
             )
         if requests:
-            for i, response in zip(asked, backend.generate(requests), strict=True):
+            with uncounted():  # the bar counted these samples when they were answered
+                verdicts = backend.generate(requests)
+            for i, response in zip(asked, verdicts, strict=True):
                 verdict = None if response.error is not None else _verdict(response, i in json_only)
                 out[i] = _with_judge(results[i], None if verdict is None else float(verdict))
         return out
