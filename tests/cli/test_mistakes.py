@@ -10,7 +10,7 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -168,14 +168,16 @@ CASES = [
 
 
 @pytest.fixture(autouse=True)
-def echo(monkeypatch: pytest.MonkeyPatch) -> None:
+def echo() -> Iterator[None]:
     from chartproof.models import registry
     from chartproof.testing.scripted import ScriptedBackend
 
     def build(spec: Any) -> ScriptedBackend:
         return ScriptedBackend(lambda request: "1", name="builtin:echo")
 
-    monkeypatch.setitem(registry._BUILTINS, "echo", build)
+    registry.register_builtin("echo", build)
+    yield
+    registry.BUILTINS.unregister("echo")
 
 
 @pytest.fixture(scope="module")
