@@ -4,6 +4,8 @@ report, with the offline reader."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -69,16 +71,32 @@ def test_the_audit_beside_the_reader_gives_the_same_results(
     lines = {}
     for executor in ("local:1", "local:2"):
         said: list[str] = []
+        bars: dict[str, list[tuple[int, int]]] = {}
+
+        @contextmanager
+        def bar(
+            label: str, bars: dict[str, list[tuple[int, int]]] = bars
+        ) -> Iterator[Callable[[int, int], None]]:
+            yield lambda done, total: bars.setdefault(label, []).append((done, total))
+
         result = demo(
             tmp_path / executor.replace(":", "-"),
             audit_charts=2,
             audit_model=model,
             executor=executor,
             say=said.append,
+            progress=bar,
             **tiny,  # type: ignore[arg-type]
         )
         assert result.audit is not None and result.audit.is_file()
         assert any("beside the reader" in line for line in said) == (executor == "local:2")
+        # the audit's progress: on its own bar after the reader's stages (beside the reader,
+        # only when it was still running then), ending at its total
+        audit_bar = bars.get("bias audit")
+        assert audit_bar or executor == "local:2", bars.keys()
+        if audit_bar:
+            assert audit_bar[-1][0] == audit_bar[-1][1] > 0, audit_bar
+        assert bars["generate chartqax"][-1] == (2, 2)
         lines[executor] = _audit_lines(result.audit.parent)
     assert lines["local:1"] == lines["local:2"] and len(lines["local:1"]) >= 8
 

@@ -153,7 +153,9 @@ def demo(
         backend.close()
         pool.close()
     path = report(*runs, out=root / "report.html")
-    audited = _audit_stage(background, root, audit_charts, audit_model, seed, executor, tell)
+    audited = _audit_stage(
+        background, root, audit_charts, audit_model, seed, executor, tell, progress
+    )
     return DemoResult(data=data, runs=tuple(runs), derender=derendered, report=path, audit=audited)
 
 
@@ -165,16 +167,19 @@ def _audit_stage(
     seed: int,
     executor: str | None,
     tell: Say,
+    progress: Bars | None,
 ) -> Path | None:
     """The bias audit's report: the one `background` ran beside the reader's stages, else
     one run now (`charts` 0: none); a skipped audit says why in one line."""
     audited: Path | None = None
     skipped: str | None = None
     if background is not None:
-        audited, skipped = _finish_audit(background, root, tell)
+        audited, skipped = _finish_audit(background, root, tell, progress)
     elif charts > 0:
         tell(f"auditing {model} for bias on {charts} generated charts (race, gender) ...")
-        skipped = _audit(_bias_data(root, charts, seed), root, model, executor=executor)
+        bias_data = _bias_data(root, charts, seed)
+        with _bar(progress, "bias audit") as hook:
+            skipped = _audit(bias_data, root, model, executor=executor, progress=hook)
         audited = None if skipped else _audit_report(root)
     if skipped:
         tell(f"  bias audit skipped: {skipped}")
@@ -204,6 +209,8 @@ class _Background:
 
     process: BaseProcess
     outcome: Connection
+    counts: Any
+    """The audit's progress, (done, total), written by the child (total -1 until known)."""
 
 
 def _start_audit(root: Path, charts: int, model: str, seed: int, tell: Say) -> _Background:
@@ -221,12 +228,14 @@ def _start_audit(root: Path, charts: int, model: str, seed: int, tell: Say) -> _
     data = _bias_data(root, charts, seed)
     receive, send = multiprocessing.Pipe(duplex=False)
     context: Any = multiprocessing.get_context(_audit_start_method())
+    # shared numbers, not messages: a child never blocks on a pipe nobody reads yet
+    counts = context.Array("q", [0, -1])
     process: BaseProcess = context.Process(
-        target=_audit_child, args=(send, data, root, model), name="chartproof-demo-audit"
+        target=_audit_child, args=(send, data, root, model, counts), name="chartproof-demo-audit"
     )
     process.start()
     send.close()
-    return _Background(process=process, outcome=receive)
+    return _Background(process=process, outcome=receive, counts=counts)
 
 
 def _audit_start_method() -> str:
@@ -237,25 +246,42 @@ def _audit_start_method() -> str:
     return method
 
 
-def _audit_child(send: Connection, data: Path, root: Path, model: str) -> None:
-    """The forked audit: ("ok", why-skipped-or-None) or ("error", traceback) on the pipe.
-    Ctrl-C is the parent's to handle (it stops this process; the audit's run folder
-    resumes)."""
+def _audit_child(send: Connection, data: Path, root: Path, model: str, counts: Any) -> None:
+    """The forked audit: ("ok", why-skipped-or-None) or ("error", traceback) on the pipe, its
+    progress in `counts`. Ctrl-C is the parent's to handle (it stops this process; the
+    audit's run folder resumes)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def progress(done: int, total: int) -> None:
+        with counts.get_lock():
+            counts[0], counts[1] = done, total
+
     try:
-        send.send(("ok", _audit(data, root, model, executor="local:1")))
+        send.send(("ok", _audit(data, root, model, executor="local:1", progress=progress)))
     except BaseException:
         send.send(("error", traceback.format_exc()))
     finally:
         send.close()
 
 
-def _finish_audit(background: _Background, root: Path, tell: Say) -> tuple[Path | None, str | None]:
-    """Wait for the forked audit; its report, or why it was skipped. Raises RuntimeError with
-    the child's traceback when it failed, or its exit code when it died."""
-    tell("waiting for the bias audit ...")
+def _finish_audit(
+    background: _Background, root: Path, tell: Say, progress: Bars | None = None
+) -> tuple[Path | None, str | None]:
+    """Wait for the forked audit (its progress on a bar while it runs); its report, or why it
+    was skipped. Raises RuntimeError with the child's traceback when it failed, or its exit
+    code when it died."""
+    if not background.outcome.poll():
+        tell("waiting for the bias audit ...")
+        with _bar(progress, "bias audit") as hook:
+            finished = False
+            while not finished:
+                finished = background.outcome.poll(0.2)  # one more look once it is done
+                with background.counts.get_lock():
+                    done, total = background.counts[0], background.counts[1]
+                if hook is not None and total >= 0:
+                    hook(done, total)
     try:
         status, detail = background.outcome.recv()
     except EOFError:
@@ -300,7 +326,14 @@ keeps the configuration it always had (a demo folder written before resumes) and
 the settings' results."""
 
 
-def _audit(data: Path, root: Path, model: str, *, executor: str | None = None) -> str | None:
+def _audit(
+    data: Path,
+    root: Path,
+    model: str,
+    *,
+    executor: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> str | None:
     """A small bias audit of the offline text model (text over table) on the generated bias
     charts, two attributes, then the mitigation on its first `MITIGATED_PAIRS` pairs (run
     `MITIGATION_RUN`), the model fanned out over `executor` on a machine without an
@@ -308,7 +341,9 @@ def _audit(data: Path, root: Path, model: str, *, executor: str | None = None) -
     from chartproof.models.registry import MissingDependencyError
     from chartproof.pipelines.audit import audit
 
-    common: dict[str, Any] = dict(attributes=("race", "gender"), max_tokens=96, executor=executor)
+    common: dict[str, Any] = dict(
+        attributes=("race", "gender"), max_tokens=96, executor=executor, progress=progress
+    )
     try:
         audit(data, model, root / "runs" / "audit",
               settings=("narrative", "hallucination", "polarity"), **common)  # fmt: skip
