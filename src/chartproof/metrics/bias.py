@@ -32,7 +32,6 @@ Every function is pure: numbers (or short texts) in, frozen records out. The hyp
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -523,8 +522,3 @@ def accuracy_gap(correct: Mapping[str, Sequence[float]], control: str | None = N
         gaps=gaps,
         spread=spread,
     )
-
-
-def finite_or_none(value: float | None) -> float | None:
-    """`value` unless it is NaN or infinite (JSON has no NaN)."""
-    return value if value is not None and math.isfinite(value) else None
