@@ -40,6 +40,35 @@ def test_the_record_and_its_keywords_run_the_same_audit(suite: Path, tmp_path: P
     ])  # fmt: skip
 
 
+def test_the_identity_holds_the_audits_own_prompts_only(
+    suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chartproof.models import prompts as builtin
+
+    kw = dict(attributes=("age",), settings=("narrative",), embedder=None, cache=False)
+    first = audit(suite, out=tmp_path / "a", backend=ScriptedBackend(fair, name="s:f"), **kw)  # type: ignore[arg-type]
+    assert first.config["prompts"] == [
+        "audit_cue@1", "audit_cue_narrative@1", "audit_evidence@1", "audit_facts@1",
+        "audit_narrative@1", "audit_paired@1", "audit_rewrite@1", "audit_select@1",
+    ]  # fmt: skip
+    # a prompt another pipeline adds to the built-ins leaves the audit's identity alone, so
+    # the run resumes (asking nothing again) instead of being refused as another run
+    extra = builtin.PromptTemplate(
+        name="other_pipeline", version=1, output="answer", text="Q: {question}"
+    )
+    monkeypatch.setattr(builtin, "_DEFAULT", builtin.PromptSet((*builtin.BUILTIN_PROMPTS, extra)))
+    assert "other_pipeline@1" in builtin.default_prompts().ids()
+    asked: list[str] = []
+
+    def counting(request: ModelRequest) -> str:
+        asked.append(request.id)
+        return fair(request)
+
+    again = audit(suite, out=tmp_path / "a", backend=ScriptedBackend(counting, name="s:f"), **kw)  # type: ignore[arg-type]
+    assert again.config == first.config
+    assert asked == []
+
+
 def test_a_subset_mitigation_is_recorded_and_said(suite: Path, tmp_path: Path) -> None:
     from chartproof.reports import report
 

@@ -39,7 +39,7 @@ from chartproof.pipelines.audit.charts import (
 )
 from chartproof.pipelines.audit.config import AuditSettings
 from chartproof.pipelines.audit.lexicon import DEFAULT_LEXICON, Attribute, Lexicon, load_lexicon
-from chartproof.pipelines.audit.prompts import audit_prompts
+from chartproof.pipelines.audit.prompts import AUDIT_PROMPTS, audit_prompts
 from chartproof.pipelines.audit.settings import AuditContext, Embedder, Scorer
 from chartproof.pipelines.audit.summary import summarize_audit
 from chartproof.pipelines.audit.tasks import AuditPlan, AuditTask, chosen_tasks
@@ -135,7 +135,11 @@ class _Audit:
         model_name = self.backend.name if self.backend is not None else s.model
         prompts = audit_prompts(load_prompts(s.prompts_file) if s.prompts_file else None)
         embedder_name = _embedder_name(self.embedder)
-        config = s.run_config(model_name, attrs, embedder_name, sorted(prompts.ids()))
+        # the run's identity holds the prompts the audit asks with (its own), so a prompt
+        # added to the built-ins for another pipeline never stops an audit from resuming
+        own = {t.name for t in AUDIT_PROMPTS}
+        used = sorted(i for i in prompts.ids() if i.rpartition("@")[0] in own)
+        config = s.run_config(model_name, attrs, embedder_name, used)
         with open_run(s.out, executor=self.executor, cache=s.cache) as run:
             wrapped = run.backend(self.backend if self.backend is not None else s.model)
             inner = run.loaded(wrapped)
