@@ -80,9 +80,7 @@ def load_image(path: str | os.PathLike[str]) -> np.ndarray:
                         f"{p}: the image declares {w}×{h} pixels, more than the reader "
                         f"decodes ({MAX_SIDE} px a side, {MAX_PIXELS:,} pixels in all)"
                     )
-                if im.format == "JPEG":
-                    # Decoded at 1/2, 1/4 or 1/8 of its size where that stays at least the
-                    # working size: a fraction of the decoding time of a print-size photo.
+                if im.format == "JPEG":  # decoded at 1/2-1/8 scale, not below the working size
                     side = min(1.0, WORK_SIDE / max(w, h))
                     im.draft("RGB", (max(1, round(w * side)), max(1, round(h * side))))
                 im.load()
