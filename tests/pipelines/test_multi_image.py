@@ -209,3 +209,22 @@ def test_hashes_and_fingerprint_cover_every_image(dataset: Path) -> None:
     before = dataset_fingerprint([three], dataset)
     Image.new("RGB", (64, 48), (1, 2, 3)).save(dataset / "charts" / "b.png")  # the third chart
     assert dataset_fingerprint([three], dataset) != before
+
+
+def test_the_audit_says_it_reads_the_first_chart_only(
+    dataset: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from chartproof.pipelines.audit import audit
+    from chartproof.testing import ScriptedBackend
+
+    def narrate(request: Any) -> str:
+        return "Values rise. <opinion>Fine.</opinion>"
+
+    with caplog.at_level("WARNING"):
+        audit(dataset, out=tmp_path / "audit", backend=ScriptedBackend(narrate, name="s:n"),
+              attributes=("age",), settings=("narrative",), embedder=None, ocr=False,
+              cache=False)  # fmt: skip
+    assert (
+        "1 of 2 samples show several charts ('three'); the audit reads only the first chart "
+        "of each"
+    ) in caplog.text

@@ -242,6 +242,8 @@ def run_derender(
     loaded = load_dataset(settings.data, strict=settings.strict)
     if loaded.errors:
         log.warning("%s", loaded.summary())
+    if (several := loaded.first_chart_only("derender")) is not None:
+        log.warning("%s", several)
     charts = charts_of(loaded.samples, loaded.root)
     # the run's identity is the whole dataset, so a rerun with a larger limit extends it
     fingerprint = dataset_fingerprint([c.sample for c in charts], loaded.root)

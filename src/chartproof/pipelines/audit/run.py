@@ -233,6 +233,8 @@ def _inputs(
     loaded = load_dataset(s.data, strict=s.strict)
     if loaded.errors:
         log.warning("%s", loaded.summary())
+    if (several := loaded.first_chart_only("the audit")) is not None:
+        log.warning("%s", several)
     lexicon = load_lexicon(s.lexicon_file) if s.lexicon_file else DEFAULT_LEXICON
     examples: dict[str, tuple[str, ...]] = {}
     from chartproof.datasets.loaders.chartbias import income_lists
