@@ -225,6 +225,5 @@ def test_the_audit_says_it_reads_the_first_chart_only(
               attributes=("age",), settings=("narrative",), embedder=None, ocr=False,
               cache=False)  # fmt: skip
     assert (
-        "1 of 2 samples show several charts ('three'); the audit reads only the first chart "
-        "of each"
+        "1 of 2 samples show several charts ('three'); the audit reads only the first chart of each"
     ) in caplog.text
