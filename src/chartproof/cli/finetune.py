@@ -15,7 +15,7 @@ from chartproof.cli._options import Quiet, UseCache, comma_list
 from chartproof.cli._progress import console, progress_bar
 
 if TYPE_CHECKING:
-    from chartproof.pipelines.finetune import LoRASettings, TrainSettings
+    from chartproof.pipelines.finetune import DPOSettings, LoRASettings, TrainSettings
 
 finetune_app = App(
     help="LoRA fine-tuning: ChartQA-X SFT, ChartCF preference optimisation, before/after eval.",
@@ -225,9 +225,6 @@ def dpo(
         save_steps=save_steps,
         max_length=max_length,
     )
-    if dry_run:
-        _dpo_plan(pairs, data, base, mode, budget, ceiling, resolution, lora, train)
-        return
     from chartproof.pipelines.finetune import DPOSettings, finetune_dpo
 
     settings = DPOSettings(
@@ -248,34 +245,31 @@ def dpo(
         merge=merge,
         resume=resume,
     )
+    if dry_run:
+        _dpo_plan(settings)
+        return
     with _training(f"dpo ({mode}, beta {beta})", base, data, out, train, lora, quiet) as callbacks:
         result = finetune_dpo(settings, callbacks=callbacks)
     _done(result.card, result.out)
 
 
-def _dpo_plan(
-    pairs: Path,
-    data: str,
-    base: str,
-    mode: str,
-    budget: int | None,
-    ceiling: float,
-    resolution: int | None,
-    lora: LoRASettings,
-    train: TrainSettings,
-) -> None:
+def _dpo_plan(settings: DPOSettings) -> None:
+    """The `--dry-run` of `finetune dpo`: the similarity selection and a memory estimate."""
     from chartproof.pipelines.finetune._base import base_kind, estimate_memory
     from chartproof.pipelines.finetune.dpo import load_pairs, select_pairs
 
+    base, mode, budget, ceiling = settings.base, settings.mode, settings.budget, settings.ceiling
+    lora, train = settings.lora, settings.train
     kind, _, folder = base_kind(base)
-    rows, root = load_pairs(pairs, data)
+    rows, root = load_pairs(settings.pairs, settings.data)
     kept, dropped = select_pairs(
         rows,
         root,
         by="spec" if kind == "text" else "image",
         budget=budget,
         ceiling=ceiling,
-        resolution=resolution or 512,
+        resolution=settings.resolution or 512,
+        per_original=settings.per_original,
     )
     batch = train.batch_size
     m = estimate_memory(folder, lora, batch_size=2 * batch, seq_len=512)
