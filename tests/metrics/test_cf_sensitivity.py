@@ -119,6 +119,8 @@ def test_the_registered_run_scorer_writes_the_same_scores_to_the_summary(
     summary = RunSummary.read(summarize(_results(predictions, failed), protocol="direct",
                                         samples=_family()))  # fmt: skip
     got = {s["metric"]: (s["value"], s["n"]) for s in summary.section("cf_sensitivity")["scores"]}
+    assert summary.cf_sensitivity is not None  # the typed section
+    assert {s.metric: (s.value, s.n) for s in summary.cf_sensitivity.scores} == got
     assert got == _scores({k: (None if k in failed else v) for k, v in predictions.items()})
 
 

@@ -71,11 +71,11 @@ def run_figures(run: Path) -> dict[str, tuple[float | None, int]]:
     for score in summary.families.scores if summary.families is not None else ():
         if not score.group:
             out[score.metric] = (score.value, score.n)
-    cf = summary.section("cf_sensitivity") or {}
-    scored = {s["metric"]: s for s in cf.get("scores", [])} if isinstance(cf, dict) else {}
+    cf = summary.cf_sensitivity
+    scored = {s.metric: s for s in cf.scores if not s.group} if cf is not None else {}
     for name in CF_METRICS:  # not computed (None, 0) on data without counterfactual pairs
-        score = scored.get(name, {})
-        out[name] = (score.get("value"), int(score.get("n") or 0))
+        got = scored.get(name)
+        out[name] = (None, 0) if got is None else (got.value, got.n)
     return out
 
 
