@@ -26,11 +26,6 @@ ALLOWED: dict[str, dict[str, int]] = {
     "pipelines/demo.py::demo": {"parameters": 16},
     # reader/: the reader engineer's
     "reader/_intents.py::intents": {"lines": 144},
-    # public signatures that wait for the settings records of issue 39 (item 4): the CLI
-    # calls them with every option as a keyword
-    "pipelines/finetune/dpo.py::finetune_dpo": {"parameters": 18},
-    "pipelines/finetune/sft.py::finetune_sft": {"parameters": 14},
-    "pipelines/finetune/sft.py::run_trainer": {"parameters": 14},
     # the sandbox's audit guard binds every name it uses as a default argument, so code it
     # guards cannot change what it calls (sandbox/_guest.py's docstring); splitting it
     # needs a review of that design, not a move

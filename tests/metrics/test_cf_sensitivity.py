@@ -78,3 +78,58 @@ def test_changing_to_a_wrong_answer_counts_as_sensitive_not_following() -> None:
 def test_pairs_without_predictions_are_left_out() -> None:
     got = _scores({"q0": "10"})
     assert got["cf_sensitivity"] == (None, 0)
+
+
+def _results(predictions: dict[str, str | None], failed: tuple[str, ...] = ()) -> list[Any]:
+    """What a direct run records for `predictions`: relaxed accuracy by the answer's number
+    (the rule `_scores` uses), a failed sample with no prediction and no scores."""
+    from chartproof.types import SampleResult
+
+    gold = {s.id: float(s.answer.value) for s in _family()}  # type: ignore[arg-type]
+    out = []
+    for sid, pred in predictions.items():
+        if sid in failed:
+            out.append(SampleResult(sample_id=sid, protocol="direct", model="m", error="boom"))
+            continue
+        right = pred is not None and abs(float(pred) - gold[sid]) < 1e-9
+        out.append(
+            SampleResult(sample_id=sid, protocol="direct", model="m", prediction=pred,
+                         scores={"relaxed_accuracy": float(right), "accuracy": float(right)})
+        )  # fmt: skip
+    return out
+
+
+@pytest.mark.parametrize(
+    ("predictions", "failed"),
+    [
+        ({k: "10" for k in ("q0", "q0~cf0", "q0~cf1", "q1", "q1~cf0", "q1~cf1")}, ()),
+        ({"q0": "10", "q0~cf0": "20", "q0~cf1": "30", "q1": "5", "q1~cf0": "7"}, ()),
+        ({"q0": "10", "q0~cf0": "11", "q0~cf1": "99", "q1": "6", "q1~cf0": "6"}, ()),
+        ({"q0": "10", "q0~cf0": None, "q0~cf1": "30", "q1": "5", "q1~cf0": "7"}, ("q0~cf0",)),
+    ],
+)
+def test_the_registered_run_scorer_writes_the_same_scores_to_the_summary(
+    predictions: dict[str, str | None], failed: tuple[str, ...]
+) -> None:
+    from chartproof.metrics.registry import SCORERS
+    from chartproof.pipelines.summarize import summarize
+    from chartproof.types import RunSummary
+
+    assert SCORERS["cf_sensitivity"].section == "cf_sensitivity"
+    summary = RunSummary.read(summarize(_results(predictions, failed), protocol="direct",
+                                        samples=_family()))  # fmt: skip
+    got = {s["metric"]: (s["value"], s["n"]) for s in summary.section("cf_sensitivity")["scores"]}
+    assert summary.cf_sensitivity is not None  # the typed section
+    assert {s.metric: (s.value, s.n) for s in summary.cf_sensitivity.scores} == got
+    assert got == _scores({k: (None if k in failed else v) for k, v in predictions.items()})
+
+
+def test_no_section_without_counterfactual_pairs_nor_under_the_premise_protocol() -> None:
+    from chartproof.pipelines.summarize import summarize
+
+    answers = {"q0": "10", "q0~cf0": "20"}
+    no_pairs = summarize(_results(answers), protocol="direct", samples=_family()[:1])
+    assert "cf_sensitivity" not in no_pairs
+    premise = summarize(_results(answers), protocol="premise", samples=_family())
+    assert "cf_sensitivity" not in premise
+    assert "cf_sensitivity" in summarize(_results(answers), protocol="direct", samples=_family())

@@ -232,3 +232,77 @@ def test_finetune_compare_the_cli_and_the_api_build_one_settings_record(
                               merged=True)  # fmt: skip
     cli, api = seen
     assert cli == api and cli.tuned == Path("ft") and cli.metrics == ("ngram",)
+
+
+def test_finetune_sft_and_dpo_the_cli_and_the_api_build_one_settings_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    import chartproof.pipelines.finetune.dpo as dpo
+    import chartproof.pipelines.finetune.sft as sft
+    from chartproof.cli import _register, app
+    from chartproof.pipelines.finetune import LoRASettings, TrainSettings
+    from chartproof.pipelines.finetune._settings import tune_settings
+
+    _register()
+    seen: list[Any] = []
+
+    def capture(cls: Any, named: Any, fields: Any) -> Any:
+        seen.append(tune_settings(cls, named, fields))
+        raise ValueError("stop here")
+
+    monkeypatch.setattr(sft, "tune_settings", capture)
+    monkeypatch.setattr(dpo, "tune_settings", capture)
+    out = tmp_path / "ft"
+    for args in (
+        ["sft", "-d", "qax", "--base", "smollm2", "-o", str(out), "--limit", "3", "--lora-r", "4",
+         "--val-fraction", "0", "--max-steps", "7", "--no-resume", "--quiet"],
+        ["dpo", "-p", "pairs.jsonl", "-d", "qax", "--base", "smollm2", "-o", str(out), "--mode",
+         "visual", "--budget", "5", "--beta", "0.2", "--merge", "--quiet"],
+    ):  # fmt: skip
+        got = CliRunner().invoke(app, ["finetune", *args])
+        assert got.exit_code == 2 and "stop here" in got.output, got.output
+    lora = LoRASettings(r=4, alpha=8)
+    with pytest.raises(ValueError, match="stop here"):
+        sft.finetune_sft(Path("qax"), "smollm2", out, limit=3, val_fraction=0.0, resume=False,
+                         lora=lora, train=TrainSettings(max_steps=7))  # fmt: skip
+    with pytest.raises(ValueError, match="stop here"):
+        dpo.finetune_dpo(Path("pairs.jsonl"), "qax", "smollm2", str(out), mode="visual",
+                         budget=5, beta=0.2, merge=True,
+                         train=TrainSettings(max_steps=100, batch_size=2, learning_rate=5e-5))  # fmt: skip
+    cli_sft, cli_dpo, api_sft, api_dpo = seen
+    assert cli_sft == api_sft and cli_dpo == api_dpo
+    assert (cli_sft.data, cli_sft.out, cli_sft.lora.r, cli_sft.train.max_steps) == (
+        "qax",
+        out,
+        4,
+        7,
+    )
+    assert (cli_dpo.pairs, cli_dpo.mode, cli_dpo.budget, cli_dpo.lora) == (
+        "pairs.jsonl", "visual", 5, LoRASettings()
+    )  # fmt: skip
+
+
+def test_finetune_takes_the_record_or_its_fields_and_names_an_unknown_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import chartproof.pipelines.finetune.sft as sft
+    from chartproof.pipelines.finetune import DPOSettings, SFTSettings, finetune_dpo
+    from chartproof.pipelines.finetune._settings import tune_settings
+
+    record = SFTSettings(data="qax", base="smollm2", out=tmp_path, lora=None)
+    assert record.lora.r == 8 and record.train.max_steps == 200  # None: the defaults
+    changed = tune_settings(SFTSettings, {"data": record, "base": None, "out": None}, {"limit": 2})
+    assert changed == record.model_copy(update={"limit": 2}) and record.limit is None
+    same = tune_settings(SFTSettings, {"data": "qax", "base": "smollm2", "out": tmp_path}, {})
+    assert same == record
+    with pytest.raises(ValidationError, match="lora_rank"):
+        sft.finetune_sft("qax", "smollm2", tmp_path, lora_rank=4)
+    with pytest.raises(ValidationError, match="base"):
+        finetune_dpo("pairs.jsonl", "qax", out=tmp_path)
+    with pytest.raises(ValidationError, match="mode"):
+        DPOSettings(pairs="p", data="d", base="b", out=tmp_path, mode="both")  # type: ignore[arg-type]
+    shown = inspect.signature(sft.finetune_sft).parameters
+    assert shown["val_fraction"].default == 0.1 and shown["base"].default is inspect.Parameter.empty
+    assert inspect.signature(finetune_dpo).parameters["ceiling"].default == 0.98

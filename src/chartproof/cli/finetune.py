@@ -15,7 +15,7 @@ from chartproof.cli._options import Quiet, UseCache, comma_list
 from chartproof.cli._progress import console, progress_bar
 
 if TYPE_CHECKING:
-    from chartproof.pipelines.finetune import LoRASettings, TrainSettings
+    from chartproof.pipelines.finetune import DPOSettings, LoRASettings, TrainSettings
 
 finetune_app = App(
     help="LoRA fine-tuning: ChartQA-X SFT, ChartCF preference optimisation, before/after eval.",
@@ -68,6 +68,8 @@ MaxLen = Annotated[int, typer.Option(help="Longest example in tokens (longer one
 Merge = Annotated[bool, typer.Option(help="Also write the merged model to OUT/merged.")]
 Resume = Annotated[bool, typer.Option(help="Resume from the newest checkpoint in OUT.")]
 DryRun = Annotated[bool, typer.Option(help="Print the plan and a memory estimate; train nothing.")]
+_PLAN_FIELDS = {"prompt", "target_format", "train_split", "val_split", "val_fraction", "limit"}
+"""The `SFTSettings` fields `plan_sft` takes besides data, base, lora and train."""
 _TARGETS = "q_proj,k_proj,v_proj,o_proj"
 # pipelines.finetune.TARGET_FORMAT, written again so the CLI does not import the pipeline to start.
 _TARGET_FORMAT = "Answer: {answer}. Explanation: {explanation}"
@@ -132,31 +134,36 @@ def sft(
         eval_steps=save_steps,
         max_length=max_length,
     )
-    common = {
-        "prompt": prompt,
-        "target_format": target_format,
-        "train_split": train_split,
-        "val_split": val_split,
-        "val_fraction": val_fraction,
-        "limit": limit,
-    }
+    from chartproof.pipelines.finetune import SFTSettings
+
+    settings = SFTSettings(
+        data=data,
+        base=base,
+        out=out,
+        prompt=prompt,
+        target_format=target_format,
+        lora=lora,
+        train=train,
+        train_split=train_split,
+        val_split=val_split,
+        val_fraction=val_fraction,
+        limit=limit,
+        merge=merge,
+        resume=resume,
+    )
     if dry_run:
-        plan = plan_sft(data, base, lora=lora, train=train, **common)  # type: ignore[arg-type]
+        plan = plan_sft(
+            data,
+            base,
+            lora=lora,
+            train=train,
+            **settings.model_dump(include=_PLAN_FIELDS),
+        )
         for line in plan.lines():
             console.print(line, markup=False, highlight=False, soft_wrap=True)
         return
     with _training("sft", base, data, out, train, lora, quiet) as callbacks:
-        result = finetune_sft(
-            data,
-            base,
-            out,
-            lora=lora,
-            train=train,
-            merge=merge,
-            resume=resume,
-            callbacks=callbacks,
-            **common,  # type: ignore[arg-type]
-        )
+        result = finetune_sft(settings, callbacks=callbacks)
     _done(result.card, result.out)
 
 
@@ -218,57 +225,51 @@ def dpo(
         save_steps=save_steps,
         max_length=max_length,
     )
-    if dry_run:
-        _dpo_plan(pairs, data, base, mode, budget, ceiling, resolution, lora, train)
-        return
-    from chartproof.pipelines.finetune import finetune_dpo
+    from chartproof.pipelines.finetune import DPOSettings, finetune_dpo
 
+    settings = DPOSettings(
+        pairs=pairs,
+        data=data,
+        base=base,
+        out=out,
+        mode=mode,
+        adapter=adapter,
+        prompt=prompt,
+        target_format=target_format,
+        beta=beta,
+        budget=budget,
+        ceiling=ceiling,
+        resolution=resolution,
+        lora=lora,
+        train=train,
+        merge=merge,
+        resume=resume,
+    )
+    if dry_run:
+        _dpo_plan(settings)
+        return
     with _training(f"dpo ({mode}, beta {beta})", base, data, out, train, lora, quiet) as callbacks:
-        result = finetune_dpo(
-            pairs,
-            data,
-            base,
-            out,
-            mode=mode,  # type: ignore[arg-type]
-            adapter=adapter,
-            prompt=prompt,
-            target_format=target_format,
-            beta=beta,
-            budget=budget,
-            ceiling=ceiling,
-            resolution=resolution,
-            lora=lora,
-            train=train,
-            merge=merge,
-            resume=resume,
-            callbacks=callbacks,
-        )
+        result = finetune_dpo(settings, callbacks=callbacks)
     _done(result.card, result.out)
 
 
-def _dpo_plan(
-    pairs: Path,
-    data: str,
-    base: str,
-    mode: str,
-    budget: int | None,
-    ceiling: float,
-    resolution: int | None,
-    lora: LoRASettings,
-    train: TrainSettings,
-) -> None:
+def _dpo_plan(settings: DPOSettings) -> None:
+    """The `--dry-run` of `finetune dpo`: the similarity selection and a memory estimate."""
     from chartproof.pipelines.finetune._base import base_kind, estimate_memory
     from chartproof.pipelines.finetune.dpo import load_pairs, select_pairs
 
+    base, mode, budget, ceiling = settings.base, settings.mode, settings.budget, settings.ceiling
+    lora, train = settings.lora, settings.train
     kind, _, folder = base_kind(base)
-    rows, root = load_pairs(pairs, data)
+    rows, root = load_pairs(settings.pairs, settings.data)
     kept, dropped = select_pairs(
         rows,
         root,
         by="spec" if kind == "text" else "image",
         budget=budget,
         ceiling=ceiling,
-        resolution=resolution or 512,
+        resolution=settings.resolution or 512,
+        per_original=settings.per_original,
     )
     batch = train.batch_size
     m = estimate_memory(folder, lora, batch_size=2 * batch, seq_len=512)

@@ -8,18 +8,27 @@ counterfactual families whose gold answers differ.
 - `cf_follow`: share where the answer on the counterfactual is right, among pairs whose
   original was answered right (the family consistency restricted to changed answers);
 - `cf_both_right`: share of all pairs answered right on both charts.
+
+The run scorer `cf_sensitivity` writes them to a run's summary (section "cf_sensitivity",
+`{"scores": [...]}`) when the run has such pairs; a sample counts as answered right when its
+relaxed accuracy is 1 (the first `means_correct` metric where it has none).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from chartproof.answers import normalize_text, numbers_in
 from chartproof.answers import same_answer as same_gold
+from chartproof.metrics.registry import RunInput, correct_value, scorer
 from chartproof.types import Sample, Score
 
-__all__ = ["counterfactual_sensitivity", "same_answer"]
+__all__ = ["CF_METRICS", "counterfactual_sensitivity", "run_sensitivity", "same_answer"]
+
+CF_METRICS = ("cf_sensitivity", "cf_follow", "cf_both_right")
+"""The scores `counterfactual_sensitivity` gives, in order."""
 
 
 def same_answer(a: str | None, b: str | None, *, rel_tol: float = 0.05) -> bool:
@@ -71,10 +80,26 @@ def counterfactual_sensitivity(
             return Score(metric=metric, value=None, n=0, note="no counterfactual pairs")
         return Score(metric=metric, value=sum(flags) / len(flags), n=len(flags), note=note)
 
+    sensitivity, follows, both_right = CF_METRICS
     return [
-        share(
-            "cf_sensitivity", changed, "answer changed with the chart; constant-answer baseline 0"
-        ),
-        share("cf_follow", follow, "right on the counterfactual when right on the original"),
-        share("cf_both_right", both, "right on both charts"),
+        share(sensitivity, changed, "answer changed with the chart; constant-answer baseline 0"),
+        share(follows, follow, "right on the counterfactual when right on the original"),
+        share(both_right, both, "right on both charts"),
     ]
+
+
+@scorer(kind="run", name="cf_sensitivity", protocols=("direct", "chain"), section="cf_sensitivity")
+def run_sensitivity(run: RunInput) -> dict[str, Any] | None:
+    """The three scores over the run's (original, counterfactual) pairs whose gold answers
+    differ; None (no section) when the run has none. A failed sample has no answer and is
+    not right."""
+    predictions: dict[str, str | None] = {}
+    correct: dict[str, bool | None] = {}
+    for r in run.results:
+        predictions[r.sample_id] = r.prediction
+        value = r.scores.get("relaxed_accuracy", correct_value(r.scores))
+        correct[r.sample_id] = None if value is None else value >= 1.0
+    scores = counterfactual_sensitivity(run.samples, predictions, correct)
+    if not any(s.n for s in scores):
+        return None
+    return {"scores": [s.model_dump(exclude_defaults=False) for s in scores]}

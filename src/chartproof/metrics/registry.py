@@ -174,6 +174,7 @@ _HOMES = (
     "chartproof.metrics.chains",
     "chartproof.metrics.premises",
     "chartproof.metrics.families",
+    "chartproof.metrics.cf_sensitivity",
     "chartproof.metrics.explanations",
 )
 

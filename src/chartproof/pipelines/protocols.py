@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Literal, TypeAlias, TypeVar
+from typing import ClassVar, TypeAlias, TypeVar
 
 from pydantic import JsonValue
 
@@ -55,8 +55,9 @@ __all__ = [
     "step_scores",
 ]
 
-ProtocolName: TypeAlias = Literal["direct", "chain", "premise"]
-"""The built-in protocols' names."""
+ProtocolName: TypeAlias = str
+"""A registered protocol's name: a key of `PROTOCOLS` (built in: "direct", "chain",
+"premise"; a plugin adds its own, so the set is open and checked at run time)."""
 
 
 @dataclass(frozen=True)
@@ -564,13 +565,15 @@ def _check_responses(requests: Sequence[ModelRequest], responses: Sequence[Model
         )
 
 
-def applies(protocol: str, sample: Sample) -> bool:
+def applies(protocol: ProtocolName, sample: Sample) -> bool:
     """Whether a sample can be asked under a protocol (chains need steps, VPP premises)."""
     entry = PROTOCOL_CLASSES.get(protocol)
     return entry.applies(sample) if entry is not None else True
 
 
-def run_protocol(protocol: str, samples: Sequence[Sample], ctx: RunContext) -> list[SampleResult]:
+def run_protocol(
+    protocol: ProtocolName, samples: Sequence[Sample], ctx: RunContext
+) -> list[SampleResult]:
     """Ask and score one batch of samples under a protocol; one result per sample, in order."""
     entry = PROTOCOL_CLASSES.get(protocol)
     if entry is None:

@@ -42,6 +42,7 @@ from chartproof.types.model_io import (
 from chartproof.types.results import (
     ChainSection,
     ChainStepRecord,
+    CounterfactualSection,
     DatasetInfo,
     FailureNote,
     FamiliesSection,
@@ -81,6 +82,7 @@ __all__ = [
     "ChartType",
     "Column",
     "ColumnKind",
+    "CounterfactualSection",
     "DataTable",
     "DatasetInfo",
     "DerenderStatus",

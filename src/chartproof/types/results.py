@@ -364,6 +364,14 @@ class FamiliesSection(SummarySection):
     """Per (edit, task type), the share of right answers an edit broke."""
 
 
+class CounterfactualSection(SummarySection):
+    """Counterfactual sensitivity (ChartCF) over the run's (original, counterfactual) pairs
+    whose gold answers differ (`metrics/cf_sensitivity.py`)."""
+
+    scores: tuple[Score, ...] = ()
+    """cf_sensitivity (the answer moved with the chart), cf_follow and cf_both_right."""
+
+
 class NgramSection(SummarySection):
     """BLEU-4, METEOR, ROUGE-L and CIDEr-D of the explanations (opt-in)."""
 
@@ -381,7 +389,8 @@ class NgramSection(SummarySection):
 
 class RunSummary(Record):
     """An evaluation's `summary.json`: counts, metric means, breakdowns and the optional
-    sections the registered run scorers write (chain, premise, robustness, families, ngram,
+    sections the registered run scorers write (chain, premise, robustness, families,
+    cf_sensitivity, ngram,
     and any scorer added later, kept as extra fields)."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
@@ -412,6 +421,8 @@ class RunSummary(Record):
     """Accuracy, Acc_VPP and DCP per premise kind (premise protocol)."""
     families: FamiliesSection | None = None
     """Counterfactual-family metrics (with family members)."""
+    cf_sensitivity: CounterfactualSection | None = None
+    """Counterfactual sensitivity (with counterfactual pairs, direct and chain protocols)."""
     ngram: NgramSection | None = None
     """BLEU-4, METEOR, ROUGE-L, CIDEr-D of the explanations (opt-in)."""
     scores: dict[str, float | None] = Field(default_factory=dict)

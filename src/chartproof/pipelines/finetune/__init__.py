@@ -7,17 +7,21 @@ from __future__ import annotations
 from chartproof.pipelines.finetune._base import LoRASettings, TrainSettings
 from chartproof.pipelines.finetune._card import TrainingCard, read_card
 from chartproof.pipelines.finetune._data import TARGET_FORMAT
+from chartproof.pipelines.finetune._settings import DPOSettings, SFTSettings, TuneSettings
 from chartproof.pipelines.finetune.dpo import DPOResult, finetune_dpo
 from chartproof.pipelines.finetune.sft import SFTPlan, SFTResult, finetune_sft, plan_sft
 
 __all__ = [
     "TARGET_FORMAT",
     "DPOResult",
+    "DPOSettings",
     "LoRASettings",
     "SFTPlan",
     "SFTResult",
+    "SFTSettings",
     "TrainSettings",
     "TrainingCard",
+    "TuneSettings",
     "finetune_dpo",
     "finetune_sft",
     "plan_sft",

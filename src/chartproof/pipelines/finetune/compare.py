@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from chartproof.datasets import load_dataset
-from chartproof.metrics.cf_sensitivity import counterfactual_sensitivity
+from chartproof.metrics.cf_sensitivity import CF_METRICS
 from chartproof.pipelines.finetune._card import TRAIN_IMAGES_FILE, read_card
 from chartproof.pipelines.settings import cache_setting, fields_of, settings_of
 from chartproof.types import Record, RunSummary
@@ -50,9 +50,10 @@ def held_out_overlap(card_dir: Path, data: str | Path) -> list[str]:
     return [s.id for s in load_dataset(data).samples if s.image.sha256 in trained]
 
 
-def run_figures(run: Path, data: str | Path) -> dict[str, tuple[float | None, int]]:
+def run_figures(run: Path) -> dict[str, tuple[float | None, int]]:
     """The headline figures of a run folder: overall accuracy family, n-gram and ROSCOE
-    aggregates, family metrics, and the counterfactual sensitivity from its results."""
+    aggregates, family metrics, and the counterfactual sensitivity (the `cf_sensitivity`
+    run scorer's summary section; absent when the data has no counterfactual pairs)."""
     summary = RunSummary.read(json.loads((run / "summary.json").read_text(encoding="utf-8")))
     out: dict[str, tuple[float | None, int]] = {}
     for score in summary.metrics:
@@ -70,18 +71,11 @@ def run_figures(run: Path, data: str | Path) -> dict[str, tuple[float | None, in
     for score in summary.families.scores if summary.families is not None else ():
         if not score.group:
             out[score.metric] = (score.value, score.n)
-    predictions: dict[str, str | None] = {}
-    correct: dict[str, bool | None] = {}
-    with (run / "results.jsonl").open(encoding="utf-8") as fh:
-        for line in fh:
-            r = json.loads(line)
-            if r.get("protocol") != "direct":
-                continue
-            predictions[r["sample_id"]] = r.get("prediction")
-            ra = (r.get("scores") or {}).get("relaxed_accuracy")
-            correct[r["sample_id"]] = None if ra is None else ra >= 1.0
-    for score in counterfactual_sensitivity(load_dataset(data).samples, predictions, correct):
-        out[score.metric] = (score.value, score.n)
+    cf = summary.cf_sensitivity
+    scored = {s.metric: s for s in cf.scores if not s.group} if cf is not None else {}
+    for name in CF_METRICS:  # not computed (None, 0) on data without counterfactual pairs
+        got = scored.get(name)
+        out[name] = (None, 0) if got is None else (got.value, got.n)
     return out
 
 
@@ -227,7 +221,7 @@ def compare_tuned(
                 batch_size=cfg.batch_size,
             )
         )
-        figures[name] = run_figures(run, data)
+        figures[name] = run_figures(run)
     labels = _labels(list(runs.values()))
     rows: list[dict[str, Any]] = []
     for key in figures["base"]:

@@ -30,8 +30,6 @@ from chartproof.datasets import load_dataset, resolve_image
 from chartproof.pipelines.finetune._base import (
     BaseCheckpoint,
     Encoded,
-    LoRASettings,
-    TrainSettings,
     collate,
     estimate_memory,
     load_base,
@@ -39,16 +37,18 @@ from chartproof.pipelines.finetune._base import (
 )
 from chartproof.pipelines.finetune._card import TrainingCard
 from chartproof.pipelines.finetune._data import (
-    TARGET_FORMAT,
     chart_request,
     data_fingerprint,
     format_target,
 )
+from chartproof.pipelines.finetune._settings import DPOSettings, PairMode, tune_settings
 from chartproof.pipelines.finetune.sft import train_and_finish, training_args
+from chartproof.pipelines.settings import fields_of
 from chartproof.types import Sample
 
 __all__ = [
     "DPOResult",
+    "DPOSettings",
     "PairMode",
     "PreferenceExample",
     "SelectedPair",
@@ -59,9 +59,6 @@ __all__ = [
     "select_pairs",
     "sequence_logps",
 ]
-
-PairMode = Literal["textual", "visual"]
-"""Which preference the pairs teach: the answer given the chart, or the chart given the answer."""
 
 
 @dataclass(frozen=True)
@@ -291,38 +288,37 @@ def _with_adapter(model: BaseCheckpoint, adapter: str | None, *, add_ref: bool) 
     return True
 
 
+@fields_of(DPOSettings)
 def finetune_dpo(
-    pairs: str | Path,
-    data: str | Path,
-    base: str,
-    out: str | Path,
+    pairs: str | Path | DPOSettings,
+    data: str | Path | None = None,
+    base: str | None = None,
+    out: str | Path | None = None,
     *,
-    mode: PairMode = "textual",
-    adapter: str | None = None,
-    prompt: str = "chartqax@1",
-    target_format: str = TARGET_FORMAT,
-    beta: float = 0.1,
-    budget: int | None = None,
-    ceiling: float | None = 0.98,
-    resolution: int | None = None,
-    per_original: int | None = None,
-    lora: LoRASettings | None = None,
-    train: TrainSettings | None = None,
-    merge: bool = False,
-    resume: bool = True,
     callbacks: Sequence[Any] = (),
+    **fields: Any,
 ) -> DPOResult:
     """Preference-tune `base` (optionally starting from the SFT `adapter`) on the pairs file
-    `pairs` of dataset `data`; writes `out/adapter` and `out/training_card.json`."""
-    lora = lora or LoRASettings()
-    train = train or TrainSettings()
-    out_dir = Path(out)
+    `pairs` of dataset `data`; writes `out/adapter` and `out/training_card.json`. `pairs` may
+    be a `DPOSettings` record (the keywords then change it); every other keyword but the
+    trainer `callbacks` is one of its fields."""
+    cfg = tune_settings(
+        DPOSettings, {"pairs": pairs, "data": data, "base": base, "out": out}, fields
+    )
+    return _finetune_dpo(cfg, callbacks)
+
+
+def _finetune_dpo(cfg: DPOSettings, callbacks: Sequence[Any]) -> DPOResult:
+    pairs, data, base, mode, adapter = cfg.pairs, cfg.data, cfg.base, cfg.mode, cfg.adapter
+    prompt, beta, budget, ceiling = cfg.prompt, cfg.beta, cfg.budget, cfg.ceiling
+    lora, train = cfg.lora, cfg.train
+    out_dir = cfg.out
     out_dir.mkdir(parents=True, exist_ok=True)
     rows, root = load_pairs(pairs, data)
     transformers: Any = importlib.import_module("transformers")
     transformers.set_seed(train.seed)
     model = load_base(base, device=train.device, dtype=train.dtype)
-    side = resolution or _training_resolution(model)
+    side = cfg.resolution or _training_resolution(model)
     selected, dropped = select_pairs(
         rows,
         root,
@@ -330,7 +326,7 @@ def finetune_dpo(
         budget=budget,
         ceiling=ceiling,
         resolution=side,
-        per_original=per_original,
+        per_original=cfg.per_original,
     )
     if not selected:
         raise ValueError(
@@ -338,7 +334,7 @@ def finetune_dpo(
             f"budget {budget}; {dropped} of {len(rows)} were at or above the ceiling)"
         )
     examples = preference_examples(
-        selected, root, mode=mode, prompt=prompt, target_format=target_format
+        selected, root, mode=mode, prompt=prompt, target_format=cfg.target_format
     )
     use_trl = mode == "textual" and model.kind == "text"
     continuing = _with_adapter(model, adapter, add_ref=not use_trl)
@@ -355,7 +351,7 @@ def finetune_dpo(
         data=f"{data} + {pairs}",
         data_fingerprint=fingerprint,
         prompt=prompt,
-        target_format=target_format,
+        target_format=cfg.target_format,
         split="every selected pair trains (evaluate on another seed)",
         n_train=len(examples),
         n_validation=0,
@@ -391,7 +387,7 @@ def finetune_dpo(
         callbacks=callbacks,
     )
     card = train_and_finish(
-        trainer, model, card, out_dir, merge=merge, resume=resume, train_images=images
+        trainer, model, card, out_dir, merge=cfg.merge, resume=cfg.resume, train_images=images
     )
     return DPOResult(out=out_dir, adapter=out_dir / card.adapter, card=card)
 

@@ -46,8 +46,10 @@ from chartproof.pipelines.finetune._data import (
     sft_examples,
     split_samples,
 )
+from chartproof.pipelines.finetune._settings import SFTSettings, TuneSettings, tune_settings
+from chartproof.pipelines.settings import fields_of
 
-__all__ = ["SFTPlan", "SFTResult", "finetune_sft", "plan_sft", "run_trainer"]
+__all__ = ["SFTPlan", "SFTResult", "SFTSettings", "finetune_sft", "plan_sft", "run_trainer"]
 
 
 @dataclass(frozen=True)
@@ -188,22 +190,14 @@ def plan_sft(
     )
 
 
+@fields_of(SFTSettings)
 def finetune_sft(
-    data: str | Path,
-    base: str,
-    out: str | Path,
+    data: str | Path | SFTSettings,
+    base: str | None = None,
+    out: str | Path | None = None,
     *,
-    prompt: str = "chartqax@1",
-    target_format: str = TARGET_FORMAT,
-    lora: LoRASettings | None = None,
-    train: TrainSettings | None = None,
-    train_split: str = "train",
-    val_split: str = "val",
-    val_fraction: float = 0.1,
-    limit: int | None = None,
-    merge: bool = False,
-    resume: bool = True,
     callbacks: Sequence[Any] = (),
+    **fields: Any,
 ) -> SFTResult:
     """LoRA-tune `base` on the dataset `data` and write `out/adapter`, `out/training_card.json`
     (and `out/merged` with `merge`).
@@ -211,24 +205,25 @@ def finetune_sft(
     `base` is ``smollm2`` / ``text:PATH`` (a causal LM that reads the chart as text) or a VLM
     folder (``hf:PATH`` or a folder with a processor config). A rerun into the same `out`
     resumes from the newest checkpoint in `out/checkpoints` (`resume=False` starts over);
-    with the same seed it ends with the same adapter as an uninterrupted run.
+    with the same seed it ends with the same adapter as an uninterrupted run. `data` may be
+    an `SFTSettings` record (the keywords then change it); every other keyword but the
+    trainer `callbacks` is one of its fields.
     """
-    lora = lora or LoRASettings()
-    train = train or TrainSettings()
-    out_dir = Path(out)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    cfg = tune_settings(SFTSettings, {"data": data, "base": base, "out": out}, fields)
+    lora, train = cfg.lora, cfg.train
+    cfg.out.mkdir(parents=True, exist_ok=True)
     examples, val, skipped, rule, fingerprint = _prepare(
-        data,
-        prompt=prompt,
-        target_format=target_format,
-        train_split=train_split,
-        val_split=val_split,
-        val_fraction=val_fraction,
-        limit=limit,
+        cfg.data,
+        prompt=cfg.prompt,
+        target_format=cfg.target_format,
+        train_split=cfg.train_split,
+        val_split=cfg.val_split,
+        val_fraction=cfg.val_fraction,
+        limit=cfg.limit,
     )
     transformers: Any = importlib.import_module("transformers")
     transformers.set_seed(train.seed)
-    model = load_base(base, device=train.device, dtype=train.dtype)
+    model = load_base(cfg.base, device=train.device, dtype=train.dtype)
     encoded, too_long = _encode_all(model, examples, train.max_length)
     val_encoded, val_long = _encode_all(model, val, train.max_length)
     if too_long + val_long:
@@ -237,14 +232,14 @@ def finetune_sft(
         raise ValueError(f"every training example is longer than max_length={train.max_length}")
     card = TrainingCard(
         method="sft",
-        base=base,
+        base=cfg.base,
         base_path=str(model.path),
         base_fingerprint=model.fingerprint(),
         model_kind=model.kind,
-        data=str(data),
+        data=cfg.data,
         data_fingerprint=fingerprint,
-        prompt=prompt,
-        target_format=target_format,
+        prompt=cfg.prompt,
+        target_format=cfg.target_format,
         split=rule,
         n_train=len(encoded),
         n_validation=len(val_encoded),
@@ -263,7 +258,7 @@ def finetune_sft(
     card = run_trainer(
         model,
         card,
-        out_dir,
+        cfg,
         trainer_cls=trainer_cls,
         config_cls=config_cls,
         config_extra={
@@ -274,12 +269,10 @@ def finetune_sft(
         train_rows=encoded,
         val_rows=val_encoded,
         examples=[e.request for e in examples],
-        merge=merge,
-        resume=resume,
         callbacks=callbacks,
         train_images={e.image_sha256 for e in examples},
     )
-    return SFTResult(out=out_dir, adapter=out_dir / card.adapter, card=card)
+    return SFTResult(out=cfg.out, adapter=cfg.out / card.adapter, card=card)
 
 
 def _encode_all(
@@ -301,7 +294,7 @@ def _encode_all(
 def run_trainer(
     model: BaseCheckpoint,
     card: TrainingCard,
-    out: Path,
+    settings: TuneSettings,
     *,
     trainer_cls: Any,
     config_cls: Any,
@@ -309,14 +302,14 @@ def run_trainer(
     train_rows: list[tuple[int, Encoded]],
     val_rows: list[tuple[int, Encoded]],
     examples: Sequence[Any],
-    merge: bool,
-    resume: bool,
     callbacks: Sequence[Any],
     train_images: set[str],
     trainer_extra: dict[str, Any] | None = None,
 ) -> TrainingCard:
     """Train with `trainer_cls` (trl's SFTTrainer) on pre-encoded rows with chartproof's
-    collator, then save the adapter, the optional merged model and the card."""
+    collator into `settings.out` (resuming and merging as `settings` says), then save the
+    adapter, the optional merged model and the card."""
+    out = settings.out
     datasets: Any = importlib.import_module("datasets")
 
     def rows_dataset(rows: list[tuple[int, Encoded]]) -> Any:
@@ -352,7 +345,13 @@ def run_trainer(
         **(trainer_extra or {}),
     )
     return train_and_finish(
-        trainer, model, card, out, merge=merge, resume=resume, train_images=train_images
+        trainer,
+        model,
+        card,
+        out,
+        merge=settings.merge,
+        resume=settings.resume,
+        train_images=train_images,
     )
 
 
