@@ -306,3 +306,45 @@ def test_finetune_takes_the_record_or_its_fields_and_names_an_unknown_one(
     shown = inspect.signature(sft.finetune_sft).parameters
     assert shown["val_fraction"].default == 0.1 and shown["base"].default is inspect.Parameter.empty
     assert inspect.signature(finetune_dpo).parameters["ceiling"].default == 0.98
+
+
+def test_demo_the_cli_and_the_api_build_one_settings_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    import chartproof.pipelines.demo as pipeline
+    from chartproof.cli import _register, app
+
+    _register()
+    seen: list[pipeline.DemoSettings] = []
+
+    def stop(executor: Any) -> Any:
+        raise ValueError("stop here")
+
+    import chartproof.executors as executors
+
+    # the demo stops where it opens its executor, after building its settings
+    monkeypatch.setattr(pipeline, "settings_of", _recording(pipeline.settings_of, seen))
+    monkeypatch.setattr(executors, "open_executor", stop)
+    got = CliRunner().invoke(
+        app, ["demo", "-o", str(tmp_path), "--n", "3", "--executor", "local:1"]
+    )
+    assert "stop here" in got.output, got.output
+    with pytest.raises(ValueError, match="stop here"):
+        pipeline.demo(tmp_path, n=3, executor="local:1")
+    cli, api = seen
+    assert cli == api and cli.n == 3 and cli.out == tmp_path and cli.model == "builtin:reader"
+    with pytest.raises(ValidationError, match="nn"):
+        pipeline.demo(tmp_path, nn=3)
+    with pytest.raises(ValidationError, match="greater than or equal to 1"):
+        pipeline.DemoSettings(n=0)
+
+
+def _recording(settings_of: Any, seen: list[Any]) -> Any:
+    def record(cls: Any, given: Any, fields: Any) -> Any:
+        made = settings_of(cls, given, fields)
+        seen.append(made)
+        return made
+
+    return record

@@ -27,16 +27,15 @@ def demo(
     """Generate a small suite, evaluate a model on it (direct, chain, premise), redraw charts
     as code and evaluate counterfactual families grown from them, and report."""
     from chartproof.cli._servers import check_servers
+    from chartproof.pipelines.demo import DemoSettings
     from chartproof.pipelines.demo import demo as run
 
     check_servers(("--model", model))
 
     start = time.monotonic()
+    settings = DemoSettings(out=out, model=model, n=n, executor=executor)
     result = run(
-        out,
-        model=model,
-        n=n,
-        executor=executor,
+        settings,
         say=lambda text: console.print(text),
         progress=lambda label: progress_bar(label),
     )

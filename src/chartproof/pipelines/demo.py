@@ -15,10 +15,14 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from chartproof.pipelines.evaluate import evaluate
 from chartproof.pipelines.generate import generate
+from chartproof.pipelines.settings import fields_of, settings_of
+from chartproof.types import Record
 
-__all__ = ["DemoResult", "demo"]
+__all__ = ["DemoResult", "DemoSettings", "demo"]
 
 Say = Callable[[str], None]
 
@@ -43,24 +47,46 @@ class DemoResult:
     """The bias audit's report (None when turned off or the text model is unavailable)."""
 
 
+class DemoSettings(Record):
+    """What `demo` and `chartproof demo` run (unknown fields are errors)."""
+
+    out: Path = Path("demo-output")
+    """Folder for the data, runs and reports."""
+    model: str = "builtin:reader"
+    """Backend spec evaluated (one backend serves every stage)."""
+    suite: str = "chartqax"
+    """Synthetic suite generated."""
+    n: int = Field(default=16, ge=1)
+    """Charts generated."""
+    per_chart: int = Field(default=3, ge=1)
+    """Questions per chart."""
+    variants: tuple[str, ...] = ("blur:2", "watermark:2", "label_removal")
+    """Perturbations of every chart (`generate`'s `variants`)."""
+    levels: int | None = None
+    """Top perturbation level (None: each perturbation's own)."""
+    protocols: tuple[str, ...] = ("direct", "chain", "premise")
+    """Evaluation protocols, one run each."""
+    derender_charts: int = Field(default=6, ge=0)
+    """Charts redrawn as code (0: none)."""
+    counterfactuals: int = Field(default=3, ge=0)
+    """Data edits grown from each faithful redraw."""
+    seed: int = 0
+    """Seed of the generated data and the edits."""
+    audit_charts: int = Field(default=2, ge=0)
+    """Charts of the bias audit (0: no audit)."""
+    audit_model: str = "text:smollm2"
+    """Model the bias audit audits."""
+    executor: str | None = None
+    """Where generation and a CPU-bound model run (`chartproof.executors` spec)."""
+
+
+@fields_of(DemoSettings)
 def demo(
-    out: str | Path = "demo-output",
+    out: str | Path | DemoSettings | None = None,
     *,
-    model: str = "builtin:reader",
-    suite: str = "chartqax",
-    n: int = 16,
-    per_chart: int = 3,
-    variants: tuple[str, ...] = ("blur:2", "watermark:2", "label_removal"),
-    levels: int | None = None,
-    protocols: tuple[str, ...] = ("direct", "chain", "premise"),
-    derender_charts: int = 6,
-    counterfactuals: int = 3,
-    seed: int = 0,
-    audit_charts: int = 2,
-    audit_model: str = "text:smollm2",
-    executor: str | None = None,
     say: Say | None = None,
     progress: Bars | None = None,
+    **fields: Any,
 ) -> DemoResult:
     """Run generate → eval (one run per protocol) → derender → families eval → report
     under `out`.
@@ -74,54 +100,62 @@ def demo(
     `chartproof.executors`); the outputs do not depend on it. `progress(label)`, when
     given, opens a progress display for one stage and yields its `(done, total)` hook. On a local pool of several
     workers, the bias audit (`audit_charts` charts, 0 turns it off) runs in a process of its
-    own beside the reader's stages; otherwise after them, on `executor`.
+    own beside the reader's stages; otherwise after them, on `executor`. `out` may be a
+    `DemoSettings` record (the keywords then change it); every other keyword is one of its
+    fields.
     """
     from chartproof.executors import LocalExecutor, load_backend_on, open_executor
     from chartproof.pipelines.derender import derender_dataset
     from chartproof.reports import report
 
-    root = Path(out)
+    given = out if isinstance(out, DemoSettings) else None
+    if out is not None and given is None:
+        fields["out"] = out
+    cfg = settings_of(DemoSettings, given, fields)
+    root = cfg.out
     tell = say or (lambda _: None)
-    tell(f"generating {n} {suite} charts with {per_chart} questions each ...")
-    pool = open_executor(executor)
+    tell(f"generating {cfg.n} {cfg.suite} charts with {cfg.per_chart} questions each ...")
+    pool = open_executor(cfg.executor)
     # On a local pool of several workers the audit runs beside the reader, in a process of
     # its own: one text model batching in one process gains little from more workers, and
     # the reader's stages leave cores idle between them; its outputs are the same either way.
-    beside = audit_charts > 0 and pool.workers > 1 and isinstance(pool, LocalExecutor)
-    background = _start_audit(root, audit_charts, audit_model, seed, tell) if beside else None
+    beside = cfg.audit_charts > 0 and pool.workers > 1 and isinstance(pool, LocalExecutor)
+    background = (
+        _start_audit(root, cfg.audit_charts, cfg.audit_model, cfg.seed, tell) if beside else None
+    )
     try:
-        with _bar(progress, f"generate {suite}") as hook:
+        with _bar(progress, f"generate {cfg.suite}") as hook:
             data = generate(
-                suite,
-                n,
+                cfg.suite,
+                cfg.n,
                 root / "data",
-                seed=seed,
-                per_chart=per_chart,
-                variants=variants,
-                levels=levels,
+                seed=cfg.seed,
+                per_chart=cfg.per_chart,
+                variants=cfg.variants,
+                levels=cfg.levels,
                 executor=pool,
                 progress=hook,
             ).folder
-        backend = load_backend_on(model, pool)
+        backend = load_backend_on(cfg.model, pool)
     except BaseException:
         pool.close()
         _cancel(background)
         raise
     runs = []
     try:
-        for protocol in protocols:
-            tell(f"evaluating {model} ({protocol} protocol) ...")
+        for protocol in cfg.protocols:
+            tell(f"evaluating {cfg.model} ({protocol} protocol) ...")
             run = root / "runs" / protocol
             where = {"perturbation": "original"} if protocol == "premise" else None
             with _bar(progress, f"eval {protocol}") as hook:
                 evaluate(
-                    data, model, run, protocol=protocol, backend=backend, where=where,
+                    data, cfg.model, run, protocol=protocol, backend=backend, where=where,
                     progress=hook,
                 )  # fmt: skip
             runs.append(run)
         derendered = None
-        if derender_charts > 0:
-            tell(f"redrawing {derender_charts} charts as code with {model} ...")
+        if cfg.derender_charts > 0:
+            tell(f"redrawing {cfg.derender_charts} charts as code with {cfg.model} ...")
             with _bar(progress, "derender") as hook:
                 made = _derender_or_skip(
                     derender_dataset,
@@ -129,10 +163,10 @@ def demo(
                     data,
                     backend,
                     root / "derender",
-                    limit=derender_charts,
-                    counterfactuals=counterfactuals,
-                    seed=seed,
-                    per_chart=per_chart,
+                    limit=cfg.derender_charts,
+                    counterfactuals=cfg.counterfactuals,
+                    seed=cfg.seed,
+                    per_chart=cfg.per_chart,
                     executor=pool,
                     progress=hook,
                 )
@@ -141,10 +175,10 @@ def demo(
                 overall = made.summary["overall"]
                 tell(f"  {overall['faithful']} of {made.charts} redraws faithful")
             if made is not None and made.families is not None and made.families.samples:
-                tell(f"evaluating {model} on the counterfactual families ...")
+                tell(f"evaluating {cfg.model} on the counterfactual families ...")
                 run = root / "runs" / "families"
                 with _bar(progress, "eval families") as hook:
-                    evaluate(made.families.folder, model, run, backend=backend, progress=hook)
+                    evaluate(made.families.folder, cfg.model, run, backend=backend, progress=hook)
                 runs.append(run)
     except BaseException:
         _cancel(background)
@@ -154,7 +188,7 @@ def demo(
         pool.close()
     path = report(*runs, out=root / "report.html")
     audited = _audit_stage(
-        background, root, audit_charts, audit_model, seed, executor, tell, progress
+        background, root, cfg.audit_charts, cfg.audit_model, cfg.seed, cfg.executor, tell, progress
     )
     return DemoResult(data=data, runs=tuple(runs), derender=derendered, report=path, audit=audited)
 
