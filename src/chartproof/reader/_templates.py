@@ -4,18 +4,16 @@ slips such as "lonix" for "Ionix" still reach the right program)."""
 
 from __future__ import annotations
 
-import functools
-import re
-import string
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from chartproof.numeric import parse_number
 from chartproof.questions import ArgValue, ChartView, Program, list_programs
 from chartproof.questions.describe import ordinal_value
-from chartproof.reader._text import best_label, norm, similarity
+from chartproof.questions.labels import best_label, norm, similarity
+from chartproof.questions.matching import template_regex
 
-__all__ = ["Candidate", "fuzzy_matches", "resolve_slot", "template_regex"]
+__all__ = ["Candidate", "fuzzy_matches", "resolve_slot"]
 
 
 @dataclass(frozen=True)
@@ -28,38 +26,6 @@ class Candidate:
     """Its arguments, resolved to the chart's own labels."""
     score: float
     """How well the question matched (literal characters plus slot likeness)."""
-
-
-def _loose(text: str) -> str:
-    out = []
-    for tok in re.split(r"(\s+)", text):
-        if not tok:
-            continue
-        out.append(r"\s+" if tok.isspace() else re.escape(tok))
-    return "".join(out)
-
-
-@functools.lru_cache(maxsize=2048)
-def template_regex(template: str, slots: tuple[str, ...]) -> tuple[re.Pattern[str], int]:
-    """A case-insensitive pattern for a template (argument slots captured, derived slots as
-    any words) and the number of literal characters it holds."""
-    body = template.rstrip().rstrip("?.!")
-    parts: list[str] = []
-    literal = 0
-    seen: set[str] = set()
-    for lit, field, _, _ in string.Formatter().parse(body):
-        parts.append(_loose(lit))
-        literal += len(lit.strip())
-        if not field:
-            continue
-        if field in slots and field not in seen:
-            seen.add(field)
-            parts.append(f"(?P<{field}>.+?)")
-        elif field in seen:
-            parts.append(f"(?P={field})")
-        else:
-            parts.append("(?:.+?)")
-    return re.compile(rf"^\s*{''.join(parts)}\s*[?.!]?\s*$", re.IGNORECASE | re.S), literal
 
 
 def resolve_slot(kind: str, text: str, view: ChartView) -> tuple[ArgValue, float] | None:
