@@ -12,8 +12,9 @@ from chartproof.questions import ArgValue, ChartView, Program, list_programs
 from chartproof.questions.describe import ordinal_value
 from chartproof.questions.labels import best_label, norm, similarity
 from chartproof.questions.matching import template_regex
+from chartproof.questions.ops.steps import STEP_QUESTIONS, StepQuestion
 
-__all__ = ["Candidate", "fuzzy_matches", "resolve_slot"]
+__all__ = ["Candidate", "fuzzy_matches", "resolve_slot", "step_matches"]
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,20 @@ def fuzzy_matches(
             out.append(Candidate(program=prog, args=args, score=literal + 10 * likeness))
     out.sort(key=lambda c: -c.score)
     return out
+
+
+def step_matches(question: str, view: ChartView) -> list[tuple[StepQuestion, dict[str, ArgValue]]]:
+    """Every step question an operation declares that the question fits, with its resolved
+    arguments, best first (the same parse as `fuzzy_matches`)."""
+    out: list[tuple[float, StepQuestion, dict[str, ArgValue]]] = []
+    for step in STEP_QUESTIONS:
+        pattern, literal = template_regex(step.template, tuple(sorted(step.slots)))
+        m = pattern.match(question)
+        args, likeness = _resolve_all(step.slots, m.groupdict(), view) if m else (None, 0.0)
+        if args is not None:
+            out.append((literal + 10 * likeness, step, args))
+    out.sort(key=lambda c: -c[0])
+    return [(step, args) for _, step, args in out]
 
 
 def _resolve_all(

@@ -1,5 +1,6 @@
-"""Premise judges declared beside their builders: which templates carry one, the registry's
-refusals, and hand-computed verdicts of each builder module's judges on small tables."""
+"""What templates declare beside their code: premise judges beside their builders (which
+templates carry one, the registry's refusals, hand-computed verdicts on small tables) and the
+step questions operations write (parsed back by the template parser)."""
 
 from __future__ import annotations
 
@@ -117,3 +118,31 @@ def test_box_judge(slots: dict[str, str], truth: bool | None, reason: str) -> No
     assert judge is not None
     got = judge(slots, chart_view(box_spec()), 0.0005)
     assert (got is None) if truth is None else got == (truth, reason)
+
+
+def test_step_questions_parse_back_what_the_ops_write() -> None:
+    """Every question an operation declares is the one it writes, and the template parser
+    recovers its slot texts from it."""
+    from chartproof.questions import ops
+    from chartproof.questions.matching import template_regex
+    from chartproof.questions.ops.steps import STEP_QUESTIONS
+    from chartproof.questions.trace import Tracer
+
+    bars, boxes = chart_view(category_spec("grouped_bar", series=TWO)), chart_view(box_spec())
+    written = [
+        (bars, ops.kth_value(Tracer(bars), "Sales", 3), {"k": "third", "series": "Sales"}),
+        (bars, ops.sort(Tracer(bars), "Costs", True), {"series": "Costs"}),
+        (bars, ops.sort(Tracer(bars), "Costs", False), {"series": "Costs"}),
+        (boxes, ops.read_box(Tracer(boxes), "q3", "Group B"), {"x": "Group B"}),
+    ]
+    assert {s.op for s in STEP_QUESTIONS} == {"kth_value", "sort", "read_box"}
+    assert len(STEP_QUESTIONS) == 4 + 2 + 5
+    for view, op, slots in written:
+        assert op is not None
+        fits = []
+        for step in STEP_QUESTIONS:
+            m = template_regex(step.template, tuple(sorted(step.slots)))[0].match(op.question)
+            if m and m.groupdict() == slots:
+                rerun = step.run(Tracer(view), slots | {"k": 3} if "k" in slots else slots)
+                fits.append(rerun is not None and rerun.value == op.value)
+        assert fits == [True], op.question
