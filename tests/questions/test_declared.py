@@ -76,6 +76,17 @@ def sales() -> ChartView:
                         "of Costs at 2018", "b": "7"}, False, "7 against 7"),
         ("RP_equal", {"a": "the sum of the value of Sales at 2018 and 3", "b": "15"}, True,
          "15 against 15"),
+        # the arithmetic phrases `subject` writes: Sales 2021 - Sales 2019 = 5; Costs 2020 as
+        # a percentage of Sales 2020 = 11 / 9 = 122.2 %; the average of 12 and 15 = 13.5
+        ("RP_greater", {"a": "the value of Sales at 2021 minus the value of Sales at 2019",
+                        "b": "4"}, True, "5 against 4"),
+        ("RP_less", {"a": "the value of Costs at 2020 as a percentage of the value of Sales at "
+                     "2020", "b": "120"}, False, "122.222 against 120"),
+        ("RP_equal", {"a": "the average of the value of Sales at 2018 and the value of Sales "
+                      "at 2019", "b": "13.5"}, True, "13.5 against 13.5"),
+        ("RP_equal", {"a": "the value of Sales at 2018 divided by the value of Costs at 2019",
+                      "b": "the value of Costs at 2020 minus the value of Sales at 2020"}, False,
+         "1.71429 against 2"),
         ("RP_count", {"series": "Sales", "cond": "above 14", "n": "3"}, True,
          "3 values of Sales are above 14"),
         ("RP_members", {"series": "Costs", "cond": "between 6 and 8", "items": "2019, 2022 and "

@@ -12,6 +12,7 @@ from chartproof.questions.labels import norm
 from chartproof.questions.ops.filter import condition_text
 from chartproof.questions.ops.shape import CORRELATION_BANDS
 from chartproof.questions.premises.claims import (
+    _ARITH_TEXT,
     Claim,
     Statement,
     chart_numbers,
@@ -611,37 +612,52 @@ def _judge_larger(s: Slots, view: ChartView, rel: float) -> Ruling:
 
 
 _VALUE_OF = re.compile(r"^the value of (.+) at (.+)$", re.I)
-_DIFF_OF = re.compile(r"^the difference between (.+) and (.+)$", re.I)
-_SUM_OF = re.compile(r"^the sum of (.+) and (.+)$", re.I)
-_PLUS = re.compile(r"^(.+) plus (.+)$", re.I)
+
+_COMBINE: dict[str, Callable[[float, float], float | None]] = {
+    "Add": lambda a, b: a + b,
+    "Sub": lambda a, b: a - b,
+    "AbsDiff": lambda a, b: abs(a - b),
+    "Div": lambda a, b: a / b if b else None,
+    "Mean2": lambda a, b: (a + b) / 2,
+    "Percent": lambda a, b: 100 * a / b if b else None,
+}
+"""The value of each arithmetic phrase `subject` writes (`_ARITH_TEXT`), by logic name."""
+
+_PHRASES = sorted(
+    [(text, _COMBINE[f]) for text, f in _ARITH_TEXT.values()]
+    + [("the sum of {a} and {b}", _COMBINE["Add"])],
+    key=lambda p: p[0].startswith("{"),  # phrases that open with words first
+)
+
+
+def _combined(t: str, view: ChartView, depth: int) -> float | None:
+    """The value of "A minus B", "the difference between A and B", ... (the first place the
+    joining words leave two readable halves splits the phrase)."""
+    low = t.lower()
+    for text, f in _PHRASES:
+        pre, rest = text.split("{a}")
+        mid, post = rest.split("{b}")
+        if not (low.startswith(pre) and low.endswith(post)) or len(low) <= len(pre + post):
+            continue
+        body = t[len(pre) : len(t) - len(post)]
+        for cut in [i.start() for i in re.finditer(re.escape(mid), body, re.I)]:
+            a = _stated(body[:cut], view, depth + 1)
+            b = _stated(body[cut + len(mid) :], view, depth + 1)
+            if a is not None and b is not None:
+                return f(a, b)
+    return None
 
 
 def _stated(text: str, view: ChartView, depth: int = 0) -> float | None:
-    """The number a premise phrase stands for: a literal, "the value of S at X", or the
-    difference or sum of two such phrases."""
+    """The number a premise phrase stands for: a literal, "the value of S at X", or two such
+    phrases combined as `subject` writes them ("A minus B", "A as a percentage of B")."""
     t = text.strip().rstrip(".")
     n = number(t)
     if n is not None or depth > 3:
         return n
-    combine: tuple[tuple[re.Pattern[str], Callable[[float, float], float]], ...] = (
-        (_DIFF_OF, lambda a, b: abs(a - b)),
-        (_SUM_OF, lambda a, b: a + b),
-    )
-    for pattern, f in combine:
-        m = pattern.match(t)
-        if m:
-            # The first " and " that leaves two readable halves splits the phrase.
-            words = m.group(0)[len(m.group(0)) - len(m.group(1)) - len(m.group(2)) - 5 :]
-            for cut in [i.start() for i in re.finditer(r" and ", words)]:
-                a = _stated(words[:cut], view, depth + 1)
-                b = _stated(words[cut + 5 :], view, depth + 1)
-                if a is not None and b is not None:
-                    return float(f(a, b))
-            return None
-    m = _PLUS.match(t)
-    if m:
-        a, b = _stated(m.group(1), view, depth + 1), _stated(m.group(2), view, depth + 1)
-        return None if a is None or b is None else a + b
+    got = _combined(t, view, depth)
+    if got is not None:
+        return float(got)
     m = _VALUE_OF.match(t)
     if m:
         series, x = series_named(m.group(1), view), x_named(m.group(2), view)
