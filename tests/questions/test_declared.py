@@ -49,6 +49,8 @@ def sales() -> ChartView:
         ("SP2", {"title": "Country"}, False, "the axis title reads Year"),
         ("SP6", {"tick": "2021"}, True, "the independent axis shows the ticks "
          "2018, 2019, 2020, 2021, 2022"),
+        ("SP6", {"tick": "-2018"}, False, "the independent axis shows the ticks "
+         "2018, 2019, 2020, 2021, 2022"),
         ("SP8", {"n": "3"}, False, "2 series are drawn"),
         ("SP9", {"labels": "Costs and Sales"}, True, "the legend lists Sales, Costs"),
         ("DP_value", {"series": "Sales", "x": "2021", "value": "20"}, True,

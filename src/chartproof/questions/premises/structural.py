@@ -298,7 +298,13 @@ judged("SP2")(_title_judge("x"))
 
 @judged("SP6")
 def _judge_tick(s: Slots, view: ChartView, rel: float) -> Ruling:
-    hit = any(norm(s["tick"]) == norm(x) for x in view.x_labels)
+    t, n = s["tick"], number(s["tick"])
+
+    def same(x: str) -> bool:  # norm drops a minus sign: "-1" is no tick "1"
+        shown = number(x)
+        return norm(t) == norm(x) and (n is None or shown is None or n == shown)
+
+    hit = any(same(x) for x in view.x_labels)
     return hit, "the independent axis shows the ticks " + ", ".join(view.x_labels)
 
 
