@@ -234,11 +234,12 @@ def _kth_from(top: bool) -> StepRun:
     return run
 
 
-_KTH_VALUE_Q, *_ = (
+_KTH_VALUE_QS = tuple(
     step_question("kth_value", f"What is the {{k}} {w} value of {{series}}?", _kth_from(top),
                   k="ordinal", series="series")
     for w, top in (("largest", True), ("highest", True), ("smallest", False), ("lowest", False))
 )  # fmt: skip
+"""The first is what the op writes; the others parse ("lowest": the (n+1-k)-th largest)."""
 
 
 def kth_value(tr: Tracer, series: str, k: int) -> Op | None:
@@ -255,7 +256,7 @@ def kth_value(tr: Tracer, series: str, k: int) -> Op | None:
     return tr.add(
         "kth_value",
         "SO",
-        _KTH_VALUE_Q.format(k=ordinal(k), series=series),
+        _KTH_VALUE_QS[0].format(k=ordinal(k), series=series),
         v,
         "number",
         cells=tuple((la, series) for la, _ in pairs),
