@@ -87,3 +87,30 @@ def test_steps_that_build_on_earlier_answers(
     answer: str,
 ) -> None:
     assert solve(question, countries, earlier, steps).answer == answer
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "program"),
+    [
+        ("What is the third largest value of 2019?", "12", "kth_value"),
+        ("What is the second smallest value of 2019?", "12", "kth_value"),
+        ("What is the third lowest value of 2020?", "21", "kth_value"),
+        ("Order the Country values by 2020, from lowest to highest.",
+         "Spain, France, Italy, Germany", "sort"),
+        ("Order the Country values by 2019, from highest to lowest.",
+         "Germany, Italy, France, Spain", "sort"),
+    ],
+)  # fmt: skip
+def test_step_questions_the_operations_declare(
+    countries: ChartView, question: str, answer: str, program: str
+) -> None:
+    got = solve(question, countries)
+    assert (got.answer, got.program) == (answer, program), got.explanation
+
+
+def test_box_statistic_step() -> None:
+    boxes = DataTable.from_csv(
+        "Group,min,q1,median,q3,max\nControl,1,3,5,7,9\nTreated,2,4,6,9,12\n"
+    )
+    got = solve("What is the upper quartile of Treated?", view_of_table(boxes, "box"))
+    assert (got.answer, got.program) == ("9", "read_box"), got.explanation

@@ -18,7 +18,7 @@ from chartproof.questions.program import ArgValue, Program, list_programs, rende
 from chartproof.questions.view import ChartView, chart_view
 from chartproof.types import ChartSpec, DataTable
 
-__all__ = ["QuestionMatch", "match_question", "question_templates"]
+__all__ = ["QuestionMatch", "match_question", "question_templates", "template_regex"]
 
 _ORDINAL = (
     r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|"
@@ -58,6 +58,29 @@ def _loose(text: str) -> str:
     return "".join(
         r"\s+" if tok.isspace() else re.escape(tok) for tok in re.split(r"(\s+)", text) if tok
     )
+
+
+@functools.lru_cache(maxsize=2048)
+def template_regex(template: str, slots: tuple[str, ...]) -> tuple[re.Pattern[str], int]:
+    """A case-insensitive pattern for a template (argument slots captured, derived slots as
+    any words) and the number of literal characters it holds."""
+    body = template.rstrip().rstrip("?.!")
+    parts: list[str] = []
+    literal = 0
+    seen: set[str] = set()
+    for lit, field, _, _ in string.Formatter().parse(body):
+        parts.append(_loose(lit))
+        literal += len(lit.strip())
+        if not field:
+            continue
+        if field in slots and field not in seen:
+            seen.add(field)
+            parts.append(f"(?P<{field}>.+?)")
+        elif field in seen:
+            parts.append(f"(?P={field})")
+        else:
+            parts.append("(?:.+?)")
+    return re.compile(rf"^\s*{''.join(parts)}\s*[?.!]?\s*$", re.IGNORECASE | re.S), literal
 
 
 @functools.lru_cache(maxsize=4096)

@@ -4,18 +4,17 @@ slips such as "lonix" for "Ionix" still reach the right program)."""
 
 from __future__ import annotations
 
-import functools
-import re
-import string
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from chartproof.numeric import parse_number
 from chartproof.questions import ArgValue, ChartView, Program, list_programs
 from chartproof.questions.describe import ordinal_value
-from chartproof.reader._text import best_label, norm, similarity
+from chartproof.questions.labels import best_label, norm, similarity
+from chartproof.questions.matching import template_regex
+from chartproof.questions.ops.steps import STEP_QUESTIONS, StepQuestion
 
-__all__ = ["Candidate", "fuzzy_matches", "resolve_slot", "template_regex"]
+__all__ = ["Candidate", "fuzzy_matches", "resolve_slot", "step_matches"]
 
 
 @dataclass(frozen=True)
@@ -28,38 +27,6 @@ class Candidate:
     """Its arguments, resolved to the chart's own labels."""
     score: float
     """How well the question matched (literal characters plus slot likeness)."""
-
-
-def _loose(text: str) -> str:
-    out = []
-    for tok in re.split(r"(\s+)", text):
-        if not tok:
-            continue
-        out.append(r"\s+" if tok.isspace() else re.escape(tok))
-    return "".join(out)
-
-
-@functools.lru_cache(maxsize=2048)
-def template_regex(template: str, slots: tuple[str, ...]) -> tuple[re.Pattern[str], int]:
-    """A case-insensitive pattern for a template (argument slots captured, derived slots as
-    any words) and the number of literal characters it holds."""
-    body = template.rstrip().rstrip("?.!")
-    parts: list[str] = []
-    literal = 0
-    seen: set[str] = set()
-    for lit, field, _, _ in string.Formatter().parse(body):
-        parts.append(_loose(lit))
-        literal += len(lit.strip())
-        if not field:
-            continue
-        if field in slots and field not in seen:
-            seen.add(field)
-            parts.append(f"(?P<{field}>.+?)")
-        elif field in seen:
-            parts.append(f"(?P={field})")
-        else:
-            parts.append("(?:.+?)")
-    return re.compile(rf"^\s*{''.join(parts)}\s*[?.!]?\s*$", re.IGNORECASE | re.S), literal
 
 
 def resolve_slot(kind: str, text: str, view: ChartView) -> tuple[ArgValue, float] | None:
@@ -120,6 +87,20 @@ def fuzzy_matches(
             out.append(Candidate(program=prog, args=args, score=literal + 10 * likeness))
     out.sort(key=lambda c: -c.score)
     return out
+
+
+def step_matches(question: str, view: ChartView) -> list[tuple[StepQuestion, dict[str, ArgValue]]]:
+    """Every step question an operation declares that the question fits, with its resolved
+    arguments, best first (the same parse as `fuzzy_matches`)."""
+    out: list[tuple[float, StepQuestion, dict[str, ArgValue]]] = []
+    for step in STEP_QUESTIONS:
+        pattern, literal = template_regex(step.template, tuple(sorted(step.slots)))
+        m = pattern.match(question)
+        args, likeness = _resolve_all(step.slots, m.groupdict(), view) if m else (None, 0.0)
+        if args is not None:
+            out.append((literal + 10 * likeness, step, args))
+    out.sort(key=lambda c: -c[0])
+    return [(step, args) for _, step, args in out]
 
 
 def _resolve_all(

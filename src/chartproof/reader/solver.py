@@ -20,6 +20,7 @@ from chartproof.questions import (
 )
 from chartproof.questions.matching import match_question
 from chartproof.questions.program import ArgValue
+from chartproof.questions.trace import Tracer
 from chartproof.reader._colours import human_colour_name, lightness_of
 from chartproof.reader._computed import colour_check, computed
 from chartproof.reader._intents import CLOSEST, intents
@@ -36,7 +37,7 @@ from chartproof.reader._kinds import (
 )
 from chartproof.reader._premises import Verdict, judge_premise
 from chartproof.reader._steps import combine_steps, numbered, resolve_steps
-from chartproof.reader._templates import fuzzy_matches
+from chartproof.reader._templates import fuzzy_matches, step_matches
 from chartproof.reader._text import norm, numbers_written
 from chartproof.reader.perception.records import ChartReading
 from chartproof.types import ChartType, DataTable
@@ -541,13 +542,6 @@ def _option(solution: Solution, options: Sequence[str], i: int, text: str) -> So
     )
 
 
-_KTH = re.compile(r"^what is the (\w+) (largest|smallest|highest|lowest) value of (.+?)\??$", re.I)
-_ORDER = re.compile(
-    r"^order the .+? values by (.+?), from (highest|lowest) to (lowest|highest)\.?$", re.I
-)
-_BOX = re.compile(
-    r"^what is the (minimum|lower quartile|median|upper quartile|maximum) of (.+?)\??$", re.I
-)
 _COUNT = re.compile(
     r"^how many (?:different |distinct )?(years|countries|categories|bars|groups|months|"
     r"companies|regions|states|cities|brands|data points|labels|items|options|responses)\b.*?"
@@ -555,55 +549,22 @@ _COUNT = re.compile(
     r"(?:chart|graph|plot)|does the (?:chart|graph) (?:show|represent|cover))\b",
     re.I,
 )
-_BOX_STATS = ("minimum", "lower quartile", "median", "upper quartile", "maximum")
 
 
 def _direct(q: str, view: ChartView) -> Solution | None:
-    """Sub-questions of chains that no single program asks: the k-th largest value, an
-    ordering, one statistic of a box."""
-    from chartproof.questions.describe import ordinal, ordinal_value
-    from chartproof.reader._text import best_label
-
-    m = _KTH.match(q)
-    if m:
-        k = ordinal_value(m.group(1))
-        series = best_label(m.group(3), view.series) or (
-            view.series[0] if len(view.series) == 1 else None
-        )
-        col = view.column(series) if series else None
-        if k is None or col is None or not 1 <= k <= len(col):
-            return None
-        top = m.group(2).lower() in ("largest", "highest")
-        v = sorted(col, reverse=top)[k - 1]
-        word = "largest" if top else "smallest"
-        text = format_number(v)
-        return Solution(
-            answer=text,
-            explanation=f"Sorting the {len(col)} values of {series} puts {text} "
-            f"{ordinal(k)} from the {word}, so the answer is {text}.",
-            program="kth_value",
-            args={"series": str(series), "k": k},
-        )
-    m = _ORDER.match(q)
-    if m:
-        series = best_label(m.group(1), view.series) or (
-            view.series[0] if len(view.series) == 1 else None
-        )
-        col = view.column(series) if series else None
-        if col is None:
-            return None
-        desc = m.group(2).lower() == "highest"
-        pairs = sorted(zip(view.x_labels, col, strict=True), key=lambda p: p[1], reverse=desc)
-        labels = ", ".join(x for x, _ in pairs)
-        shown = "; ".join(f"{x} {format_number(v)}" for x, v in pairs[:4])
-        return Solution(
-            answer=labels,
-            explanation=f"Reading {series} for every label gives {shown}"
-            f"{'; …' if len(pairs) > 4 else ''}. Sorted from {m.group(2).lower()}, the order is "
-            f"{labels}.",
-            program="order",
-            args={"series": str(series)},
-        )
+    """Sub-questions of chains that no single program asks, by the step question the
+    operation that writes them declares (k-th largest value, an ordering, one statistic of a
+    box), or a count of the labels."""
+    for step, args in step_matches(q, view):
+        views = (view,) if view.value_labels else (view, replace(view, value_labels=True))
+        for seen in views:
+            tr = Tracer(seen)
+            op = step.run(tr, args)
+            answer = op.answer() if op is not None else None
+            if answer is not None:
+                return Solution(
+                    answer=answer.text(), explanation=explain(tr.ops), program=step.op, args=args
+                )
     m = _COUNT.match(q)
     if m and view.x_labels and not numbers_written(q):
         n = len(view.x_labels)
@@ -613,20 +574,6 @@ def _direct(q: str, view: ChartView) -> Solution | None:
             explanation=f"The chart shows {n} {view.x_label} labels ({shown}), so the answer "
             f"is {n}.",
             program="count_labels",
-        )
-    m = _BOX.match(q)
-    if m and view.boxes:
-        x = best_label(m.group(2), list(view.boxes))
-        if x is None:
-            return None
-        stat = m.group(1).lower()
-        v = view.boxes[x][_BOX_STATS.index(stat)]
-        text = format_number(v)
-        return Solution(
-            answer=text,
-            explanation=f"The box for {x} has its {stat} at {text}, so the answer is {text}.",
-            program="box_stat",
-            args={"x": x, "stat": stat},
         )
     return None
 

@@ -4,9 +4,11 @@ sorted lists (ChartR VC and SO)."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from chartproof.questions.describe import mark_name, ordinal, series_mark
+from chartproof.questions.ops.steps import StepRun, step_question
+from chartproof.questions.program import ArgValue
 from chartproof.questions.trace import Op, Tracer, ref
 from chartproof.questions.view import ChartView
 
@@ -220,6 +222,26 @@ def _nth_largest(k: int) -> str:
     return "largest" if k == 1 else f"{ordinal(k)} largest"
 
 
+def _kth_from(top: bool) -> StepRun:
+    """The k-th value from the top, or from the bottom (the (n+1-k)-th from the top)."""
+
+    def run(tr: Tracer, a: Mapping[str, ArgValue]) -> Op | None:
+        series, k = str(a["series"]), int(a["k"])
+        if not top:
+            k = len(labelled_values(tr.view, series) or ()) + 1 - k
+        return kth_value(tr, series, k)
+
+    return run
+
+
+_KTH_VALUE_QS = tuple(
+    step_question("kth_value", f"What is the {{k}} {w} value of {{series}}?", _kth_from(top),
+                  k="ordinal", series="series")
+    for w, top in (("largest", True), ("highest", True), ("smallest", False), ("lowest", False))
+)  # fmt: skip
+"""The first is what the op writes; the others parse ("lowest": the (n+1-k)-th largest)."""
+
+
 def kth_value(tr: Tracer, series: str, k: int) -> Op | None:
     """The k-th largest value of `series` (SO)."""
     view = tr.view
@@ -234,7 +256,7 @@ def kth_value(tr: Tracer, series: str, k: int) -> Op | None:
     return tr.add(
         "kth_value",
         "SO",
-        f"What is the {ordinal(k)} largest value of {series}?",
+        _KTH_VALUE_QS[0].format(k=ordinal(k), series=series),
         v,
         "number",
         cells=tuple((la, series) for la, _ in pairs),
@@ -244,6 +266,21 @@ def kth_value(tr: Tracer, series: str, k: int) -> Op | None:
         err=view.read_error(v),
         unit=view.unit,
     )
+
+
+def _sorting(descending: bool) -> StepRun:
+    return lambda tr, a: sort(tr, str(a["series"]), descending)
+
+
+_SORT_Q = {
+    desc: step_question(
+        "sort",
+        f"Order the {{x_title}} values by {{series}}, from {direction}.",
+        _sorting(desc),
+        series="series",
+    )
+    for desc, direction in ((True, "highest to lowest"), (False, "lowest to highest"))
+}
 
 
 def sort(tr: Tracer, series: str, descending: bool, among: Op | None = None) -> Op | None:
@@ -264,7 +301,7 @@ def sort(tr: Tracer, series: str, descending: bool, among: Op | None = None) -> 
     return tr.add(
         "sort",
         "SO",
-        f"Order the {view.x_label} values by {series}, from {direction}.",
+        _SORT_Q[descending].format(x_title=view.x_label, series=series),
         tuple(lab for lab, _ in pairs),
         "ranked_list",
         depends_on=(among,) if among is not None else (),

@@ -15,6 +15,7 @@ from chartproof.questions.describe import (
     read_verb,
     series_mark,
 )
+from chartproof.questions.ops.steps import StepRun, step_question
 from chartproof.questions.trace import Op, Tracer, ref
 from chartproof.questions.view import BOX_STATS, ChartView
 
@@ -86,6 +87,18 @@ def read(tr: Tracer, series: Label, x: Label) -> Op | None:
     )
 
 
+def _reading_box(stat: str) -> StepRun:
+    return lambda tr, a: read_box(tr, stat, str(a["x"]))
+
+
+_READ_BOX_Q = {
+    stat: step_question(
+        "read_box", f"What is the {box_stat_name(stat)} of {{x}}?", _reading_box(stat), x="x"
+    )
+    for stat in BOX_STATS
+}
+
+
 def read_box(tr: Tracer, stat: str, x: Label) -> Op | None:
     """One statistic (min, q1, median, q3, max) of the box at `x` (VE); `x` may be an
     earlier step's answer."""
@@ -95,11 +108,10 @@ def read_box(tr: Tracer, stat: str, x: Label) -> Op | None:
     if box is None or stat not in BOX_STATS or view.xi(x) is None:
         return None
     v = box[BOX_STATS.index(stat)]
-    name = box_stat_name(stat)
     return tr.add(
         "read_box",
         "VE",
-        f"What is the {name} of {x_text}?",
+        _READ_BOX_Q[stat].format(x=x_text),
         v,
         "number",
         depends_on=deps,

@@ -9,6 +9,7 @@ import random
 from collections.abc import Sequence
 
 from chartproof.questions.premises.claims import Claim, Statement
+from chartproof.questions.premises.judging import Judge, premise_judge
 from chartproof.questions.premises.logic import LogicError, evaluate
 from chartproof.questions.premises.sequence import (
     QUESTION_STRUCTURE,
@@ -28,10 +29,12 @@ __all__ = [
     "QUESTION_STRUCTURE",
     "STRUCTURAL_KINDS",
     "Claim",
+    "Judge",
     "LogicError",
     "Statement",
     "evaluate",
     "op_claims",
+    "premise_judge",
     "premise_kind",
     "premise_rows",
     "question_claims",

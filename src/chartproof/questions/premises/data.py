@@ -3,10 +3,18 @@ colours, positions, extremes and counts of chart elements."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from chartproof.charts.colors import NAMED_COLORS
-from chartproof.questions.describe import box_stat_name, marks_of, ordinal, position_word
+from chartproof.questions.describe import (
+    box_stat_name,
+    marks_of,
+    ordinal,
+    ordinal_value,
+    position_word,
+)
+from chartproof.questions.labels import best_label, norm
 from chartproof.questions.premises.claims import (
     Claim,
     Statement,
@@ -19,6 +27,17 @@ from chartproof.questions.premises.claims import (
     number_text,
     other_labels,
     tolerance,
+)
+from chartproof.questions.premises.judging import (
+    Judge,
+    Ruling,
+    Slots,
+    close,
+    column,
+    judged,
+    number,
+    series_named,
+    x_named,
 )
 from chartproof.questions.premises.logic import fn, lab, num, pred, seq
 from chartproof.questions.trace import Op, ref_index
@@ -350,3 +369,126 @@ DATA_BUILDERS: dict[str, Builder] = {
     "chart_fact": _chart_fact,
 }
 """Claim builders of the operations that produce data premises, by operation name."""
+
+
+@judged("DP_value")
+def _judge_value(s: Slots, view: ChartView, rel: float) -> Ruling:
+    series, x, v = series_named(s["series"], view), x_named(s["x"], view), number(s["value"])
+    if series is None or x is None or v is None:
+        return None
+    shown = view.value(series, x)
+    if shown is None:
+        return None
+    return close(shown, v, rel, s["value"]), f"{series} at {x} reads {view.fmt(shown)}"
+
+
+@judged("DP_values")
+def _judge_values(s: Slots, view: ChartView, rel: float) -> Ruling:
+    series = series_named(s["series"], view)
+    printed = [t for t in re.split(r",\s*|\s+and\s+", s["items"].strip().rstrip(".")) if t]
+    said = [number(t) for t in printed]
+    if series is None or any(v is None for v in said):
+        return None
+    col = [v for _, v in column(view, series)]
+    ok = len(col) == len(said) and all(
+        close(a, float(b or 0.0), rel, t) for a, b, t in zip(col, said, printed, strict=True)
+    )
+    return ok, f"{series} reads " + ", ".join(view.fmt(v) for v in col)
+
+
+def _extreme_value_judge(kind: str) -> Judge:
+    def judge(s: Slots, view: ChartView, rel: float) -> Ruling:
+        series, v = series_named(s["series"], view), number(s["value"])
+        if series is None or v is None:
+            return None
+        col = [v for _, v in column(view, series)]
+        if not col:
+            return None
+        m = max(col) if kind == "max" else min(col)
+        word = "highest" if kind == "max" else "lowest"
+        return close(m, v, rel, s["value"]), f"the {word} {series} is {view.fmt(m)}"
+
+    return judge
+
+
+def _argext_judge(kind: str) -> Judge:
+    def judge(s: Slots, view: ChartView, rel: float) -> Ruling:
+        series, x = series_named(s["series"], view), x_named(s["x"], view)
+        col = column(view, series) if series else []
+        if series is None or x is None or not col:
+            return None
+        best = (max if kind == "max" else min)(col, key=lambda p: p[1])
+        word = "highest" if kind == "max" else "lowest"
+        return best[0] == x, f"the {word} {series} is at {best[0]}"
+
+    return judge
+
+
+@judged("DP_kth_value")
+def _judge_kth_value(s: Slots, view: ChartView, rel: float) -> Ruling:
+    series, v, k = series_named(s["series"], view), number(s["value"]), ordinal_value(s["k"])
+    if series is None or v is None or k is None:
+        return None
+    col = sorted((v for _, v in column(view, series)), reverse=True)
+    if not 1 <= k <= len(col):
+        return None
+    return close(col[k - 1], v, rel, s["value"]), f"value {k} from the top is {col[k - 1]:g}"
+
+
+def _top_series_judge(kind: str) -> Judge:
+    def judge(s: Slots, view: ChartView, rel: float) -> Ruling:
+        series, x = series_named(s["series"], view), x_named(s["x"], view)
+        if series is None or x is None:
+            return None
+        vals = [(name, view.value(name, x)) for name in view.series]
+        known = [(n, v) for n, v in vals if v is not None]
+        if not known:
+            return None
+        best = (max if kind == "max" else min)(known, key=lambda p: p[1])
+        return best[
+            0
+        ] == series, f"at {x} the {'largest' if kind == 'max' else 'smallest'} series is {best[0]}"
+
+    return judge
+
+
+judged("DP_max_value")(_extreme_value_judge("max"))
+judged("DP_min_value")(_extreme_value_judge("min"))
+judged("DP_argmax")(_argext_judge("max"))
+judged("DP_argmin")(_argext_judge("min"))
+judged("DP_top_series")(_top_series_judge("max"))
+judged("DP_bottom_series")(_top_series_judge("min"))
+
+
+@judged("DP_color")
+def _judge_color(s: Slots, view: ChartView, rel: float) -> Ruling:
+    key = best_label(s["key"], list(view.colors), 0.75)
+    if key is None:
+        return None
+    shown = view.colors[key]
+    return norm(shown) == norm(s["color"]), f"{key} is drawn in {shown}"
+
+
+@judged("DP_label_at")
+def _judge_label_at(s: Slots, view: ChartView, rel: float) -> Ruling:
+    k = ordinal_value(s["k"])
+    if k is None or not 1 <= k <= len(view.x_labels):
+        return None
+    side = norm(s["side"])
+    labels = list(view.x_labels)
+    if side in ("right", "bottom"):
+        labels = labels[::-1]
+    shown = labels[k - 1]
+    return norm(shown) == norm(s["label"]), f"mark {k} from the {side} is {shown}"
+
+
+_STATS = {"minimum": 0, "lower quartile": 1, "median": 2, "upper quartile": 3, "maximum": 4}
+
+
+@judged("DP_box")
+def _judge_box(s: Slots, view: ChartView, rel: float) -> Ruling:
+    stat, x, v = _STATS.get(norm(s["stat"])), x_named(s["x"], view), number(s["value"])
+    if stat is None or x is None or v is None or x not in view.boxes:
+        return None
+    shown = view.boxes[x][stat]
+    return close(shown, v, rel, s["value"]), f"the {s['stat']} at {x} is {shown:g}"

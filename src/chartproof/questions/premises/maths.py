@@ -3,9 +3,12 @@ means, medians, ranges, interquartile ranges, stack totals and Pearson's correla
 
 from __future__ import annotations
 
+import math
+import re
 import statistics
 from collections.abc import Callable, Sequence
 
+from chartproof.questions.labels import norm, numbers_written
 from chartproof.questions.ops.filter import condition_text
 from chartproof.questions.premises.claims import (
     Claim,
@@ -16,6 +19,7 @@ from chartproof.questions.premises.claims import (
     tolerance,
 )
 from chartproof.questions.premises.data import values_claim
+from chartproof.questions.premises.judging import Judge, Ruling, Slots, close, judged, number
 from chartproof.questions.premises.logic import Logic, evaluate, fn, lab, num, pred, seq
 from chartproof.questions.trace import Op, ref_index
 from chartproof.questions.view import ChartView
@@ -249,3 +253,49 @@ MATH_BUILDERS: dict[str, Builder] = {
     "widest_gap": _widest_gap,
 }
 """Claim builders of the operations that produce math premises, by operation name."""
+
+
+_ARITH: dict[str, Callable[[float, float], float]] = {
+    "plus": lambda p, q: p + q,
+    "minus": lambda p, q: p - q,
+    "times": lambda p, q: p * q,
+    "multiplied by": lambda p, q: p * q,
+    "divided by": lambda p, q: p / q if q else math.nan,
+    "over": lambda p, q: p / q if q else math.nan,
+}
+
+
+@judged("MP_arith")
+def _judge_arith(s: Slots, view: ChartView, rel: float) -> Ruling:
+    a, b, v = number(s["a"]), number(s["b"]), number(s["value"])
+    op = norm(s["op"])
+    if a is None or b is None or v is None:
+        return None
+    f = _ARITH.get(op)
+    if f is None and norm(s["b"]).startswith("by "):
+        f, op = _ARITH.get(op + " by"), op + " by"
+        b = number(s["b"].strip()[3:])
+    if f is None or b is None:
+        return None
+    r = f(a, b)
+    return close(r, v, rel, s["value"]), f"{s['a']} {op} {s['b']} is {r:.6g}"
+
+
+def _aggregate_judge(f: Callable[[list[float]], float], word: str) -> Judge:
+    def judge(s: Slots, view: ChartView, rel: float) -> Ruling:
+        # The items must be a plain list of numbers ("42, 33 and 9"), nothing else.
+        if re.sub(r"[\d.,%$\s-]|\band\b", "", s["items"]):
+            return None
+        xs, v = numbers_written(s["items"]), number(s["value"])
+        if not xs or v is None:
+            return None
+        r = f(xs)
+        return close(r, v, rel, s["value"]), f"the {word} is {r:.6g}"
+
+    return judge
+
+
+judged("MP_sum")(_aggregate_judge(sum, "sum"))
+judged("MP_mean")(_aggregate_judge(statistics.fmean, "mean"))
+judged("MP_median")(_aggregate_judge(statistics.median, "median"))
+judged("MP_range")(_aggregate_judge(lambda v: max(v) - min(v), "range"))

@@ -4,12 +4,15 @@ trends; false versions flip the relation or point at other marks where it fails.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Sequence
 
 from chartproof.questions.describe import ordinal
+from chartproof.questions.labels import norm
 from chartproof.questions.ops.filter import condition_text
 from chartproof.questions.ops.shape import CORRELATION_BANDS
 from chartproof.questions.premises.claims import (
+    _ARITH_TEXT,
     Claim,
     Statement,
     chart_numbers,
@@ -20,6 +23,18 @@ from chartproof.questions.premises.claims import (
     other_labels,
     subject,
     tolerance,
+)
+from chartproof.questions.premises.judging import (
+    Judge,
+    Ruling,
+    Slots,
+    close,
+    column,
+    judged,
+    listed,
+    number,
+    series_named,
+    x_named,
 )
 from chartproof.questions.premises.logic import (
     Logic,
@@ -583,3 +598,133 @@ REASONING_BUILDERS: dict[str, Builder] = {
     "best_of": _best_of,
 }
 """Claim builders of the operations that produce reasoning premises, by operation name."""
+
+
+@judged("RP_larger")
+def _judge_larger(s: Slots, view: ChartView, rel: float) -> Ruling:
+    series, x, x2 = series_named(s["series"], view), x_named(s["x"], view), x_named(s["x2"], view)
+    if series is None or x is None or x2 is None:
+        return None
+    a, b = view.value(series, x), view.value(series, x2)
+    if a is None or b is None:
+        return None
+    return a > b, f"{series} is {view.fmt(a)} at {x} and {view.fmt(b)} at {x2}"
+
+
+_VALUE_OF = re.compile(r"^the value of (.+) at (.+)$", re.I)
+
+_COMBINE: dict[str, Callable[[float, float], float | None]] = {
+    "Add": lambda a, b: a + b,
+    "Sub": lambda a, b: a - b,
+    "AbsDiff": lambda a, b: abs(a - b),
+    "Div": lambda a, b: a / b if b else None,
+    "Mean2": lambda a, b: (a + b) / 2,
+    "Percent": lambda a, b: 100 * a / b if b else None,
+}
+"""The value of each arithmetic phrase `subject` writes (`_ARITH_TEXT`), by logic name."""
+
+_PHRASES = sorted(
+    [(text, _COMBINE[f]) for text, f in _ARITH_TEXT.values()]
+    + [("the sum of {a} and {b}", _COMBINE["Add"])],
+    key=lambda p: p[0].startswith("{"),  # phrases that open with words first
+)
+
+
+def _combined(t: str, view: ChartView, depth: int) -> float | None:
+    """The value of "A minus B", "the difference between A and B", ... (the first place the
+    joining words leave two readable halves splits the phrase)."""
+    low = t.lower()
+    for text, f in _PHRASES:
+        pre, rest = text.split("{a}")
+        mid, post = rest.split("{b}")
+        if not (low.startswith(pre) and low.endswith(post)) or len(low) <= len(pre + post):
+            continue
+        body = t[len(pre) : len(t) - len(post)]
+        for cut in [i.start() for i in re.finditer(re.escape(mid), body, re.I)]:
+            a = _stated(body[:cut], view, depth + 1)
+            b = _stated(body[cut + len(mid) :], view, depth + 1)
+            if a is not None and b is not None:
+                return f(a, b)
+    return None
+
+
+def _stated(text: str, view: ChartView, depth: int = 0) -> float | None:
+    """The number a premise phrase stands for: a literal, "the value of S at X", or two such
+    phrases combined as `subject` writes them ("A minus B", "A as a percentage of B")."""
+    t = text.strip().rstrip(".")
+    n = number(t)
+    if n is not None or depth > 3:
+        return n
+    got = _combined(t, view, depth)
+    if got is not None:
+        return float(got)
+    m = _VALUE_OF.match(t)
+    if m:
+        series, x = series_named(m.group(1), view), x_named(m.group(2), view)
+        if series is not None and x is not None:
+            return view.value(series, x)
+    return None
+
+
+def _numbers_judge(kind: str) -> Judge:
+    def judge(s: Slots, view: ChartView, rel: float) -> Ruling:
+        a, b = _stated(s["a"], view), _stated(s["b"], view)
+        if a is None or b is None:
+            return None
+        ok = {"less": a < b, "greater": a > b, "equal": close(a, b, rel)}[kind]
+        return ok, f"{a:g} against {b:g}"
+
+    return judge
+
+
+judged("RP_less")(_numbers_judge("less"))
+judged("RP_greater")(_numbers_judge("greater"))
+judged("RP_equal")(_numbers_judge("equal"))
+
+
+def _cond(text: str) -> Callable[[float], bool] | None:
+    t = " ".join(text.lower().replace("−", "-").split())
+    m = re.match(r"^(above|below|over|under|greater than|less than) ([-\d.,]+)$", t)
+    if m:
+        v = number(m.group(2))
+        if v is None:
+            return None
+        up = m.group(1) in ("above", "over", "greater than")
+        return (lambda x: x > v) if up else (lambda x: x < v)
+    m = re.match(r"^between ([-\d.,]+) and ([-\d.,]+)$", t)
+    if m:
+        lo, hi = number(m.group(1)), number(m.group(2))
+        if lo is None or hi is None:
+            return None
+        return lambda x: lo <= x <= hi
+    return None
+
+
+@judged("RP_count")
+def _judge_count(s: Slots, view: ChartView, rel: float) -> Ruling:
+    series, cond, n = series_named(s["series"], view), _cond(s["cond"]), number(s["n"])
+    if series is None or cond is None or n is None:
+        return None
+    hits = [x for x, v in column(view, series) if cond(v)]
+    return len(hits) == int(n), f"{len(hits)} values of {series} are {s['cond']}"
+
+
+@judged("RP_members")
+def _judge_members(s: Slots, view: ChartView, rel: float) -> Ruling:
+    series, cond = series_named(s["series"], view), _cond(s["cond"])
+    if series is None or cond is None:
+        return None
+    hits = sorted(norm(x) for x, v in column(view, series) if cond(v))
+    said = sorted(norm(i) for i in listed(s["items"], view.x_labels))
+    return hits == said, f"{series} is {s['cond']} at " + (", ".join(hits) or "no label")
+
+
+@judged("RP_order")
+def _judge_order(s: Slots, view: ChartView, rel: float) -> Ruling:
+    series = series_named(s["series"], view)
+    if series is None:
+        return None
+    desc = norm(s["direction"]).startswith("highest")
+    order = [x for x, _ in sorted(column(view, series), key=lambda p: p[1], reverse=desc)]
+    said = [norm(i) for i in listed(s["items"], view.x_labels)]
+    return said == [norm(x) for x in order], "the order is " + ", ".join(order)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+from chartproof.questions.labels import norm
 from chartproof.questions.ops.structure import CHART_TYPE_NAMES, value_range
 from chartproof.questions.premises.claims import (
     Claim,
@@ -19,6 +20,7 @@ from chartproof.questions.premises.claims import (
     other_labels,
     tolerance,
 )
+from chartproof.questions.premises.judging import Judge, Ruling, Slots, judged, listed, number
 from chartproof.questions.premises.logic import fn, lab, num, pred, seq
 from chartproof.questions.view import ChartView
 
@@ -272,3 +274,59 @@ def fact_claim(view: ChartView, fact: str) -> Claim | None:
     }
     build = builders.get(fact)
     return build() if build else None
+
+
+@judged("SP0")
+def _judge_chart_type(s: Slots, view: ChartView, rel: float) -> Ruling:
+    name = CHART_TYPE_NAMES.get(view.chart_type, view.chart_type)
+    return norm(s["chart_type"]) == norm(name), f"the chart is a {name}"
+
+
+def _title_judge(key: str) -> Judge:
+    def judge(s: Slots, view: ChartView, rel: float) -> Ruling:
+        shown = view.y_title if key == "y" else view.x_title
+        if not shown:
+            return None
+        return norm(s["title"]) == norm(shown), f"the axis title reads {shown}"
+
+    return judge
+
+
+judged("SP1")(_title_judge("y"))
+judged("SP2")(_title_judge("x"))
+
+
+@judged("SP6")
+def _judge_tick(s: Slots, view: ChartView, rel: float) -> Ruling:
+    t, n = s["tick"], number(s["tick"])
+
+    def same(x: str) -> bool:  # norm drops a minus sign: "-1" is no tick "1"
+        shown = number(x)
+        return norm(t) == norm(x) and (n is None or shown is None or n == shown)
+
+    hit = any(same(x) for x in view.x_labels)
+    return hit, "the independent axis shows the ticks " + ", ".join(view.x_labels)
+
+
+@judged("SP8")
+def _judge_n_series(s: Slots, view: ChartView, rel: float) -> Ruling:
+    n = number(s["n"])
+    if n is None:
+        return None
+    count = len(view.series)
+    return int(n) == count, f"{count} series are drawn"
+
+
+@judged("SP9")
+def _judge_legend(s: Slots, view: ChartView, rel: float) -> Ruling:
+    if not view.legend:
+        return False, "there is no legend"
+    names = view.x_labels if view.kind.color_keys == "x" else view.series
+    said = sorted(norm(i) for i in listed(s["labels"], names))
+    shown = sorted(norm(i) for i in names)
+    return said == shown, "the legend lists " + ", ".join(names)
+
+
+@judged("SP9_none")
+def _judge_no_legend(s: Slots, view: ChartView, rel: float) -> Ruling:
+    return not view.legend, "a legend is drawn" if view.legend else "no legend is drawn"
