@@ -4,6 +4,7 @@ the labels, series, colours and numbers they mention; used when no template fits
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from chartproof.questions import ArgValue, ChartView
@@ -232,6 +233,23 @@ def intents(question: str, view: ChartView) -> list[Intent]:
         if k is not None:
             add("label_at_position" if label else "value_at_position", "position", k=k)
             return out
+    _computed(question, q, view, xs, ss, series, label, pie, add)
+    return out
+
+
+def _computed(
+    question: str,
+    q: str,
+    view: ChartView,
+    xs: list[str],
+    ss: list[str],
+    series: str | None,
+    label: bool,
+    pie: bool,
+    add: Callable[..., None],
+) -> None:
+    """The intents that compute over the chart's values (thresholds, differences, sums,
+    averages, ratios, extremes, trends, lookups), added in order of likelihood."""
     threshold = _threshold(question, xs)
     if threshold is not None and label and not _has(q, "how many", "above", "below", "more than"):
         # "What company captured about 69 percent?" names a value and asks whose it is.
@@ -311,7 +329,6 @@ def intents(question: str, view: ChartView) -> list[Intent]:
         # "What was the youth literacy rate in Latin America in 2016?" over bars "Female",
         # "Male" and "Average": a question naming no bar asks about the whole.
         add("value_at", "value of the bar for the whole", series=series, x=whole)
-    return out
 
 
 _DEMONYMS = {
