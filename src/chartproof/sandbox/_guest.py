@@ -137,10 +137,16 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _CREATE_FLAGS = os.O_CREAT | os.O_TRUNC
 
 
-def _die(code: int, message: str, _write: Any = posix.write, _exit: Any = posix._exit) -> None:
+def _die(
+    code: int,
+    message: str,
+    _write: Any = posix.write,
+    _exit: Any = posix._exit,
+    _mark: str = MARK,
+) -> None:
     """Report on stderr and end the process at once; user code cannot catch this."""
     try:
-        _write(2, ("\n" + MARK + " " + message + "\n").encode("utf-8", "replace"))
+        _write(2, ("\n" + _mark + " " + message + "\n").encode("utf-8", "replace"))
     finally:
         _exit(code)
 
@@ -165,224 +171,288 @@ def _set_limits(cfg: dict[str, Any]) -> None:
         resource.setrlimit(which, (soft, hard))
 
 
+# The guard's pieces. Each is a function whose helpers and constants are bound as default
+# arguments when it is defined (this file's import, or `_make_guard`), before the untrusted
+# code runs, so nothing is looked up in module globals or builtins at call time
+# (tests/sandbox/test_guard_bindings.py walks their bytecode to hold that). Where many
+# bindings are needed they travel as ONE default holding a tuple, unpacked into locals at the
+# top of each call: a tuple cannot be mutated, and replacing a function's defaults
+# (`__defaults__`) is no easier for one tuple than for one default per name; the
+# `object.__setattr__` check refuses it for every function of this file either way.
+
+
+def _resolve(
+    path: str,
+    _lstat: Any = posix.lstat,
+    _readlink: Any = posix.readlink,
+    _getcwd: Any = posix.getcwd,
+    _OSError: Any = OSError,
+    _Perm: Any = PermissionError,
+) -> str:
+    """The absolute path with every symlink followed (missing tails taken literally)."""
+    if not path.startswith("/"):
+        path = _getcwd() + "/" + path
+    todo = path.split("/")
+    todo.reverse()
+    done: list[str] = []
+    hops = 0
+    while todo:
+        part = todo.pop()
+        if part == "" or part == ".":
+            continue
+        if part == "..":
+            if done:
+                done.pop()
+            continue
+        candidate = "/" + "/".join(done) + ("/" if done else "") + part
+        try:
+            mode = _lstat(candidate).st_mode
+        except _OSError:
+            done.append(part)
+            continue
+        if mode & 0o170000 == 0o120000:
+            hops += 1
+            if hops > 40:
+                raise _Perm("too many symbolic links")
+            target = _readlink(candidate)
+            if target.startswith("/"):
+                done = []
+            more = target.split("/")
+            more.reverse()
+            todo.extend(more)
+            continue
+        done.append(part)
+    return "/" + "/".join(done)
+
+
+def _path_of(
+    arg: object,
+    _type: Any = type,
+    _str: Any = str,
+    _bytes: Any = bytes,
+    _int: Any = int,
+    _decode: Any = bytes.decode,
+    _Perm: Any = PermissionError,
+) -> str | None:
+    """The path an audit argument names; None for a file descriptor or no path.
+
+    Only exact str and bytes are read: a subclass or a path-like object could name one
+    path to the guard and another to the call that follows.
+    """
+    kind = _type(arg)
+    if kind is _int or arg is None:
+        return None
+    if kind is _str:
+        return arg  # type: ignore[return-value]
+    if kind is _bytes:
+        return _decode(arg, "utf-8", "surrogateescape")  # type: ignore[no-any-return]
+    raise _Perm("path argument of type " + kind.__name__)
+
+
+def _under(path: str, roots: tuple[str, ...], _resolve: Any = _resolve) -> bool:
+    p = _resolve(path)
+    for r in roots:  # noqa: SIM110 - `any` is a builtin the code can replace
+        if p == r or p.startswith(r + "/"):
+            return True
+    return False
+
+
+_Context = tuple[tuple[str, ...], tuple[str, ...], bool, list[int], int, str]
+"""One guard's own values: work dir, readable roots, block_reads, the created-files cell,
+max_files and its refusal message."""
+
+
+def _count_created(ctx: _Context, _die: Any = _die, _forbidden: int = FORBIDDEN) -> None:
+    created, max_files, too_many = ctx[3], ctx[4], ctx[5]
+    created[0] += 1
+    if created[0] > max_files:
+        _die(_forbidden, too_many)
+
+
+_OPEN_BINDINGS = (
+    _path_of, _under, _count_created, posix.stat, _DIR_FLAGS, _WRITE_FLAGS, _CREATE_FLAGS,
+    _die, FORBIDDEN, type, str, int, len, repr, PermissionError, Exception,
+)  # fmt: skip
+
+
+def _check_open(args: tuple[Any, ...], ctx: _Context, _b: Any = _OPEN_BINDINGS) -> None:
+    """The `open` event: writes and creations in the work dir only, no directories, reads
+    in the readable roots when reads are blocked."""
+    path_of, under, count_created, stat, dir_flags, write_flags, create_flags = _b[:7]
+    die, forbidden, type_, str_, int_, len_, repr_, perm, exception = _b[7:]
+    work, readable, block_reads = ctx[0], ctx[1], ctx[2]
+    path = path_of(args[0])
+    if path is None:
+        return
+    mode, flags = args[1], args[2] if len_(args) > 2 else 0
+    if mode is not None and type_(mode) is not str_:
+        raise perm("mode of type " + type_(mode).__name__)
+    if type_(flags) is not int_:
+        raise perm("flags of type " + type_(flags).__name__)
+    writes = flags & write_flags != 0
+    creates = flags & create_flags != 0
+    if mode is not None:
+        for c in "wax+":
+            if c in mode:
+                writes = True
+        for c in "wx":
+            if c in mode:
+                creates = True
+    if mode is None:
+        # followed, so /proc/self/cwd counts as the directory it is
+        try:
+            is_dir = stat(path).st_mode & 0o170000 == 0o040000
+        except exception:
+            is_dir = False
+        if is_dir or flags & dir_flags != 0:
+            # os.open of a directory gives a descriptor for dir_fd-relative calls that
+            # would land somewhere this path check never saw.
+            die(forbidden, "forbidden: open of directory " + repr_(path))
+    if writes and not under(path, work):
+        die(forbidden, "forbidden: write outside the work dir: " + repr_(path))
+    if creates:
+        count_created(ctx)
+    if not writes and block_reads and not under(path, readable):
+        die(forbidden, "forbidden: read outside allowed roots: " + repr_(path))
+
+
+def _check_setattr(
+    args: tuple[Any, ...],
+    _code_attrs: frozenset[str] = _CODE_ATTRS,
+    _function: Any = _FUNCTION,
+    _own_file: str = _OWN_FILE,
+    _die: Any = _die,
+    _forbidden: int = FORBIDDEN,
+    _type: Any = type,
+    _str: Any = str,
+    _repr: Any = repr,
+) -> None:
+    """Replacing a function's code, or the defaults of one of this file's (which hold the
+    guard's helpers), would rewrite the guard; libraries set other functions' defaults
+    (matplotlib does)."""
+    name = args[1]
+    if _type(name) is not _str:
+        _die(_forbidden, "forbidden: setting an attribute named by a non-string")
+    if name == "__code__" or (
+        name in _code_attrs
+        and _type(args[0]) is _function
+        and args[0].__code__.co_filename == _own_file
+    ):
+        _die(_forbidden, "forbidden: setting " + _repr(name) + " of a function")
+
+
+def _check_import(
+    args: tuple[Any, ...],
+    _deny_modules: frozenset[str] = _DENY_MODULES,
+    _die: Any = _die,
+    _forbidden: int = FORBIDDEN,
+    _type: Any = type,
+    _str: Any = str,
+    _repr: Any = repr,
+    _Perm: Any = PermissionError,
+) -> None:
+    name = args[0]
+    if _type(name) is not _str:
+        raise _Perm("module name of type " + _type(name).__name__)
+    if name.partition(".")[0] in _deny_modules:
+        _die(_forbidden, "forbidden: import of " + _repr(name))
+
+
+_WRITE_TABLE = tuple({name: (paths, fds) for name, paths, fds in _WRITE_EVENTS}.items())
+_READ_TABLE = tuple({name: paths for name, paths in _READ_EVENTS}.items())
+
+
+def _check_writes(
+    event: str,
+    args: tuple[Any, ...],
+    ctx: _Context,
+    _b: Any = (
+        _WRITE_TABLE,
+        _path_of,
+        _under,
+        _count_created,
+        _die,
+        FORBIDDEN,
+        type,
+        int,
+        len,
+        repr,
+    ),
+) -> None:
+    """A listed write event: no dir_fd, every path inside the work dir."""
+    write_events, path_of, under, count_created, die, forbidden, type_, int_, len_, repr_ = _b
+    for name, (paths, fds) in write_events:
+        if name != event:
+            continue
+        for i in fds:
+            fd = args[i] if i < len_(args) else None
+            if fd is not None and not (type_(fd) is int_ and (fd == -1 or fd == -100)):
+                die(forbidden, "forbidden: " + event + " with dir_fd")
+        for i in paths:
+            path = path_of(args[i]) if i < len_(args) else None
+            if path is not None and not under(path, ctx[0]):
+                die(forbidden, "forbidden: " + event + " outside the work dir: " + repr_(path))
+        if event == "os.mkdir":
+            count_created(ctx)
+
+
+def _check_reads(
+    event: str,
+    args: tuple[Any, ...],
+    ctx: _Context,
+    _b: Any = (_READ_TABLE, _path_of, _under, _die, FORBIDDEN, len, repr),
+) -> None:
+    """A listed read event: every path in the readable roots."""
+    read_events, path_of, under, die, forbidden, len_, repr_ = _b
+    for name, paths in read_events:
+        if name != event:
+            continue
+        for i in paths:
+            path = path_of(args[i]) if i < len_(args) else None
+            if path is not None and not under(path, ctx[1]):
+                die(forbidden, "forbidden: " + event + " outside allowed roots: " + repr_(path))
+
+
+_GUARD_BINDINGS = (
+    _check_open, _check_setattr, _check_import, _check_writes, _check_reads, _DENY_PREFIXES,
+    _die, FORBIDDEN, str, repr, PermissionError, Exception,
+)  # fmt: skip
+
+
 def _make_guard(
     workdir: str, read_roots: tuple[str, ...], block_reads: bool, max_files: int
 ) -> Callable[[str, tuple[Any, ...]], None]:
     """The audit hook, built from values only: see the module docstring for why."""
-    lstat, readlink, getcwd = posix.lstat, posix.readlink, posix.getcwd
-
-    def resolve(
-        path: str,
-        _lstat: Any = lstat,
-        _readlink: Any = readlink,
-        _getcwd: Any = getcwd,
-        _OSError: Any = OSError,
-        _Perm: Any = PermissionError,
-        _list: Any = list,
-        _len: Any = len,
-    ) -> str:
-        """The absolute path with every symlink followed (missing tails taken literally)."""
-        if not path.startswith("/"):
-            path = _getcwd() + "/" + path
-        todo = path.split("/")
-        todo.reverse()
-        done: list[str] = []
-        hops = 0
-        while todo:
-            part = todo.pop()
-            if part == "" or part == ".":
-                continue
-            if part == "..":
-                if done:
-                    done.pop()
-                continue
-            candidate = "/" + "/".join(done) + ("/" if done else "") + part
-            try:
-                mode = _lstat(candidate).st_mode
-            except _OSError:
-                done.append(part)
-                continue
-            if mode & 0o170000 == 0o120000:
-                hops += 1
-                if hops > 40:
-                    raise _Perm("too many symbolic links")
-                target = _readlink(candidate)
-                if target.startswith("/"):
-                    done = []
-                more = target.split("/")
-                more.reverse()
-                todo.extend(more)
-                continue
-            done.append(part)
-        return "/" + "/".join(done)
-
-    def path_of(
-        arg: object,
-        _type: Any = type,
-        _str: Any = str,
-        _bytes: Any = bytes,
-        _int: Any = int,
-        _decode: Any = bytes.decode,
-        _Perm: Any = PermissionError,
-    ) -> str | None:
-        """The path an audit argument names; None for a file descriptor or no path.
-
-        Only exact str and bytes are read: a subclass or a path-like object could name one
-        path to the guard and another to the call that follows.
-        """
-        kind = _type(arg)
-        if kind is _int or arg is None:
-            return None
-        if kind is _str:
-            return arg  # type: ignore[return-value]
-        if kind is _bytes:
-            return _decode(arg, "utf-8", "surrogateescape")  # type: ignore[no-any-return]
-        raise _Perm("path argument of type " + kind.__name__)
-
-    work = (resolve(workdir),)
-    readable = work + tuple(resolve(r) for r in read_roots)
-    writes_at = {name: (paths, fds) for name, paths, fds in _WRITE_EVENTS}
-    reads_at = {name: paths for name, paths in _READ_EVENTS}
-    write_events = tuple(writes_at.items())
-    read_events = tuple(reads_at.items())
+    work = (_resolve(workdir),)
+    readable = work + tuple(_resolve(r) for r in read_roots)
     created = [0]  # the one mutable cell: reachable from no object the guest can name
+    too_many = f"forbidden: more than {max_files} files created"
+    ctx: _Context = (work, readable, block_reads, created, max_files, too_many)
 
     def guard(
-        event: str,
-        args: tuple[Any, ...],
-        _resolve: Any = resolve,
-        _path_of: Any = path_of,
-        _isdir_mode: int = 0o040000,
-        _lstat: Any = lstat,
-        _stat: Any = posix.stat,
-        _dir_flags: int = _DIR_FLAGS,
-        _code_attrs: frozenset[str] = _CODE_ATTRS,
-        _function: Any = _FUNCTION,
-        _own_file: str = _OWN_FILE,
-        _work: tuple[str, ...] = work,
-        _readable: tuple[str, ...] = readable,
-        _block_reads: bool = block_reads,
-        _deny_prefixes: tuple[str, ...] = _DENY_PREFIXES,
-        _deny_modules: frozenset[str] = _DENY_MODULES,
-        _write_events: Any = write_events,
-        _read_events: Any = read_events,
-        _write_flags: int = _WRITE_FLAGS,
-        _create_flags: int = _CREATE_FLAGS,
-        _created: list[int] = created,
-        _max_files: int = max_files,
-        _too_many: str = f"forbidden: more than {max_files} files created",
-        _die: Any = _die,
-        _forbidden: int = FORBIDDEN,
-        _type: Any = type,
-        _str: Any = str,
-        _int: Any = int,
-        _len: Any = len,
-        _repr: Any = repr,
-        _Perm: Any = PermissionError,
-        _Exception: Any = Exception,
+        event: str, args: tuple[Any, ...], _b: Any = _GUARD_BINDINGS, _ctx: _Context = ctx
     ) -> None:
-        def under(path: str, roots: tuple[str, ...]) -> bool:
-            p = _resolve(path)
-            for r in roots:  # noqa: SIM110 - `any` is a builtin the code can replace
-                if p == r or p.startswith(r + "/"):
-                    return True
-            return False
-
+        check_open, check_setattr, check_import, check_writes, check_reads = _b[:5]
+        deny_prefixes, die, forbidden, str_, repr_, perm, exception = _b[5:]
         try:
             if event == "open":
-                path = _path_of(args[0])
-                if path is None:
-                    return
-                mode, flags = args[1], args[2] if _len(args) > 2 else 0
-                if mode is not None and _type(mode) is not _str:
-                    raise _Perm("mode of type " + _type(mode).__name__)
-                if _type(flags) is not _int:
-                    raise _Perm("flags of type " + _type(flags).__name__)
-                writes = bool(flags & _write_flags)
-                creates = bool(flags & _create_flags)
-                if mode is not None:
-                    for c in "wax+":
-                        if c in mode:
-                            writes = True
-                    for c in "wx":
-                        if c in mode:
-                            creates = True
-                if mode is None:
-                    # followed, so /proc/self/cwd counts as the directory it is
-                    try:
-                        is_dir = _stat(path).st_mode & 0o170000 == _isdir_mode
-                    except _Exception:
-                        is_dir = False
-                    is_dir = is_dir or bool(flags & _dir_flags)
-                    if is_dir:
-                        # os.open of a directory gives a descriptor for dir_fd-relative
-                        # calls that would land somewhere this path check never saw.
-                        _die(_forbidden, "forbidden: open of directory " + _repr(path))
-                if writes and not under(path, _work):
-                    _die(_forbidden, "forbidden: write outside the work dir: " + _repr(path))
-                if creates:
-                    _created[0] += 1
-                    if _created[0] > _max_files:
-                        _die(_forbidden, _too_many)
-                if not writes and _block_reads and not under(path, _readable):
-                    _die(_forbidden, "forbidden: read outside allowed roots: " + _repr(path))
+                check_open(args, _ctx)
                 return
             if event == "object.__setattr__":
-                # replacing a function's code, or the defaults of one of this file's (which
-                # hold the guard's helpers), would rewrite the guard; libraries set other
-                # functions' defaults (matplotlib does)
-                name = args[1]
-                if _type(name) is not _str:
-                    _die(_forbidden, "forbidden: setting an attribute named by a non-string")
-                if name == "__code__" or (
-                    name in _code_attrs
-                    and _type(args[0]) is _function
-                    and args[0].__code__.co_filename == _own_file
-                ):
-                    _die(_forbidden, "forbidden: setting " + _repr(name) + " of a function")
+                check_setattr(args)
                 return
             if event == "import":
-                name = args[0]
-                if _type(name) is not _str:
-                    raise _Perm("module name of type " + _type(name).__name__)
-                if name.partition(".")[0] in _deny_modules:
-                    _die(_forbidden, "forbidden: import of " + _repr(name))
+                check_import(args)
                 return
-            if event.startswith(_deny_prefixes):
-                _die(_forbidden, "forbidden: " + event)
-            for name, (paths, fds) in _write_events:
-                if name != event:
-                    continue
-                for i in fds:
-                    fd = args[i] if i < _len(args) else None
-                    if fd is not None and not (_type(fd) is _int and (fd == -1 or fd == -100)):
-                        _die(_forbidden, "forbidden: " + event + " with dir_fd")
-                for i in paths:
-                    path = _path_of(args[i]) if i < _len(args) else None
-                    if path is not None and not under(path, _work):
-                        _die(
-                            _forbidden,
-                            "forbidden: " + event + " outside the work dir: " + _repr(path),
-                        )
-                if event == "os.mkdir":
-                    _created[0] += 1
-                    if _created[0] > _max_files:
-                        _die(_forbidden, _too_many)
-            if _block_reads:
-                for name, paths in _read_events:
-                    if name != event:
-                        continue
-                    for i in paths:
-                        path = _path_of(args[i]) if i < _len(args) else None
-                        if path is not None and not under(path, _readable):
-                            _die(
-                                _forbidden,
-                                "forbidden: " + event + " outside allowed roots: " + _repr(path),
-                            )
-        except _Perm as exc:
-            _die(_forbidden, "forbidden: " + event + ": " + _str(exc.args))
-        except _Exception as exc:  # a guard that fails must fail closed
-            _die(_forbidden, "forbidden: " + event + ": guard could not check (" + _repr(exc) + ")")
+            if event.startswith(deny_prefixes):
+                die(forbidden, "forbidden: " + event)
+            check_writes(event, args, _ctx)
+            if _ctx[2]:
+                check_reads(event, args, _ctx)
+        except perm as exc:
+            die(forbidden, "forbidden: " + event + ": " + str_(exc.args))
+        except exception as exc:  # a guard that fails must fail closed
+            die(forbidden, "forbidden: " + event + ": guard could not check (" + repr_(exc) + ")")
 
     return guard
 
