@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dis
 from pathlib import Path
-from types import CodeType, FunctionType
+from types import BuiltinFunctionType, CodeType, FunctionType, MethodDescriptorType
 
 from chartproof.sandbox import _guest
 
@@ -101,3 +101,26 @@ def test_the_walk_catches_a_global_a_builtin_and_a_captured_name() -> None:
     assert "LOAD_DEREF 'outer'" in _code_offences(uses_outer.__code__, "f", frozenset())[0]
     assert _code_offences(nested_ok.__code__, "f", frozenset()) == []
     assert _code_offences(_guest._set_limits.__code__, "f", frozenset())  # reads `resource`
+
+
+def test_what_the_guard_holds_is_immutable_but_its_one_counter(tmp_path: Path) -> None:
+    """Its tables are tuples and frozensets of values; the one mutable object is the
+    created-files cell (a list of one int)."""
+    guard = _guest._make_guard(str(tmp_path), (), False, 5)
+    immutable = (str, bytes, int, float, type(None), type)
+    immutable += (FunctionType, BuiltinFunctionType, MethodDescriptorType)
+    mutable: list[object] = []
+    todo: list[object] = [guard]
+    seen: set[int] = set()
+    while todo:
+        item = todo.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, FunctionType):
+            todo.extend(item.__defaults__ or ())
+        elif isinstance(item, tuple | frozenset):
+            todo.extend(item)
+        elif not isinstance(item, immutable):
+            mutable.append(item)
+    assert mutable == [[0]]
