@@ -10,7 +10,7 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,6 @@ from typer.testing import CliRunner
 
 from chartproof.cli import _register
 from chartproof.cli._app import app
-from chartproof.pipelines.generate import generate
 
 Setup = Callable[[Path, pytest.MonkeyPatch], None]
 
@@ -181,24 +180,7 @@ CASES = [
 ]  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def echo() -> Iterator[None]:
-    from chartproof.models import registry
-    from chartproof.testing.scripted import ScriptedBackend
-
-    def build(spec: Any) -> ScriptedBackend:
-        return ScriptedBackend(lambda request: "1", name="builtin:echo")
-
-    registry.register_builtin("echo", build)
-    yield
-    registry.BUILTINS.unregister("echo")
-
-
-@pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("data") / "chartqax"
-    generate("chartqax", 2, out, seed=5, per_chart=1, levels=1, premises=False, workers=1)
-    return out
+pytestmark = pytest.mark.usefixtures("echo_builtin")
 
 
 def _run(args: list[str], env: dict[str, str] | None = None) -> tuple[int, str, BaseException]:

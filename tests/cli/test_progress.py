@@ -5,36 +5,15 @@ none of it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from chartproof.cli import _register
 from chartproof.cli._app import app
-from chartproof.pipelines.generate import generate
 
-
-@pytest.fixture(autouse=True)
-def slow_to_load() -> Iterator[None]:
-    from chartproof.models import registry
-    from chartproof.testing.scripted import ScriptedBackend
-
-    def build(spec: Any) -> ScriptedBackend:
-        return ScriptedBackend(lambda request: "1", name="builtin:echo")
-
-    registry.register_builtin("echo", build)
-    yield
-    registry.BUILTINS.unregister("echo")
-
-
-@pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("data") / "chartqax"
-    generate("chartqax", 2, out, seed=5, per_chart=1, levels=1, premises=False, workers=1)
-    return out
+pytestmark = pytest.mark.usefixtures("echo_builtin")
 
 
 def _eval(dataset: Path, out: Path, *more: str) -> list[str]:
