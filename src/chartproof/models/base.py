@@ -21,7 +21,6 @@ __all__ = [
     "Announcer",
     "Backend",
     "BackendIdentity",
-    "Borrowed",
     "Shares",
     "announcing_loads",
     "answered",
@@ -73,30 +72,6 @@ class BackendIdentity(Record):
     """Model name (API model id, checkpoint folder, built-in name)."""
     revision: str = ""
     """Weights or code version; "" when unknown (then a new revision needs a cache clear)."""
-
-
-class Borrowed:
-    """A caller's backend lent to a pipeline: used, not closed (the caller may ask it more).
-
-    A pipeline closes the backend it loaded itself when it ends; one passed in by the caller
-    is wrapped in this so the same closing code leaves it open.
-    """
-
-    def __init__(self, backend: Backend) -> None:
-        self.inner = backend
-        self.identity = getattr(backend, "identity", None)
-
-    @property
-    def name(self) -> str:
-        """The lent backend's name."""
-        return self.inner.name
-
-    def generate(self, requests: Sequence[ModelRequest]) -> list[ModelResponse]:
-        """The lent backend's responses."""
-        return self.inner.generate(requests)
-
-    def close(self) -> None:
-        """Leave the lent backend open: its owner closes it."""
 
 
 def backend_identity(backend: Backend) -> BackendIdentity:
