@@ -117,3 +117,22 @@ def test_a_text_model_reports_each_row_and_answers_as_without(tmp_path: Path) ->
     assert sum(seen) == 4
     # the short answers end before the explained ones: reported before the batch returns
     assert len(seen) >= 2, seen
+
+
+@pytest.mark.parametrize(
+    ("n", "size", "first", "chunks"),
+    [
+        (9, 4, True, [1, 4, 4]),  # the first chunk a loaded model generates is one item
+        (9, 4, False, [4, 4, 1]),
+        (1, 4, True, [1]),
+        (5, 1, True, [1, 1, 1, 1, 1]),
+        (0, 4, True, []),
+        (2, 8, True, [1, 1]),
+    ],
+)
+def test_generation_chunks(n: int, size: int, first: bool, chunks: list[int]) -> None:
+    from chartproof.models.hf import generation_chunks
+
+    got = list(generation_chunks(list(range(n)), size, first))
+    assert [len(c) for c in got] == chunks
+    assert [i for c in got for i in c] == list(range(n))

@@ -31,6 +31,7 @@ from chartproof.models.hf import (
     checkpoint_fingerprint,
     cut_at_stop,
     eos_ids,
+    generation_chunks,
     generation_kwargs,
     resolve_device_dtype,
     row_progress,
@@ -227,6 +228,7 @@ class TextLLMBackend:
         self.tokenizer, self.model, self.device = load_causal_lm(
             self.path, self.settings, adapter=self.adapter
         )
+        self._first = True  # the first chunk is generated alone (`generation_chunks`)
 
     @classmethod
     def from_spec(cls, spec: BackendSpec) -> TextLLMBackend:
@@ -308,11 +310,10 @@ class TextLLMBackend:
                 note_answered(1)
                 continue
             ready.setdefault(request.config, []).append((i, ids))
-        size = self.settings.batch_size
         for config, items in ready.items():
             items.sort(key=lambda item: len(item[1]))  # similar lengths pad less
-            for start in range(0, len(items), size):
-                chunk = items[start : start + size]
+            for chunk in generation_chunks(items, self.settings.batch_size, self._first):
+                self._first = False
                 batch = [requests[i] for i, _ in chunk]
                 for (i, _), response in zip(
                     chunk, self._run([ids for _, ids in chunk], batch, config), strict=True
