@@ -140,3 +140,11 @@ def test_verbose_announces_the_load_on_a_line(dataset: Path, tmp_path: Path) -> 
     assert lines[0] == "loading builtin:echo ..." and lines[1].startswith("loaded builtin:echo in")
     # the next command without --verbose is quiet again
     assert _eval(dataset, tmp_path / "again", "--no-report")[0].startswith("loaded builtin:echo")
+
+
+def test_a_judge_load_is_announced_too(dataset: Path, tmp_path: Path) -> None:
+    lines = _eval(dataset, tmp_path / "run", "--no-report", "--judge", "builtin:echo?y=2")
+    loads = [line for line in lines if line.startswith("loaded ")]
+    assert len(loads) == 2 and all(
+        re.fullmatch(r"loaded builtin:echo in \d+\.\d s", x) for x in loads
+    ), lines

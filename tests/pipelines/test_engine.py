@@ -195,7 +195,7 @@ def test_loaded_backends_are_closed_given_ones_are_not(
 ) -> None:
     loaded: list[ScriptedBackend] = []
 
-    def load(spec: str, executor: object = None) -> ScriptedBackend:
+    def load(spec: str, executor: object = None, **kw: object) -> ScriptedBackend:
         backend = ScriptedBackend(lambda r: "ok", name=spec)
         loaded.append(backend)
         return backend
@@ -216,7 +216,7 @@ def test_a_model_that_fails_to_load_closes_what_was_loaded(
 ) -> None:
     first = ScriptedBackend(lambda r: "ok", name="scripted:a")
 
-    def load(spec: str, executor: object = None) -> ScriptedBackend:
+    def load(spec: str, executor: object = None, **kw: object) -> ScriptedBackend:
         if spec == "scripted:b":
             raise ValueError("no such model scripted:b")
         return first

@@ -309,12 +309,16 @@ def has_accelerator() -> bool:
 
 
 def load_backend_on(
-    spec: str | os.PathLike[str], executor: str | Executor | None = None
+    spec: str | os.PathLike[str], executor: str | Executor | None = None, *, fan_out: bool = True
 ) -> Backend:
-    """The backend `spec` names, fanned out over `executor` when it is CPU-bound and the
-    executor has more than one worker; otherwise loaded in this process. The caller's
-    announcer (`models.base.loading`) shows the load and how long it took."""
+    """The backend `spec` names, fanned out over `executor` when it is CPU-bound, the
+    executor has more than one worker and `fan_out` is on; otherwise loaded in this process.
+    The caller's announcer (`models.base.loading`) shows the load and how long it took."""
     with loading(_shown(spec)):
+        if not fan_out:
+            from chartproof.models.registry import load_backend
+
+            return load_backend(spec)
         return _load_on(spec, executor)
 
 

@@ -132,10 +132,9 @@ class Run:
         the run loaded is closed when it ends."""
         if isinstance(model, str):
             from chartproof.executors import load_backend_on
-            from chartproof.models import load_backend
 
             where = self._pool if self._pool is not None else self._executor_arg
-            inner = load_backend_on(model, where) if fan_out else load_backend(model)
+            inner = load_backend_on(model, where, fan_out=fan_out)
             owned = True
         else:
             inner, owned = model, False
