@@ -79,6 +79,35 @@ def test_font_is_matplotlibs_bundled_dejavu() -> None:
     assert Path(mpl.get_data_path()) in path.parents
 
 
+def test_the_bundled_font_wins_over_a_system_copy_listed_first(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A font list matplotlib rebuilt elsewhere: a system DejaVu Sans first and the bundled
+    files missing. Drawing pins matplotlib's own copy again."""
+    import dataclasses
+    import shutil
+
+    from chartproof.charts._layout import prefer_bundled_font
+
+    manager = font_manager.fontManager
+    bundled = Path(mpl.get_data_path())
+    own = bundled / "fonts" / "ttf" / "DejaVuSans.ttf"
+    copy = shutil.copy(own, tmp_path / "DejaVuSans.ttf")  # as /usr/share/fonts/... would be
+    entry = font_manager.ttfFontProperty(font_manager.get_font(own))
+    system = dataclasses.replace(entry, fname=str(copy))
+    stale = [system] + [f for f in manager.ttflist if bundled not in Path(f.fname).parents]
+    monkeypatch.setattr(manager, "ttflist", stale)
+    font_manager.FontManager._findfont_cached.cache_clear()
+    prop = font_manager.FontProperties(family=FONT_FAMILY)
+    assert font_manager.findfont(prop) == system.fname  # the stale list picks the system copy
+    prefer_bundled_font.__wrapped__()
+    try:
+        path = Path(font_manager.findfont(prop))
+        assert path.name == "DejaVuSans.ttf" and bundled in path.parents
+    finally:
+        font_manager.FontManager._findfont_cached.cache_clear()
+
+
 def test_style_changes_pixels(specs: dict[str, ChartSpec], renders: dict[str, Rendered]) -> None:
     base = specs["vbar"]
     for change in (

@@ -9,9 +9,11 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, cast
 
 import matplotlib as mpl
+from matplotlib import font_manager
 from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.cbook import is_math_text
 from matplotlib.font_manager import FontProperties
@@ -39,11 +41,30 @@ _STEPS = (1.0, 2.0, 2.5, 5.0)
 def pinned_rc(rc: tuple[tuple[str, Any], ...]) -> Iterator[None]:
     """matplotlib's default rcParams plus `rc`, whatever the user's matplotlibrc says; the
     user's settings are back afterwards. Drawing and measuring text both happen inside."""
+    prefer_bundled_font()
     with mpl.rc_context():
         # what `matplotlib.rcdefaults()` sets, without re-validating ~300 known-good values
         dict.update(cast(dict[str, Any], mpl.rcParams), _defaults())
         cast(Any, mpl.rcParams).update(dict(rc))
         yield
+
+
+@lru_cache(maxsize=1)
+def prefer_bundled_font() -> None:
+    """Make `FONT_FAMILY` name matplotlib's own copy of the font, never a system one: a
+    machine with its own DejaVu (a Debian fonts package), whose font list matplotlib
+    rebuilt or cached from another install, can list that copy first or only, and another
+    version of the font moves text by a pixel. Adds the bundled files where the list lacks
+    them and puts them first, as a tie in matplotlib's font matching goes to the first."""
+    bundled = Path(mpl.get_data_path(), "fonts", "ttf")
+    manager = font_manager.fontManager
+    listed = {Path(f.fname) for f in manager.ttflist}
+    for path in sorted(bundled.glob("DejaVuSans*.ttf")):
+        if path not in listed:
+            manager.addfont(path)
+    manager.ttflist.sort(key=lambda f: not Path(f.fname).is_relative_to(bundled))  # stable
+    # matplotlib memoises font matching (a private lru_cache): forget what it matched before
+    cast(Any, font_manager.FontManager)._findfont_cached.cache_clear()
 
 
 @lru_cache(maxsize=1)
@@ -60,6 +81,7 @@ def _renderer(dpi: float) -> RendererAgg:
 
 @lru_cache(maxsize=8192)
 def _line_extent(text: str, size_pt: float, dpi: float) -> tuple[float, float]:
+    prefer_bundled_font()
     prop = FontProperties(family=FONT_FAMILY, size=size_pt, math_fontfamily=MATH_FONTSET)
     renderer = _renderer(dpi)
     measure = renderer.get_text_width_height_descent
