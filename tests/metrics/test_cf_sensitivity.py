@@ -18,8 +18,9 @@ CASES: list[dict[str, Any]] = json.loads(
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['a']}|{c['b']}" for c in CASES])
 def test_same_answer(case: dict[str, Any]) -> None:
-    assert same_answer(case["a"], case["b"]) is case["same"]
-    assert same_answer(case["b"], case["a"]) is case["same"]  # symmetric
+    how = {k: case[k] for k in ("rel_tol", "as_numbers") if k in case}
+    assert same_answer(case["a"], case["b"], **how) is case["same"]
+    assert same_answer(case["b"], case["a"], **how) is case["same"]  # symmetric
 
 
 def _family() -> list[Sample]:
@@ -133,3 +134,42 @@ def test_no_section_without_counterfactual_pairs_nor_under_the_premise_protocol(
     premise = summarize(_results(answers), protocol="premise", samples=_family())
     assert "cf_sensitivity" not in premise
     assert "cf_sensitivity" in summarize(_results(answers), protocol="direct", samples=_family())
+
+
+def test_the_report_shows_the_section_with_its_baseline() -> None:
+    from chartproof.pipelines.summarize import summarize
+    from chartproof.reports.sections import report_sections
+
+    answers = {"q0": "10", "q0~cf0": "11", "q0~cf1": "99", "q1": "6", "q1~cf0": "6"}
+    summary = summarize(_results(answers), protocol="direct", samples=_family())
+    section = {s.name: s for s in report_sections(summary)}["cf_sensitivity"]
+    page = str(section.render(summary))
+    assert "Counterfactual sensitivity (ChartCF)" in page and "sensitivity is 0" in page
+    assert "<td>66.67</td>" in page and "constant-answer baseline 0" in page  # 2 of 3 moved
+    no_pairs = summarize(_results(answers), protocol="direct", samples=_family()[:1])
+    assert "cf_sensitivity" not in {s.name for s in report_sections(no_pairs)}
+
+
+def test_labels_that_look_like_numbers_are_compared_as_labels() -> None:
+    """The year a question asks for moves from 2020 to 2016: a model that follows it is
+    sensitive, though the two years are within 5 % of each other as numbers."""
+    cf = Transform(kind="counterfactual", name="swap", seed=1)
+    samples = [
+        Sample(
+            id=sid,
+            image=ImageRef(path=f"{sid}.png"),
+            question="Which year?",
+            answer=Answer(kind="text", value=year),
+            transforms=(cf,) if parent else (),
+            parent_id=parent,
+            family_id="f",
+        )
+        for sid, year, parent in (("q", "2020", None), ("q~cf", "2016", "q"))
+    ]
+    right = {"q": True, "q~cf": True}
+    got = counterfactual_sensitivity(samples, {"q": "2020", "q~cf": "2016"}, right)
+    assert [(s.metric, s.value, s.n) for s in got] == [
+        ("cf_sensitivity", 1.0, 1), ("cf_follow", 1.0, 1), ("cf_both_right", 1.0, 1)
+    ]  # fmt: skip
+    still = counterfactual_sensitivity(samples, {"q": "2020", "q~cf": "2020"}, right)
+    assert still[0].value == 0.0

@@ -31,12 +31,16 @@ CF_METRICS = ("cf_sensitivity", "cf_follow", "cf_both_right")
 """The scores `counterfactual_sensitivity` gives, in order."""
 
 
-def same_answer(a: str | None, b: str | None, *, rel_tol: float = 0.05) -> bool:
+def same_answer(
+    a: str | None, b: str | None, *, rel_tol: float = 0.05, as_numbers: bool = True
+) -> bool:
     """Whether two predictions say the same thing: both numbers within `rel_tol` of the
-    larger magnitude, else equal after normalisation; a missing answer equals only another."""
+    larger magnitude (when `as_numbers`), else equal after normalisation; a missing answer
+    equals only another. A pair's predictions are compared as its gold answers are: as
+    numbers only when the gold is one, so the years 2016 and 2020 are two labels."""
     if a is None or b is None:
         return a is b
-    na, nb = numbers_in(a), numbers_in(b)
+    na, nb = (numbers_in(a), numbers_in(b)) if as_numbers else ([], [])
     if na and nb:
         x, y = na[0], nb[0]
         return math.isclose(x, y, rel_tol=rel_tol, abs_tol=0.0) if (x or y) else True
@@ -69,7 +73,14 @@ def counterfactual_sensitivity(
             continue
         if orig.id not in predictions or cf.id not in predictions:
             continue
-        changed.append(not same_answer(predictions[orig.id], predictions[cf.id]))
+        changed.append(
+            not same_answer(
+                predictions[orig.id],
+                predictions[cf.id],
+                rel_tol=orig.answer.tolerance,
+                as_numbers=orig.answer.kind == "number",
+            )
+        )
         right_o, right_c = correct.get(orig.id), correct.get(cf.id)
         both.append(bool(right_o) and bool(right_c))
         if right_o:

@@ -68,6 +68,18 @@ METRICS: dict[str, tuple[str, str]] = {
         "ARM = (M_original − mean over perturbations of M_v) / M_original; near 0 is robust; "
         "negative when perturbed charts score higher (a weak baseline)",
     ),
+    "cf_sensitivity": (
+        "—",
+        "share of (original, counterfactual) pairs whose gold answers differ where the "
+        "model's two answers differ too, compared as the golds are (numbers within their "
+        "tolerance, labels as text); a model that ignores the chart scores 0",
+    ),
+    "cf_follow": (
+        "—",
+        "share of those pairs answered right on the counterfactual, of the pairs answered "
+        "right on the original",
+    ),
+    "cf_both_right": ("—", "share of those pairs answered right on both charts"),
     **{
         f"roscoe_{key}": (ROSCOE, text)
         for key, text in (

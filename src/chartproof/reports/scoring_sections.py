@@ -1,5 +1,6 @@
 """Report sections of scoring: each benchmark's published score beside chartproof's
-(`metrics.conventions`) and the judge's verdicts with their agreement (`metrics.judging`).
+(`metrics.conventions`), the judge's verdicts with their agreement (`metrics.judging`), and
+the counterfactual sensitivity of the answers (`metrics.cf_sensitivity`).
 Registered on import (`reports.build` imports this module); model outputs are escaped by
 `table`."""
 
@@ -12,7 +13,7 @@ from chartproof.reports.html import Html, el, join, table
 from chartproof.reports.sections import fmt, pct, report_section, summary_of
 from chartproof.types import RunSummary
 
-__all__ = ["conventions_section", "judge_section"]
+__all__ = ["conventions_section", "counterfactual_section", "judge_section"]
 
 
 @report_section("conventions", order=5)
@@ -98,3 +99,35 @@ def judge_section(summary: RunSummary | Mapping[str, Any]) -> Html:
             )
         )
     return join(parts)
+
+
+_CF_NAMES = {
+    "cf_sensitivity": "sensitivity (the answer changed with the chart)",
+    "cf_follow": "follow (right on the counterfactual, of pairs right on the original)",
+    "cf_both_right": "both right",
+}
+
+
+@report_section("cf_sensitivity", order=45)
+def counterfactual_section(summary: RunSummary | Mapping[str, Any]) -> Html:
+    """Counterfactual sensitivity (ChartCF) over the (original, counterfactual) pairs whose
+    gold answers differ, with the constant-answer baseline beside it."""
+    section = summary_of(summary).cf_sensitivity
+    assert section is not None  # the section is shown only when the summary has one
+    rows = [
+        [_CF_NAMES.get(sc.metric, sc.metric), pct(sc.value), sc.n, sc.note or ""]
+        for sc in section.scores
+    ]
+    return join(
+        [
+            el("h2", "Counterfactual sensitivity (ChartCF)"),
+            el(
+                "p",
+                "Pairs of an original chart and a counterfactual edit of its data that changes "
+                "the right answer. A model that ignores the chart answers both alike: its "
+                "sensitivity is 0.",
+                cls="note",
+            ),
+            table(["metric", "%", "pairs", "how"], rows),
+        ]
+    )
