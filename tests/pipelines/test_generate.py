@@ -108,3 +108,20 @@ def test_progress_starts_at_zero_and_counts_every_chart(tmp_path: Path) -> None:
         progress=lambda d, t: calls.append((d, t)),
     )
     assert calls == [(0, 3), (1, 3), (2, 3), (3, 3)]
+
+
+def test_regenerating_smaller_leaves_no_stale_images(tmp_path: Path) -> None:
+    import json
+
+    generate("chartr", 3, tmp_path, seed=3, per_chart=2, workers=1)
+    (tmp_path / "images" / "notes.txt").write_text("mine")  # not a chart file: kept
+    generate("chartr", 2, tmp_path, seed=3, per_chart=2, workers=1)
+    rows = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
+    shown = {r["image"]["path"] for r in rows}
+    pngs = {f"images/{p.name}" for p in (tmp_path / "images").glob("*.png")}
+    assert pngs == shown
+    geometry = {p.name.split(".geometry")[0] for p in (tmp_path / "images").glob("*.geometry.json")}
+    assert (
+        geometry <= {p.rsplit("/", 1)[1].removesuffix(".png") for p in shown} and len(geometry) == 2
+    )
+    assert (tmp_path / "images" / "notes.txt").exists()

@@ -232,6 +232,7 @@ def generate_from_specs(
         for spec in specs
     )
     charts = samples = n_variants = 0
+    written: set[str] = set()
     if progress and expected is not None:
         progress(0, expected)  # the header and an empty bar before the first chart is drawn
     dags_tmp = folder / f".{DAGS}.partial"
@@ -240,6 +241,7 @@ def generate_from_specs(
         for result in _run(jobs, cfg.workers, where or cfg.executor):
             for rel, data in result.files:
                 _write_if_changed(folder / rel, data)
+                written.add(rel)
             writer.write_many(result.samples)
             for sample_id, dag in result.dags:
                 dags.write(json.dumps({"sample_id": sample_id, "dag": dag}, sort_keys=True) + "\n")
@@ -249,6 +251,7 @@ def generate_from_specs(
             if progress:
                 progress(charts, expected if expected is not None else charts)
     os.replace(dags_tmp, folder / DAGS)
+    _remove_stale_images(folder, written)
     manifest = {
         "suite": suite,
         "n": expected if expected is not None else charts,
@@ -282,6 +285,17 @@ def _run(
     finally:
         if opened is not executor:
             opened.close()
+
+
+def _remove_stale_images(folder: Path, written: set[str]) -> None:
+    """Remove the images an earlier generation into `folder` wrote and this one did not (a
+    smaller --n, another seed), so the folder holds its dataset and nothing else. Only
+    chart files (PNGs and their geometry) directly in images/ go; links are left alone."""
+    for path in (folder / "images").iterdir():
+        rel = f"images/{path.name}"
+        stale = rel not in written and path.name.endswith((".png", ".geometry.json"))
+        if stale and path.is_file() and not path.is_symlink():
+            path.unlink()
 
 
 def _write_if_changed(path: Path, data: bytes) -> None:
