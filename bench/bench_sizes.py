@@ -12,7 +12,8 @@ working size that reads worse shows up. `--work-side` tries another working size
 reduced.
 
     OMP_NUM_THREADS=1 .venv/bin/python bench/bench_sizes.py --charts 20
-    OMP_NUM_THREADS=1 .venv/bin/python bench/bench_sizes.py --charts 0   # every image
+    OMP_NUM_THREADS=1 .venv/bin/python bench/bench_sizes.py --charts 0 --rows /tmp/sizes.jsonl
+        # every image; rerun the same command to resume after a stop
 """
 
 from __future__ import annotations
@@ -95,6 +96,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work-side", type=int, help="working size to try instead")
     ap.add_argument("--blow-up-format", choices=("png", "jpeg"), default="png")
     ap.add_argument("--json", type=Path)
+    ap.add_argument(
+        "--rows",
+        type=Path,
+        help="append each read to this JSONL as it is done, and skip the reads it holds "
+        "(a long run resumes where it stopped)",
+    )
+    ap.add_argument("--folders", default=",".join(FOLDERS), help="comma-separated folders")
     args = ap.parse_args(argv)
     if not DATA.is_dir():
         print(f"no shared data at {DATA}", file=sys.stderr)
@@ -103,9 +111,18 @@ def main(argv: list[str] | None = None) -> int:
         image_module.WORK_SIDE = args.work_side
     get_engine().read(np.full((64, 64, 3), 255, dtype=np.uint8))  # load the models first
     rows: list[dict[str, Any]] = []
+    if args.rows is not None and args.rows.exists():
+        with open(args.rows, encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+    done = {(r["folder"], r["image"]) for r in rows if r["size"] == "blow-up"}
+    # both reads of an image, each once (a stop between them leaves one to read again)
+    last = {(r["folder"], r["image"], r["size"]): r for r in rows}
+    rows = [r for k, r in last.items() if k[:2] in done]
+    out = open(args.rows, "a", encoding="utf-8") if args.rows is not None else None  # noqa: SIM115
+    folders = [f for f in FOLDERS if f in args.folders.split(",")]
     draw = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
-        for name in FOLDERS:
+        for name in folders:
             folder = DATA / name
             if not folder.is_dir():
                 continue
@@ -116,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
                 pool = tabled if len(tabled) >= args.charts else keys
                 keys = sorted(draw.sample(pool, min(args.charts, len(pool))))
             for key in keys:
+                if (name, key) in done:
+                    continue
                 path = folder / key
                 big = _blow_up(path, Path(tmp), args.blow_up_format)
                 for size, file in (("original", path), ("blow-up", big)):
@@ -138,13 +157,18 @@ def main(argv: list[str] | None = None) -> int:
                             "read": not isinstance(reading, str),
                         }
                     )
+                    if out is not None:
+                        out.write(json.dumps(rows[-1]) + "\n")
+                        out.flush()
                 big.unlink()
+    if out is not None:
+        out.close()
     print(
         f"{'folder':12} {'size':9} {'n':>4} {'cpu med':>8} {'cpu max':>8} {'wall med':>8} "
         f"{'over 2s':>7} {'cells':>11}"
     )
     worst = 0.0
-    for name in FOLDERS:
+    for name in folders:
         for size in ("original", "blow-up"):
             part = [r for r in rows if r["folder"] == name and r["size"] == size]
             if not part:
