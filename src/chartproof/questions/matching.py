@@ -2,6 +2,9 @@
 paraphrase templates, for solvers (e.g. the offline chart reader) that run the programs on a
 table they recovered.
 
+`parse(question, view)` is the one entry point: every (program, arguments) the question
+may have been written from, most likely first: a template as written, a template loosely
+(labels resolved to the nearest), then the programs' free-form cues (`questions.cues`).
 One compiler turns a template into a pattern (`template_pattern`): strict, where each slot
 matches only a label the chart writes (`match_question`), or loose, where a slot is any words
 (`template_regex`: `template_matches`, `step_matches`, the premise judges). One resolver
@@ -14,12 +17,15 @@ from __future__ import annotations
 import functools
 import re
 import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from chartproof.numeric import parse_number
+from chartproof.questions.cues import Cue, walk
 from chartproof.questions.describe import ordinal_value
 from chartproof.questions.labels import best_label, norm, similarity
+from chartproof.questions.mentions import mentions
 from chartproof.questions.ops.shape import CORRELATION_BANDS
 from chartproof.questions.ops.steps import STEP_QUESTIONS, StepQuestion
 from chartproof.questions.program import ArgValue, Program, list_programs, render_slots
@@ -27,9 +33,12 @@ from chartproof.questions.view import ChartView, chart_view
 from chartproof.types import ChartSpec, DataTable
 
 __all__ = [
-    "Candidate",
+    "STAGES",
+    "Parse",
     "QuestionMatch",
+    "cue_readings",
     "match_question",
+    "parse",
     "pick",
     "question_templates",
     "resolve_slot",
@@ -60,16 +69,68 @@ class QuestionMatch:
     """Which template matched."""
 
 
+Stage = Literal["template", "paraphrase", "cue"]
+"""How a parse was found: a template as written (labels exactly, derived slots as the chart
+writes them), a template loosely (labels fuzzily), or a program's free-form cue."""
+STAGES: tuple[Stage, ...] = ("template", "paraphrase", "cue")
+"""Every stage, in the order `parse` tries them."""
+
+
 @dataclass(frozen=True)
-class Candidate:
-    """A program and arguments a question may have been written from."""
+class Parse:
+    """One reading of a question: a program and its arguments."""
 
     program: Program
     """The program."""
     args: dict[str, ArgValue]
     """Its arguments, resolved to the chart's own labels."""
-    score: float
-    """How well the question matched (literal characters plus slot likeness)."""
+    how: str
+    """The stage that found it ("template", "paraphrase") or the cue's reason."""
+    score: float = 0.0
+    """Within a template stage, how specific the match (literal characters, plus slot
+    likeness for a paraphrase); higher first."""
+    paraphrase: int = -1
+    """Which template matched (-1 for a cue)."""
+
+
+def parse(
+    question: str,
+    view: ChartView,
+    *,
+    stages: Sequence[Stage] = STAGES,
+    families: Iterable[str] | None = None,
+) -> list[Parse]:
+    """Every (program, arguments) of a program that applies to the chart that the question
+    may have been written from, most likely first: by stage (`STAGES` order), within a
+    template stage the most specific match first, within the cues by rank."""
+    fams = tuple(families) if families is not None else None
+    programs = [p for p in list_programs(families=fams) if p.applies(view)]
+    out: list[Parse] = []
+    for stage in STAGES:
+        if stage not in stages:
+            continue
+        if stage == "template":
+            out += _exact_parses(question, view, programs)
+        elif stage == "paraphrase":
+            out += _loose_parses(question, view, programs)
+        else:
+            by_name = {p.name: p for p in programs}
+            for name, args, why in cue_readings(question, view):
+                if name in by_name:
+                    out.append(Parse(by_name[name], args, f"cue: {why}"))
+    return out
+
+
+def cue_readings(
+    question: str, view: ChartView, extra: Iterable[tuple[str, Cue]] = ()
+) -> list[tuple[str, dict[str, ArgValue], str]]:
+    """(program name, arguments, why) of every cue of a registered program that applies to
+    the chart, and of `extra` (cues of programs run elsewhere), that the question fits, in
+    rank order (`questions.cues.walk`; a final cue of any program ends the walk)."""
+    extra = tuple(extra)
+    cues = [(p.name, c) for p in list_programs() for c in p.cues] + list(extra)
+    applies = {p.name for p in list_programs() if p.applies(view)} | {n for n, _ in extra}
+    return walk(mentions(question, view), cues, applies.__contains__)
 
 
 def question_templates(families: Iterable[str] | None = None) -> dict[str, tuple[str, ...]]:
@@ -246,11 +307,20 @@ def match_question(
     (longest literal text) wins.
     """
     view = ChartView.from_table(chart) if isinstance(chart, DataTable) else chart_view(chart)
-    fams = tuple(families) if families is not None else None
+    found = parse(text, view, stages=("template",), families=families)
+    if not found:
+        return None
+    return QuestionMatch(
+        program=found[0].program, args=found[0].args, paraphrase=found[0].paraphrase
+    )
+
+
+def _exact_parses(text: str, view: ChartView, programs: Sequence[Program]) -> list[Parse]:
+    """Templates the question is as written, the most literal text first."""
     words = frozenset(re.findall(r"[a-z]+", text.lower()))
-    best: tuple[int, QuestionMatch] | None = None
-    for prog in list_programs(families=fams):
-        if not prog.applies(view) or not any(_literal_words(t) <= words for t in prog.templates):
+    out: list[Parse] = []
+    for prog in programs:
+        if not any(_literal_words(t) <= words for t in prog.templates):
             continue
         bodies = _strict_bodies(prog.slots, view)
         derived = tuple(
@@ -265,9 +335,9 @@ def match_question(
             args = _resolve_all(prog.slots, m.groupdict(), view, exact=True)[0] if m else None
             if args is not None:
                 score = len("".join(lit for lit, _, _, _ in string.Formatter().parse(template)))
-                if best is None or score > best[0]:
-                    best = (score, QuestionMatch(program=prog, args=args, paraphrase=i))
-    return best[1] if best else None
+                out.append(Parse(prog, args, "template", score, i))
+    out.sort(key=lambda p: -p.score)
+    return out
 
 
 def _dummy_args(prog: Program) -> dict[str, ArgValue]:
@@ -277,28 +347,29 @@ def _dummy_args(prog: Program) -> dict[str, ArgValue]:
 
 def template_matches(
     question: str, view: ChartView, families: Iterable[str] | None = None
-) -> list[Candidate]:
+) -> list[Parse]:
     """Every (program, arguments) whose template the question fits loosely, each slot's
     text resolved to the nearest label of the chart, best first."""
-    fams = tuple(families) if families is not None else None
-    out: list[Candidate] = []
-    for prog in list_programs(families=fams):
-        if not prog.applies(view):
-            continue
+    return parse(question, view, stages=("paraphrase",), families=families)
+
+
+def _loose_parses(question: str, view: ChartView, programs: Sequence[Program]) -> list[Parse]:
+    out: list[Parse] = []
+    for prog in programs:
         slots = tuple(sorted(prog.slots))
-        for template in prog.templates:
+        for i, template in enumerate(prog.templates):
             pattern, literal = template_regex(template, slots)
             m = pattern.match(question)
             args, likeness = _resolve_all(prog.slots, m.groupdict(), view) if m else (None, 0.0)
             if args is not None:
-                out.append(Candidate(program=prog, args=args, score=literal + 10 * likeness))
+                out.append(Parse(prog, args, "paraphrase", literal + 10 * likeness, i))
     out.sort(key=lambda c: -c.score)
     return out
 
 
 def step_matches(question: str, view: ChartView) -> list[tuple[StepQuestion, dict[str, ArgValue]]]:
     """Every step question an operation declares that the question fits, with its resolved
-    arguments, best first (the same parse as `template_matches`)."""
+    arguments, best first (the same compiler and resolver as `template_matches`)."""
     out: list[tuple[float, StepQuestion, dict[str, ArgValue]]] = []
     for step in STEP_QUESTIONS:
         pattern, literal = template_regex(step.template, tuple(sorted(step.slots)))

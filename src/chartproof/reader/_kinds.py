@@ -18,8 +18,8 @@ from typing import Literal
 
 from chartproof.numeric import format_number, parse_number
 from chartproof.questions import ChartView
+from chartproof.questions.wording import names_a_thing
 from chartproof.reader._colours import same_colour
-from chartproof.reader._intents import names_a_thing
 from chartproof.reader._text import best_label, find_mentions, norm, numbers_written, similarity
 
 __all__ = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from chartproof.questions import ops
+from chartproof.questions.cues import Cue, asks_colour, color1, most, named_series, slots, x1
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import CATEGORY, MULTI, PIES, SCATTERS, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
@@ -13,11 +14,18 @@ from chartproof.questions.view import ChartView
 __all__ = ["ColorOfMaxSeries", "ColorOfSeries", "ColorOfWedge", "CountColors", "SeriesOfColor"]
 
 
+_MEANS_SHOWN = ("represent", "represents", "stand", "indicate", "show", "mean")
+"""Words asking what a colour stands for, in a question about colours."""
+_MEANS = ("represent", "represents", "stand", "indicate", "denote", "depict")
+"""Words asking what a colour stands for, in a question naming one."""
+
+
 @register
 class ColorOfSeries(Program):
     """The colour of a named series."""
 
     name = "color_of_series"
+    cues = (Cue(140, "colour of a series", asks_colour, slots(series=named_series), final=True),)
     family = "color"
     task_type = "CI"
     question_type = "descriptive"
@@ -43,6 +51,11 @@ class ColorOfWedge(Program):
     """The colour of a named pie segment (ChartQA: "What is the color of Don't know?")."""
 
     name = "color_of_wedge"
+    cues = (
+        Cue(
+            120, "colour of a wedge", lambda m: asks_colour(m) and m.pie and bool(m.xs), slots(x=x1)
+        ),
+    )
     family = "color"
     task_type = "CI"
     question_type = "descriptive"
@@ -68,6 +81,17 @@ class SeriesOfColor(Program):
     represent?")."""
 
     name = "series_of_color"
+    cues = (
+        Cue(
+            110,
+            "colour meaning",
+            lambda m: asks_colour(m) and bool(m.colors) and m.has(*_MEANS_SHOWN),
+            slots(color=color1),
+        ),
+        Cue(
+            200, "colour meaning", lambda m: bool(m.colors) and m.has(*_MEANS), slots(color=color1)
+        ),
+    )
     family = "color"
     task_type = "CI"
     question_type = "descriptive"
@@ -97,6 +121,7 @@ class CountColors(Program):
     the bars?")."""
 
     name = "count_colors"
+    cues = (Cue(100, "how many colours", lambda m: asks_colour(m) and m.has("how many"), slots()),)
     family = "color"
     task_type = "CI"
     question_type = "descriptive"
@@ -121,6 +146,14 @@ class ColorOfMaxSeries(Program):
     the colour."""
 
     name = "color_of_max_series"
+    cues = (
+        Cue(
+            130,
+            "colour of the largest series",
+            lambda m: asks_colour(m) and bool(m.xs) and most(m),
+            slots(x=x1),
+        ),
+    )
     family = "color"
     task_type = "CI"
     question_type = "reasoning"

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+import re
 
 from chartproof.questions import ops
+from chartproof.questions.cues import Cue, least, most, series, slots, x1, x2
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import CATEGORY, MULTI, PIES, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
@@ -19,6 +21,10 @@ __all__ = [
     "MaxValue",
     "MinValue",
 ]
+
+
+_THAN = re.compile(r"\b(greater|more|higher|larger|bigger) than\b")
+"""A comparison of two labels ("Is A greater than B")."""
 
 
 class _SeriesProgram(Program):
@@ -37,6 +43,7 @@ class ArgmaxX(_SeriesProgram):
     """The x label with the highest value (ChartQA: "Which year recorded the highest ...?")."""
 
     name = "argmax_x"
+    cues = (Cue(630, "label of the extreme", lambda m: most(m) and m.label, slots(series=series)),)
     family = "comparison"
     task_type = "VC"
     question_type = "descriptive"
@@ -55,6 +62,14 @@ class ArgminX(_SeriesProgram):
     """The x label with the lowest value."""
 
     name = "argmin_x"
+    cues = (
+        Cue(
+            631,
+            "label of the extreme",
+            lambda m: least(m) and not most(m) and m.label,
+            slots(series=series),
+        ),
+    )
     family = "comparison"
     task_type = "VC"
     question_type = "descriptive"
@@ -73,6 +88,7 @@ class MaxValue(_SeriesProgram):
     """The highest value of a series."""
 
     name = "max_value"
+    cues = (Cue(640, "extreme value", most, slots(series=series)),)
     family = "comparison"
     task_type = "VC"
     question_type = "descriptive"
@@ -91,6 +107,7 @@ class MinValue(_SeriesProgram):
     """The lowest value of a series (ChartQA: "What's the lowest value of green line?")."""
 
     name = "min_value"
+    cues = (Cue(641, "extreme value", lambda m: least(m) and not most(m), slots(series=series)),)
     family = "comparison"
     task_type = "VC"
     question_type = "descriptive"
@@ -136,6 +153,14 @@ class LargerOfTwo(Program):
     """Which of two x labels has the larger value (answer: the label)."""
 
     name = "larger_of_two"
+    cues = (
+        Cue(
+            660,
+            "compare two labels",
+            lambda m: len(m.xs) >= 2 and bool(_THAN.search(m.q)),
+            slots(series=series, x=x1, x2=x2),
+        ),
+    )
     family = "comparison"
     task_type = "VC"
     question_type = "reasoning"
@@ -163,6 +188,14 @@ class ArgmaxSeriesAtX(Program):
     the highest value?")."""
 
     name = "argmax_series_at_x"
+    cues = (
+        Cue(
+            620,
+            "series extreme at a label",
+            lambda m: most(m) and m.label and bool(m.xs) and len(m.view.series) > 1 and not m.ss,
+            slots(x=x1),
+        ),
+    )
     family = "comparison"
     task_type = "VC"
     question_type = "descriptive"

@@ -5,6 +5,20 @@ from __future__ import annotations
 import random
 
 from chartproof.questions import ops
+from chartproof.questions.cues import (
+    Cue,
+    asks_difference,
+    asks_sum,
+    least,
+    most,
+    s1,
+    s2,
+    series,
+    slots,
+    x1,
+    x2,
+    x_or_only,
+)
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import (
     CATEGORY,
@@ -52,6 +66,14 @@ class DiffTwo(_PairProgram):
     """The difference between the values at two x labels."""
 
     name = "diff_two"
+    cues = (
+        Cue(
+            460,
+            "difference of two labels",
+            lambda m: asks_difference(m) and len(m.xs) >= 2,
+            slots(series=series, x=x1, x2=x2),
+        ),
+    )
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -68,6 +90,14 @@ class RatioTwo(_PairProgram):
     """The ratio of the values at two x labels (ChartQA: "What's the ratio of A and B?")."""
 
     name = "ratio_two"
+    cues = (
+        Cue(
+            550,
+            "ratio of two labels",
+            lambda m: m.has("ratio", "times") and len(m.xs) >= 2,
+            slots(series=series, x=x1, x2=x2),
+        ),
+    )
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -85,6 +115,16 @@ class SumTwo(_PairProgram):
     the year 2014 and 2015?")."""
 
     name = "sum_two"
+    cues = (
+        Cue(
+            500,
+            "sum of two labels",
+            lambda m: (
+                len(m.xs) >= 2 and m.has("make up", "combined", "together", "sum", "total", "add")
+            ),
+            slots(series=series, x=x1, x2=x2),
+        ),
+    )
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -116,6 +156,7 @@ class Average(_AggregateProgram):
     """The average of a series."""
 
     name = "average"
+    cues = (Cue(520, "average", lambda m: m.has("average", "mean"), slots(series=series)),)
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -132,6 +173,7 @@ class Total(_AggregateProgram):
     """The total of a series (ChartQA: "What is the sum of all blue bars?")."""
 
     name = "total"
+    cues = (Cue(580, "total", asks_sum, slots(series=series)),)
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -148,6 +190,7 @@ class MedianSeries(_AggregateProgram):
     """The median of a series."""
 
     name = "median_series"
+    cues = (Cue(530, "median", lambda m: m.has("median"), slots(series=series)),)
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -166,6 +209,14 @@ class MaxMinusMin(_AggregateProgram):
     difference between maximum ... and minimum ...?")."""
 
     name = "max_minus_min"
+    cues = (
+        Cue(
+            440,
+            "highest minus lowest",
+            lambda m: asks_difference(m) and most(m) and least(m),
+            slots(series=series),
+        ),
+    )
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -183,6 +234,14 @@ class DiffSeriesAtX(Program):
     between blue and green graph ...")."""
 
     name = "diff_series_at_x"
+    cues = (
+        Cue(
+            470,
+            "difference of two series",
+            lambda m: asks_difference(m) and len(m.ss) >= 2,
+            slots(series=s1, series2=s2, x=x_or_only),
+        ),
+    )
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -212,6 +271,14 @@ class StackTotal(Program):
     """The total of a stacked bar: the sum of its segments."""
 
     name = "stack_total"
+    cues = (
+        Cue(
+            560,
+            "total of a stack",
+            lambda m: asks_sum(m) and m.stacked_bars and bool(m.xs),
+            slots(x=x1),
+        ),
+    )
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"

@@ -5,6 +5,19 @@ from __future__ import annotations
 import random
 
 from chartproof.questions import ops
+from chartproof.questions.cues import (
+    Cue,
+    color1,
+    each_series,
+    one_label,
+    only_x,
+    s1,
+    series,
+    slots,
+    whole,
+    x1,
+)
+from chartproof.questions.mentions import Mentions
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import MULTI, ORDERED, PIES, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
@@ -13,11 +26,32 @@ from chartproof.questions.view import ChartView
 __all__ = ["PieValue", "ValueAt", "ValueOfColor"]
 
 
+def _one_label(m: Mentions) -> bool:
+    """One label named, and not as the start of a range ("across all years")."""
+    return one_label(m) and not m.has("all", "across", "overall", "every")
+
+
+def _only_label(m: Mentions) -> bool:
+    """No label named, a series named, on a chart of one label."""
+    return not m.xs and bool(m.ss) and len(m.view.x_labels) == 1
+
+
+def _the_whole(m: Mentions) -> bool:
+    """A number asked of no label: of the label that stands for the whole, if any."""
+    return not m.xs and not _only_label(m) and not m.label
+
+
 @register
 class ValueAt(Program):
     """The value of one series at one x label."""
 
     name = "value_at"
+    cues = (
+        Cue(490, "value at a label", _one_label, each_series(x=x1)),
+        Cue(710, "value at a label", lambda m: bool(m.xs), each_series(x=x1)),
+        Cue(720, "value of the only label", _only_label, slots(series=s1, x=only_x)),
+        Cue(730, "value of the bar for the whole", _the_whole, slots(series=series, x=whole)),
+    )
     family = "extraction"
     task_type = "VE"
     question_type = "descriptive"
@@ -43,6 +77,10 @@ class PieValue(Program):
     """The value of one wedge of a pie."""
 
     name = "pie_value"
+    cues = (
+        Cue(480, "value of a wedge", lambda m: m.pie and _one_label(m), slots(x=x1)),
+        Cue(700, "value of a wedge", lambda m: m.pie and bool(m.xs), slots(x=x1)),
+    )
     family = "extraction"
     task_type = "VE"
     question_type = "descriptive"
@@ -68,6 +106,14 @@ class ValueOfColor(Program):
     its colour, then read."""
 
     name = "value_of_color"
+    cues = (
+        Cue(
+            210,
+            "value of a coloured series",
+            lambda m: bool(m.colors and m.xs),
+            slots(color=color1, x=x1),
+        ),
+    )
     family = "extraction"
     task_type = "VE"
     question_type = "descriptive"

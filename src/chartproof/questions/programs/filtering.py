@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 
 from chartproof.questions import ops
+from chartproof.questions.cues import Cue, asks_sum, series, slots, threshold
+from chartproof.questions.mentions import Mentions
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import (
     CATEGORY,
@@ -16,6 +18,7 @@ from chartproof.questions.programs._pick import (
 )
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
+from chartproof.questions.wording import ABOVE, BELOW
 
 __all__ = [
     "CountAbove",
@@ -26,6 +29,11 @@ __all__ = [
     "LabelsBetween",
     "SumAbove",
 ]
+
+
+def _counts(m: Mentions) -> bool:
+    """ "How many ..." with a threshold written."""
+    return m.has("how many") and m.threshold is not None
 
 
 class _ThresholdProgram(Program):
@@ -47,6 +55,14 @@ class CountAbove(_ThresholdProgram):
     """How many marks of a series exceed a threshold."""
 
     name = "count_above"
+    cues = (
+        Cue(
+            410,
+            "how many above",
+            lambda m: _counts(m) and m.says(*ABOVE),
+            slots(series=series, threshold=threshold),
+        ),
+    )
     family = "filtering"
     task_type = "CP"
     question_type = "reasoning"
@@ -66,6 +82,14 @@ class CountBelow(_ThresholdProgram):
     below 40 in Unfavorable graph?")."""
 
     name = "count_below"
+    cues = (
+        Cue(
+            420,
+            "how many below",
+            lambda m: _counts(m) and m.says(*BELOW),
+            slots(series=series, threshold=threshold),
+        ),
+    )
     family = "filtering"
     task_type = "CP"
     question_type = "reasoning"
@@ -103,6 +127,14 @@ class SumAbove(_ThresholdProgram):
     """The sum of the values past a threshold."""
 
     name = "sum_above"
+    cues = (
+        Cue(
+            570,
+            "sum above a threshold",
+            lambda m: asks_sum(m) and m.threshold is not None and m.says(*ABOVE),
+            slots(series=series, threshold=threshold),
+        ),
+    )
     family = "filtering"
     task_type = "CP"
     question_type = "reasoning"
@@ -178,6 +210,14 @@ class CountAboveAverage(Program):
     """How many marks are above the series average: compute the mean, then count."""
 
     name = "count_above_average"
+    cues = (
+        Cue(
+            430,
+            "how many above average",
+            lambda m: m.has("how many") and m.says("average") and m.says(*ABOVE),
+            slots(series=series),
+        ),
+    )
     family = "filtering"
     task_type = "CP"
     question_type = "reasoning"

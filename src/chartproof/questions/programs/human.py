@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from chartproof.questions import ops
+from chartproof.questions.cues import Cue, asks_difference, least, most, series, slots, x1, x2
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import CATEGORY, PIES, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
@@ -19,6 +20,14 @@ class RatioMaxMin(Program):
     """The ratio of the largest to the smallest value."""
 
     name = "ratio_max_min"
+    cues = (
+        Cue(
+            540,
+            "ratio of extremes",
+            lambda m: m.has("ratio", "times") and most(m) and least(m),
+            slots(series=series),
+        ),
+    )
     family = "human"
     task_type = "NC"
     question_type = "reasoning"
@@ -47,6 +56,14 @@ class TopTwoGap(Program):
     """The difference between the two largest values."""
 
     name = "top_two_gap"
+    cues = (
+        Cue(
+            450,
+            "gap of the top two",
+            lambda m: asks_difference(m) and m.has("two largest", "top two", "two highest"),
+            slots(series=series),
+        ),
+    )
     family = "human"
     task_type = "NC"
     question_type = "reasoning"
@@ -74,6 +91,14 @@ class AverageOfTwo(Program):
     in ages 50-64 and 65+?")."""
 
     name = "average_of_two"
+    cues = (
+        Cue(
+            510,
+            "average of two labels",
+            lambda m: m.has("average", "mean") and len(m.xs) >= 2,
+            slots(series=series, x=x1, x2=x2),
+        ),
+    )
     family = "human"
     task_type = "NC"
     question_type = "reasoning"

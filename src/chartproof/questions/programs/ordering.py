@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from chartproof.questions import ops
+from chartproof.questions.cues import Cue, ranked, series, slots
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import CATEGORY, MULTI, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
@@ -70,6 +71,14 @@ class KthLargestLabel(Program):
     """Which x label has the k-th highest value (ChartR: "the 9th largest bar")."""
 
     name = "kth_largest_label"
+    cues = (
+        Cue(
+            600,
+            "k-th largest label",
+            lambda m: m.ranked is not None and m.label,
+            slots(series=series, k=ranked),
+        ),
+    )
     family = "ordering"
     task_type = "SO"
     question_type = "reasoning"
@@ -96,6 +105,7 @@ class SecondLargestValue(Program):
     """The second largest value (ChartQA human questions)."""
 
     name = "second_largest_value"
+    cues = (Cue(610, "second largest value", lambda m: m.ranked == 2, slots(series=series)),)
     family = "ordering"
     task_type = "SO"
     question_type = "reasoning"

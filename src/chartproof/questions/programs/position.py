@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from chartproof.questions import ops
+from chartproof.questions.cues import Cue, position, slots
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import (
     BARS,
@@ -27,6 +28,15 @@ class LabelAtPosition(Program):
     """The label of the k-th mark from the left (top)."""
 
     name = "label_at_position"
+    cues = (
+        Cue(
+            300,
+            "position",
+            lambda m: m.position is not None and m.label,
+            slots(k=position),
+            final=True,
+        ),
+    )
     family = "position"
     task_type = "PR"
     question_type = "descriptive"
@@ -75,6 +85,15 @@ class ValueAtPosition(Program):
     bar?"): locate, then read."""
 
     name = "value_at_position"
+    cues = (
+        Cue(
+            310,
+            "position",
+            lambda m: m.position is not None and not m.label,
+            slots(k=position),
+            final=True,
+        ),
+    )
     family = "position"
     task_type = "PR"
     question_type = "descriptive"

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+import re
 
 from chartproof.questions import ops
+from chartproof.questions.cues import Cue, series, slots, x1, x2
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import LINES, ORDERED, charts, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
@@ -18,6 +20,10 @@ __all__ = [
     "MonotoneIncrease",
     "TrendFromTo",
 ]
+
+
+_CHANGE = re.compile(r"\b(increas|decreas|grow|declin|ris|fall)")
+"""Words of a change between two labels."""
 
 
 class _OrderedProgram(Program):
@@ -77,6 +83,14 @@ class TrendFromTo(_OrderedProgram):
     """Whether a series went up or down between two x labels."""
 
     name = "trend_from_to"
+    cues = (
+        Cue(
+            650,
+            "trend between two labels",
+            lambda m: len(m.xs) >= 2 and bool(_CHANGE.search(m.q)),
+            slots(series=series, x=x1, x2=x2),
+        ),
+    )
     family = "trend"
     task_type = "TI"
     question_type = "reasoning"
