@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from chartproof.questions.colour_words import colour_in_question, series_of_colour_word
@@ -147,6 +147,7 @@ ORDINAL_WORD = (
     r"(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
 )
 """An ordinal as a question writes it, captured ("third", "3rd")."""
+_ONE_WORD = re.compile(r"\w+")
 _SIDE_MOST = re.compile(r"\b(leftmost|rightmost|topmost|bottommost)\b")
 _DEMONYMS = {
     "american": "united states", "australian": "australia", "austrian": "austria",
@@ -192,10 +193,14 @@ class Mentions:
     "leftmost"), from the start side, when on the chart."""
     ranked: int | None
     """k of "the k-th largest" (k ≥ 2) it asks for."""
+    _tokens: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_tokens", frozenset(re.findall(r"\w+", self.q)))
 
     def has(self, *words: str) -> bool:
         """Whether the question has one of the words or phrases as whole words."""
-        return has(self.q, *words)
+        return any(w in self._tokens if _ONE_WORD.fullmatch(w) else has(self.q, w) for w in words)
 
     def says(self, *parts: str) -> bool:
         """Whether the question has one of the texts anywhere (inside words too)."""
