@@ -1,10 +1,13 @@
-"""How a question words what it asks, in general English: the answer type it wants (a label
-or a number: `asks_label`, `names_a_thing`) and the words of extremes and thresholds the
+"""How a question words what it asks, in general English: the answer type it wants (yes/no,
+a label or a number: `question_kind`, `asks_label`, `names_a_thing`) and the words of extremes and thresholds the
 programs' free-form cues look for (`questions.cues`)."""
 
 from __future__ import annotations
 
 import re
+from typing import Literal
+
+from chartproof.questions.labels import norm
 
 __all__ = [
     "ABOVE",
@@ -13,9 +16,11 @@ __all__ = [
     "MAX",
     "MIN",
     "QUANTITY_NOUNS",
+    "QuestionKind",
     "asks_label",
     "has",
     "names_a_thing",
+    "question_kind",
 ]
 
 MAX = (
@@ -109,3 +114,45 @@ def names_a_thing(q: str) -> bool:
         return m.group(1).split()[-1] not in QUANTITY_NOUNS
     thing = _ranked_thing(q)
     return thing is not None and thing not in QUANTITY_NOUNS
+
+
+QuestionKind = Literal["yes_no", "label", "number", "open"]
+"""What kind of answer a question asks for."""
+
+_AUX = (
+    "is", "are", "was", "were", "does", "do", "did", "has", "have", "had", "can", "could",
+    "will", "would", "should", "shall", "may", "might", "isn't", "aren't", "doesn't", "don't",
+    "didn't",
+)  # fmt: skip
+_VALUE_WORD = re.compile(
+    r"^(?:in |for |at )?(?:which|what) (?:is the |was the )?(value|number|percentage|percent|"
+    r"share|amount|count|total|sum|average|rate|level|score|price)\b"
+)
+_LABEL_START = re.compile(r"^(?:in |for |by |during |at |on )?(which|who|whom|whose|where)\b")
+
+
+def question_kind(question: str) -> QuestionKind:
+    """The answer type a question asks for: yes/no (it opens with an auxiliary verb and
+    offers no alternatives joined by "or"), a label ("which", "who", "where", and "what"
+    naming a thing: `names_a_thing`), a number ("how many", "what is the value"), or open."""
+    q = " ".join(norm(question).split())
+    first = q.split(" ", 1)[0] if q else ""
+    if first in _AUX:
+        # "Is A or B larger?" asks for one of two names.
+        return (
+            "label"
+            if re.search(r"\bor\b", q) and not re.search(r"\bor (not|equal)\b", q)
+            else "yes_no"
+        )
+    if _VALUE_WORD.match(q):
+        return "number"
+    if _LABEL_START.match(q):
+        return "label"
+    if re.match(
+        r"^(how (many|much)|what (is|was|are|were) the (value|number|total|sum|average|difference|ratio|percentage|share|mean|median))\b",
+        q,
+    ):
+        return "number"
+    if names_a_thing(q):
+        return "label"  # "what was the most popular model", "what movie had the highest ..."
+    return "open"
