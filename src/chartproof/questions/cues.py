@@ -4,7 +4,7 @@ templates has ("Which year had the most sales?" → `argmax_x`), declared on the
 
 A `Cue` says when the question signals the program (`when`, over the question's `Mentions`:
 its words, the labels, series, colours, numbers and positions it names) and how its slots
-are filled from those mentions (`fill`, usually `slots(...)` of the generic fillers below).
+are filled from those mentions (`fill`, usually `fills(...)` of the generic fillers below).
 The parser walks every cue in `rank` order, lower first, and offers each program whose cue
 holds with every slot filled; a `final` cue that holds ends the walk. The ranks place the
 cues by how specific their signal is:
@@ -42,6 +42,7 @@ __all__ = [
     "asks_sum",
     "color1",
     "each_series",
+    "fills",
     "least",
     "most",
     "named_series",
@@ -52,7 +53,6 @@ __all__ = [
     "s1",
     "s2",
     "series",
-    "slots",
     "threshold",
     "walk",
     "whole",
@@ -83,7 +83,7 @@ class Cue:
     """Whether the walk ends here when `when` holds (the question is surely this kind)."""
 
 
-def slots(**fillers: Filler) -> Fill:
+def fills(**fillers: Filler) -> Fill:
     """One reading: each slot from its filler."""
 
     def fill(m: Mentions) -> Sequence[Mapping[str, ArgValue | None]]:

@@ -9,12 +9,12 @@ from chartproof.questions.cues import (
     Cue,
     asks_difference,
     asks_sum,
+    fills,
     least,
     most,
     s1,
     s2,
     series,
-    slots,
     x1,
     x2,
     x_or_only,
@@ -66,14 +66,6 @@ class DiffTwo(_PairProgram):
     """The difference between the values at two x labels."""
 
     name = "diff_two"
-    cues = (
-        Cue(
-            460,
-            "difference of two labels",
-            lambda m: asks_difference(m) and len(m.xs) >= 2,
-            slots(series=series, x=x1, x2=x2),
-        ),
-    )
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -83,6 +75,14 @@ class DiffTwo(_PairProgram):
         "By how much does {series} differ between {x} and {x2}?",
         "How big is the gap in {series} between {x} and {x2}?",
     )
+    cues = (
+        Cue(
+            460,
+            "difference of two labels",
+            lambda m: asks_difference(m) and len(m.xs) >= 2,
+            fills(series=series, x=x1, x2=x2),
+        ),
+    )
 
 
 @register
@@ -90,14 +90,6 @@ class RatioTwo(_PairProgram):
     """The ratio of the values at two x labels (ChartQA: "What's the ratio of A and B?")."""
 
     name = "ratio_two"
-    cues = (
-        Cue(
-            550,
-            "ratio of two labels",
-            lambda m: m.has("ratio", "times") and len(m.xs) >= 2,
-            slots(series=series, x=x1, x2=x2),
-        ),
-    )
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -107,6 +99,14 @@ class RatioTwo(_PairProgram):
         "What is {series} in {x} divided by {series} in {x2}?",
         "What ratio does {series} in {x} form with {series} in {x2}?",
     )
+    cues = (
+        Cue(
+            550,
+            "ratio of two labels",
+            lambda m: m.has("ratio", "times") and len(m.xs) >= 2,
+            fills(series=series, x=x1, x2=x2),
+        ),
+    )
 
 
 @register
@@ -115,16 +115,6 @@ class SumTwo(_PairProgram):
     the year 2014 and 2015?")."""
 
     name = "sum_two"
-    cues = (
-        Cue(
-            500,
-            "sum of two labels",
-            lambda m: (
-                len(m.xs) >= 2 and m.has("make up", "combined", "together", "sum", "total", "add")
-            ),
-            slots(series=series, x=x1, x2=x2),
-        ),
-    )
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -133,6 +123,16 @@ class SumTwo(_PairProgram):
         "What is the sum of {series} in {x} and {x2}?",
         "What do {x} and {x2} add up to for {series}?",
         "What is the combined {series} of {x} and {x2}?",
+    )
+    cues = (
+        Cue(
+            500,
+            "sum of two labels",
+            lambda m: (
+                len(m.xs) >= 2 and m.has("make up", "combined", "together", "sum", "total", "add")
+            ),
+            fills(series=series, x=x1, x2=x2),
+        ),
     )
 
 
@@ -156,7 +156,6 @@ class Average(_AggregateProgram):
     """The average of a series."""
 
     name = "average"
-    cues = (Cue(520, "average", lambda m: m.has("average", "mean"), slots(series=series)),)
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -166,6 +165,7 @@ class Average(_AggregateProgram):
         "What is the mean of {series}?",
         "On average, how much is {series}?",
     )
+    cues = (Cue(520, "average", lambda m: m.has("average", "mean"), fills(series=series)),)
 
 
 @register
@@ -173,7 +173,6 @@ class Total(_AggregateProgram):
     """The total of a series (ChartQA: "What is the sum of all blue bars?")."""
 
     name = "total"
-    cues = (Cue(580, "total", asks_sum, slots(series=series)),)
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -183,6 +182,7 @@ class Total(_AggregateProgram):
         "What is the sum of all values of {series}?",
         "If you add up every {series} value, what do you get?",
     )
+    cues = (Cue(580, "total", asks_sum, fills(series=series)),)
 
 
 @register
@@ -190,7 +190,6 @@ class MedianSeries(_AggregateProgram):
     """The median of a series."""
 
     name = "median_series"
-    cues = (Cue(530, "median", lambda m: m.has("median"), slots(series=series)),)
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -201,6 +200,7 @@ class MedianSeries(_AggregateProgram):
         "What is the median value of {series} across the {x_title} values?",
         "Which value is the median of {series}?",
     )
+    cues = (Cue(530, "median", lambda m: m.has("median"), fills(series=series)),)
 
 
 @register
@@ -209,14 +209,6 @@ class MaxMinusMin(_AggregateProgram):
     difference between maximum ... and minimum ...?")."""
 
     name = "max_minus_min"
-    cues = (
-        Cue(
-            440,
-            "highest minus lowest",
-            lambda m: asks_difference(m) and most(m) and least(m),
-            slots(series=series),
-        ),
-    )
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -226,6 +218,14 @@ class MaxMinusMin(_AggregateProgram):
         "How far apart are the largest and the smallest values of {series}?",
         "What is the range of {series}, from its lowest to its highest value?",
     )
+    cues = (
+        Cue(
+            440,
+            "highest minus lowest",
+            lambda m: asks_difference(m) and most(m) and least(m),
+            fills(series=series),
+        ),
+    )
 
 
 @register
@@ -234,14 +234,6 @@ class DiffSeriesAtX(Program):
     between blue and green graph ...")."""
 
     name = "diff_series_at_x"
-    cues = (
-        Cue(
-            470,
-            "difference of two series",
-            lambda m: asks_difference(m) and len(m.ss) >= 2,
-            slots(series=s1, series2=s2, x=x_or_only),
-        ),
-    )
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -253,6 +245,14 @@ class DiffSeriesAtX(Program):
         "How large is the gap between {series} and {series2} in {x}?",
     )
     slots = slot_kinds(series="series", series2="series", x="x")
+    cues = (
+        Cue(
+            470,
+            "difference of two series",
+            lambda m: asks_difference(m) and len(m.ss) >= 2,
+            fills(series=s1, series2=s2, x=x_or_only),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         xs, ss = pick_x(view, rng), pick_series(view, rng, 2)
@@ -271,14 +271,6 @@ class StackTotal(Program):
     """The total of a stacked bar: the sum of its segments."""
 
     name = "stack_total"
-    cues = (
-        Cue(
-            560,
-            "total of a stack",
-            lambda m: asks_sum(m) and m.stacked_bars and bool(m.xs),
-            slots(x=x1),
-        ),
-    )
     family = "computation"
     task_type = "NC"
     question_type = "reasoning"
@@ -290,6 +282,14 @@ class StackTotal(Program):
         "What value does the whole stacked bar for {x} reach?",
     )
     slots = slot_kinds(x="x")
+    cues = (
+        Cue(
+            560,
+            "total of a stack",
+            lambda m: asks_sum(m) and m.stacked_bars and bool(m.xs),
+            fills(x=x1),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         xs = pick_x(view, rng)

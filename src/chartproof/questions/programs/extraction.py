@@ -9,11 +9,11 @@ from chartproof.questions.cues import (
     Cue,
     color1,
     each_series,
+    fills,
     one_label,
     only_x,
     s1,
     series,
-    slots,
     whole,
     x1,
 )
@@ -46,12 +46,6 @@ class ValueAt(Program):
     """The value of one series at one x label."""
 
     name = "value_at"
-    cues = (
-        Cue(490, "value at a label", _one_label, each_series(x=x1)),
-        Cue(710, "value at a label", lambda m: bool(m.xs), each_series(x=x1)),
-        Cue(720, "value of the only label", _only_label, slots(series=s1, x=only_x)),
-        Cue(730, "value of the bar for the whole", _the_whole, slots(series=series, x=whole)),
-    )
     family = "extraction"
     task_type = "VE"
     question_type = "descriptive"
@@ -63,6 +57,12 @@ class ValueAt(Program):
         "According to the chart, what was {series} in {x}?",
     )
     slots = slot_kinds(series="series", x="x")
+    cues = (
+        Cue(490, "value at a label", _one_label, each_series(x=x1)),
+        Cue(710, "value at a label", lambda m: bool(m.xs), each_series(x=x1)),
+        Cue(720, "value of the only label", _only_label, fills(series=s1, x=only_x)),
+        Cue(730, "value of the bar for the whole", _the_whole, fills(series=series, x=whole)),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         xs, ss = pick_x(view, rng), pick_series(view, rng)
@@ -77,10 +77,6 @@ class PieValue(Program):
     """The value of one wedge of a pie."""
 
     name = "pie_value"
-    cues = (
-        Cue(480, "value of a wedge", lambda m: m.pie and _one_label(m), slots(x=x1)),
-        Cue(700, "value of a wedge", lambda m: m.pie and bool(m.xs), slots(x=x1)),
-    )
     family = "extraction"
     task_type = "VE"
     question_type = "descriptive"
@@ -91,6 +87,10 @@ class PieValue(Program):
         "What is the value for {x} in the pie chart?",
     )
     slots = slot_kinds(x="x")
+    cues = (
+        Cue(480, "value of a wedge", lambda m: m.pie and _one_label(m), fills(x=x1)),
+        Cue(700, "value of a wedge", lambda m: m.pie and bool(m.xs), fills(x=x1)),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         xs = pick_x(view, rng)
@@ -106,14 +106,6 @@ class ValueOfColor(Program):
     its colour, then read."""
 
     name = "value_of_color"
-    cues = (
-        Cue(
-            210,
-            "value of a coloured series",
-            lambda m: bool(m.colors and m.xs),
-            slots(color=color1, x=x1),
-        ),
-    )
     family = "extraction"
     task_type = "VE"
     question_type = "descriptive"
@@ -125,6 +117,14 @@ class ValueOfColor(Program):
         "In {x}, what value does the {color} series reach?",
     )
     slots = slot_kinds(color="color", x="x")
+    cues = (
+        Cue(
+            210,
+            "value of a coloured series",
+            lambda m: bool(m.colors and m.xs),
+            fills(color=color1, x=x1),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         xs = pick_x(view, rng)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from chartproof.questions import ops
-from chartproof.questions.cues import Cue, asks_sum, series, slots, threshold
+from chartproof.questions.cues import Cue, asks_sum, fills, series, threshold
 from chartproof.questions.mentions import Mentions
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import (
@@ -55,14 +55,6 @@ class CountAbove(_ThresholdProgram):
     """How many marks of a series exceed a threshold."""
 
     name = "count_above"
-    cues = (
-        Cue(
-            410,
-            "how many above",
-            lambda m: _counts(m) and m.says(*ABOVE),
-            slots(series=series, threshold=threshold),
-        ),
-    )
     family = "filtering"
     task_type = "CP"
     question_type = "reasoning"
@@ -70,6 +62,14 @@ class CountAbove(_ThresholdProgram):
         "How many {x_title} values have {series} above {threshold}?",
         "For how many {x_title} values does {series} exceed {threshold}?",
         "How many {marks} of {series} are higher than {threshold}?",
+    )
+    cues = (
+        Cue(
+            410,
+            "how many above",
+            lambda m: _counts(m) and m.says(*ABOVE),
+            fills(series=series, threshold=threshold),
+        ),
     )
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
@@ -82,14 +82,6 @@ class CountBelow(_ThresholdProgram):
     below 40 in Unfavorable graph?")."""
 
     name = "count_below"
-    cues = (
-        Cue(
-            420,
-            "how many below",
-            lambda m: _counts(m) and m.says(*BELOW),
-            slots(series=series, threshold=threshold),
-        ),
-    )
     family = "filtering"
     task_type = "CP"
     question_type = "reasoning"
@@ -97,6 +89,14 @@ class CountBelow(_ThresholdProgram):
         "How many {x_title} values have {series} below {threshold}?",
         "For how many {x_title} values does {series} stay under {threshold}?",
         "How many {marks} of {series} are lower than {threshold}?",
+    )
+    cues = (
+        Cue(
+            420,
+            "how many below",
+            lambda m: _counts(m) and m.says(*BELOW),
+            fills(series=series, threshold=threshold),
+        ),
     )
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
@@ -127,14 +127,6 @@ class SumAbove(_ThresholdProgram):
     """The sum of the values past a threshold."""
 
     name = "sum_above"
-    cues = (
-        Cue(
-            570,
-            "sum above a threshold",
-            lambda m: asks_sum(m) and m.threshold is not None and m.says(*ABOVE),
-            slots(series=series, threshold=threshold),
-        ),
-    )
     family = "filtering"
     task_type = "CP"
     question_type = "reasoning"
@@ -142,6 +134,14 @@ class SumAbove(_ThresholdProgram):
         "What is the sum of all {series} values above {threshold}?",
         "Adding up only the {series} values that exceed {threshold}, what do you get?",
         "What do the {series} values greater than {threshold} add up to?",
+    )
+    cues = (
+        Cue(
+            570,
+            "sum above a threshold",
+            lambda m: asks_sum(m) and m.threshold is not None and m.says(*ABOVE),
+            fills(series=series, threshold=threshold),
+        ),
     )
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
@@ -210,14 +210,6 @@ class CountAboveAverage(Program):
     """How many marks are above the series average: compute the mean, then count."""
 
     name = "count_above_average"
-    cues = (
-        Cue(
-            430,
-            "how many above average",
-            lambda m: m.has("how many") and m.says("average") and m.says(*ABOVE),
-            slots(series=series),
-        ),
-    )
     family = "filtering"
     task_type = "CP"
     question_type = "reasoning"
@@ -228,6 +220,14 @@ class CountAboveAverage(Program):
         "How many {marks} of {series} exceed the average of all of them?",
     )
     slots = slot_kinds(series="series")
+    cues = (
+        Cue(
+            430,
+            "how many above average",
+            lambda m: m.has("how many") and m.says("average") and m.says(*ABOVE),
+            fills(series=series),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         ss = pick_series(view, rng)

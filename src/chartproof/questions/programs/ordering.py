@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from chartproof.questions import ops
-from chartproof.questions.cues import Cue, ranked, series, slots
+from chartproof.questions.cues import Cue, fills, ranked, series
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import CATEGORY, MULTI, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
@@ -71,14 +71,6 @@ class KthLargestLabel(Program):
     """Which x label has the k-th highest value (ChartR: "the 9th largest bar")."""
 
     name = "kth_largest_label"
-    cues = (
-        Cue(
-            600,
-            "k-th largest label",
-            lambda m: m.ranked is not None and m.label,
-            slots(series=series, k=ranked),
-        ),
-    )
     family = "ordering"
     task_type = "SO"
     question_type = "reasoning"
@@ -89,6 +81,14 @@ class KthLargestLabel(Program):
         "What is the {x_title} with the {k} largest value of {series}?",
     )
     slots = slot_kinds(series="series", k="ordinal")
+    cues = (
+        Cue(
+            600,
+            "k-th largest label",
+            lambda m: m.ranked is not None and m.label,
+            fills(series=series, k=ranked),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         ss = pick_series(view, rng)
@@ -105,7 +105,6 @@ class SecondLargestValue(Program):
     """The second largest value (ChartQA human questions)."""
 
     name = "second_largest_value"
-    cues = (Cue(610, "second largest value", lambda m: m.ranked == 2, slots(series=series)),)
     family = "ordering"
     task_type = "SO"
     question_type = "reasoning"
@@ -116,6 +115,7 @@ class SecondLargestValue(Program):
         "What is the runner-up value of {series}, just below the maximum?",
     )
     slots = slot_kinds(series="series")
+    cues = (Cue(610, "second largest value", lambda m: m.ranked == 2, fills(series=series)),)
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         ss = pick_series(view, rng)

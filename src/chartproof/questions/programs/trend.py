@@ -6,7 +6,7 @@ import random
 import re
 
 from chartproof.questions import ops
-from chartproof.questions.cues import Cue, series, slots, x1, x2
+from chartproof.questions.cues import Cue, fills, series, x1, x2
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import LINES, ORDERED, charts, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
@@ -83,14 +83,6 @@ class TrendFromTo(_OrderedProgram):
     """Whether a series went up or down between two x labels."""
 
     name = "trend_from_to"
-    cues = (
-        Cue(
-            650,
-            "trend between two labels",
-            lambda m: len(m.xs) >= 2 and bool(_CHANGE.search(m.q)),
-            slots(series=series, x=x1, x2=x2),
-        ),
-    )
     family = "trend"
     task_type = "TI"
     question_type = "reasoning"
@@ -100,6 +92,14 @@ class TrendFromTo(_OrderedProgram):
         "What is the trend of {series} between {x} and {x2}, increasing or decreasing?",
     )
     slots = slot_kinds(series="series", x="x", x2="x")
+    cues = (
+        Cue(
+            650,
+            "trend between two labels",
+            lambda m: len(m.xs) >= 2 and bool(_CHANGE.search(m.q)),
+            fills(series=series, x=x1, x2=x2),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         xs, ss = pick_x(view, rng, 2), pick_series(view, rng)
