@@ -90,6 +90,8 @@ def test_stages_come_in_order_and_can_be_chosen() -> None:
         "cue: extreme value",
     }
     assert parse(q, view, stages=("template",), families=("trend",)) == []
+    with pytest.raises(ValueError, match="unknown parse stage 'templat'; known: template"):
+        parse(q, view, stages=("templat",))  # type: ignore[arg-type]
 
 
 def test_a_final_cue_ends_the_walk() -> None:

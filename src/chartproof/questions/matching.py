@@ -103,6 +103,9 @@ def parse(
     """Every (program, arguments) of a program that applies to the chart that the question
     may have been written from, most likely first: by stage (`STAGES` order), within a
     template stage the most specific match first, within the cues by rank."""
+    unknown = [s for s in stages if s not in STAGES]
+    if unknown:
+        raise ValueError(f"unknown parse stage {unknown[0]!r}; known: {', '.join(STAGES)}")
     fams = tuple(families) if families is not None else None
     programs = [p for p in list_programs(families=fams) if p.applies(view)]
     out: list[Parse] = []
