@@ -8,7 +8,7 @@ import pytest
 from question_factory import category_spec
 
 from chartproof.questions import ChartView
-from chartproof.questions.cues import Cue, walk
+from chartproof.questions.cues import Cue, reads, walk
 from chartproof.questions.matching import parse
 from chartproof.questions.mentions import mentions
 from chartproof.questions.program import list_programs
@@ -134,3 +134,17 @@ def test_every_cue_fills_its_programs_slots() -> None:
             for cue in prog.cues:
                 for args in cue.fill(m):
                     assert set(args) == set(prog.slots), (prog.name, cue.why)
+
+
+def test_a_cue_can_read_its_own_pattern() -> None:
+    """`reads` wraps a reader of the question as written ("three" stays a word there)."""
+    view = ChartView.from_spec(CHARTS["bars"])
+
+    def missing(text: str, v: ChartView) -> dict[str, str] | None:
+        return {"x": v.x_labels[-1]} if text.startswith("Which is missing") else None
+
+    cues = [("missing", reads(missing, 5, "missing value"))]
+    m = mentions("Which is missing: three percent?", view)
+    assert m.question == "Which is missing: 3 percent?"
+    assert walk(m, cues) == [("missing", {"x": "2022"}, "missing value")]
+    assert walk(mentions("Which was highest?", view), cues) == []

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from chartproof.questions.mentions import Mentions
 from chartproof.questions.program import ArgValue
+from chartproof.questions.view import ChartView
 from chartproof.questions.wording import MAX, MIN
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "only_x",
     "position",
     "ranked",
+    "reads",
     "s1",
     "s2",
     "series",
@@ -90,6 +92,20 @@ def fills(**fillers: Filler) -> Fill:
         return ({name: f(m) for name, f in fillers.items()},)
 
     return fill
+
+
+def reads(
+    read: Callable[[str, ChartView], Mapping[str, ArgValue] | None], rank: int, why: str
+) -> Cue:
+    """A cue whose own pattern reads the arguments from the question as written and the
+    chart (`read` returns None when the wording is not its program's): for a wording no
+    mention filler covers ("46, 43, 41: which value is missing?")."""
+
+    def fill(m: Mentions) -> Sequence[Mapping[str, ArgValue | None]]:
+        found = read(m.text, m.view)
+        return () if found is None else (found,)
+
+    return Cue(rank, why, lambda m: True, fill)
 
 
 def each_series(**fillers: Filler) -> Fill:

@@ -1,19 +1,25 @@
 """Colours the way people name them: a read series colour gets chartproof's palette name when
 it is one of the palette's colours, else a basic colour term ("blue", "gray", "green"). The
-colours a question names are matched in `questions.colour_words`."""
+colour words of questions ("the navy blue bars") live in `questions.colours`."""
 
 from __future__ import annotations
 
 import colorsys
 
 from chartproof.charts.colors import NAMED_COLORS, color_name, hex_to_rgb
-from chartproof.questions.colour_words import (
+from chartproof.questions.colours import (
     colour_in_question,
     same_colour,
     series_of_colour_word,
 )
 
-__all__ = ["colour_in_question", "human_colour_name", "same_colour", "series_of_colour_word"]
+__all__ = [
+    "colour_in_question",
+    "human_colour_name",
+    "lightness_of",
+    "same_colour",
+    "series_of_colour_word",
+]
 
 _PALETTE_MATCH = 24.0
 """Largest RGB distance at which a colour is taken to be a palette colour."""

@@ -1,10 +1,19 @@
-"""Text helpers of the reader's solver: label comparison (`questions.labels`) and the labels
-a question mentions (`questions.mentions`)."""
+"""Text helpers of the reader's solver: the label helpers (mentions, aliases, comparison) come
+from `questions.labels`, numbers written as words from `questions.mentions`."""
 
 from __future__ import annotations
 
-from chartproof.questions.labels import best_label, norm, numbers_written, plain_math, similarity
-from chartproof.questions.mentions import aliases, find_mentions, loose_mention, words_to_numbers
+from chartproof.questions.labels import (
+    aliases,
+    best_label,
+    find_mentions,
+    loose_mention,
+    norm,
+    numbers_written,
+    plain_math,
+    similarity,
+)
+from chartproof.questions.mentions import words_to_numbers
 
 __all__ = [
     "aliases",

@@ -1,12 +1,13 @@
-"""Colours a question names: a colour phrase ("the navy blue bars", "the light green line")
-is matched to the series drawn in that family of colours."""
+"""Colour words in questions: the colour phrase a question names ("navy blue", "light
+green"), whether it names a colour called so on the chart (same basic family), and the series
+drawn in that family of colours."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 
-__all__ = ["colour_family", "colour_in_question", "same_colour", "series_of_colour_word"]
+__all__ = ["colour_in_question", "same_colour", "series_of_colour_word"]
 
 # Basic colour terms and the family each belongs to (the family decides matches).
 _FAMILY: dict[str, str] = {
@@ -47,8 +48,7 @@ _WORDS = re.compile(
 )
 
 
-def colour_family(name: str) -> str | None:
-    """The basic colour family a colour name belongs to ("navy blue" → "blue"), or None."""
+def _family(name: str) -> str | None:
     words = re.findall(r"[a-z]+", name.lower())
     for w in reversed(words):
         if w in _FAMILY:
@@ -74,7 +74,7 @@ def colour_in_question(question: str) -> str | None:
 def same_colour(phrase: str, name: str) -> bool:
     """Whether a colour phrase from a question names a colour called `name` (same basic
     family; "dark"/"light" are not required to agree: people call #1f4e79 "blue")."""
-    a, b = colour_family(phrase), colour_family(name)
+    a, b = _family(phrase), _family(name)
     return a is not None and a == b
 
 
@@ -85,11 +85,11 @@ def series_of_colour_word(
     in the phrase's family, else in a neighbouring family ("green" for an olive line);
     several in the family are told apart by "dark"/"light" and `lightness` (0..1 per
     series). None when no series or several fit."""
-    fam = colour_family(phrase)
+    fam = _family(phrase)
     if fam is None:
         return None
-    exact = [s for s, n in colours.items() if colour_family(n) == fam]
-    cands = exact or [s for s, n in colours.items() if colour_family(n) in _NEAR.get(fam, set())]
+    exact = [s for s, n in colours.items() if _family(n) == fam]
+    cands = exact or [s for s, n in colours.items() if _family(n) in _NEAR.get(fam, set())]
     if len(cands) == 1:
         return cands[0]
     if len(cands) < 2:
