@@ -148,3 +148,17 @@ def test_a_cue_can_read_its_own_pattern() -> None:
     assert m.question == "Which is missing: 3 percent?"
     assert walk(m, cues) == [("missing", {"x": "2022"}, "missing value")]
     assert walk(mentions("Which was highest?", view), cues) == []
+
+
+def test_cues_of_a_program_run_elsewhere() -> None:
+    """`cue_readings(extra=...)` walks cues of a program not registered here in rank order:
+    the named-value cue comes before the extremes."""
+    from chartproof.questions.cues import NAMED_VALUE
+    from chartproof.questions.matching import cue_readings
+
+    view = ChartView.from_spec(CHARTS["two"])
+    found = cue_readings(
+        "Which region had the highest value, about 25?", view, extra=[("near", NAMED_VALUE)]
+    )
+    assert found[0] == ("near", {"value": 25.0}, "label with a value")
+    assert [name for name, _, _ in found[1:]] == ["argmax_x", "max_value"]
