@@ -15,7 +15,13 @@ from chartproof.questions.items import (
     make_questions,
     premise_sequences,
 )
-from chartproof.questions.matching import QuestionMatch, match_question, question_templates
+from chartproof.questions.matching import (
+    Parse,
+    QuestionMatch,
+    match_question,
+    parse,
+    question_templates,
+)
 from chartproof.questions.premises import evaluate, structural_premises
 from chartproof.questions.program import (
     Args,
@@ -33,6 +39,7 @@ __all__ = [
     "ArgValue",
     "Args",
     "ChartView",
+    "Parse",
     "Program",
     "ProgramResult",
     "QuestionItem",
@@ -50,6 +57,7 @@ __all__ = [
     "make_item",
     "make_questions",
     "match_question",
+    "parse",
     "premise_sequences",
     "question_templates",
     "structural_premises",

@@ -12,7 +12,7 @@ import string
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import ClassVar, TypeAlias
+from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
 from chartproof.charts.kinds import kinds_where
 from chartproof.numeric import parse_number
@@ -29,6 +29,9 @@ from chartproof.types import (
     TaskType,
 )
 from chartproof.types.registry import Registry
+
+if TYPE_CHECKING:
+    from chartproof.questions.cues import Cue
 
 __all__ = [
     "ALL_CHARTS",
@@ -96,6 +99,8 @@ class Program:
     fallback: ClassVar[bool] = False
     """Drawn only after the others of its family fail (a chain that fits almost any chart
     would otherwise crowd out the rest)."""
+    cues: ClassVar[tuple[Cue, ...]] = ()
+    """How a question no template fits signals this program (`questions.cues`)."""
 
     def applies(self, view: ChartView) -> bool:
         """Whether the program can ask about this chart at all."""

@@ -18,8 +18,8 @@ from typing import Literal
 
 from chartproof.numeric import format_number, parse_number
 from chartproof.questions import ChartView
+from chartproof.questions.wording import QuestionKind, question_kind
 from chartproof.reader._colours import same_colour
-from chartproof.reader._intents import names_a_thing
 from chartproof.reader._text import best_label, find_mentions, norm, numbers_written, similarity
 
 __all__ = [
@@ -35,50 +35,8 @@ __all__ = [
     "question_kind",
 ]
 
-QuestionKind = Literal["yes_no", "label", "number", "open"]
-"""What kind of answer a question asks for."""
-
 Check = tuple[bool, str]
 """A checked claim: whether it holds, and the sentence saying what was compared."""
-
-_AUX = (
-    "is", "are", "was", "were", "does", "do", "did", "has", "have", "had", "can", "could",
-    "will", "would", "should", "shall", "may", "might", "isn't", "aren't", "doesn't", "don't",
-    "didn't",
-)  # fmt: skip
-_VALUE_WORD = re.compile(
-    r"^(?:in |for |at )?(?:which|what) (?:is the |was the )?(value|number|percentage|percent|"
-    r"share|amount|count|total|sum|average|rate|level|score|price)\b"
-)
-_LABEL_START = re.compile(r"^(?:in |for |by |during |at |on )?(which|who|whom|whose|where)\b")
-
-
-def question_kind(question: str) -> QuestionKind:
-    """The answer type a question asks for: yes/no (it opens with an auxiliary verb and
-    offers no alternatives joined by "or"), a label ("which", "who", "where", and "what"
-    naming a thing: `names_a_thing`), a number ("how many", "what is the value"), or open."""
-    q = " ".join(norm(question).split())
-    first = q.split(" ", 1)[0] if q else ""
-    if first in _AUX:
-        # "Is A or B larger?" asks for one of two names.
-        return (
-            "label"
-            if re.search(r"\bor\b", q) and not re.search(r"\bor (not|equal)\b", q)
-            else "yes_no"
-        )
-    if _VALUE_WORD.match(q):
-        return "number"
-    if _LABEL_START.match(q):
-        return "label"
-    if re.match(
-        r"^(how (many|much)|what (is|was|are|were) the (value|number|total|sum|average|difference|ratio|percentage|share|mean|median))\b",
-        q,
-    ):
-        return "number"
-    if names_a_thing(q):
-        return "label"  # "what was the most popular model", "what movie had the highest ..."
-    return "open"
-
 
 # ------------------------------------------------------------------ the form asked for
 

@@ -18,7 +18,7 @@ from chartproof.questions import (
     explain,
     get_program,
 )
-from chartproof.questions.matching import match_question
+from chartproof.questions.matching import match_question, step_matches, template_matches
 from chartproof.questions.program import ArgValue
 from chartproof.questions.trace import Tracer
 from chartproof.reader._colours import human_colour_name, lightness_of
@@ -37,7 +37,6 @@ from chartproof.reader._kinds import (
 )
 from chartproof.reader._premises import Verdict, judge_premise
 from chartproof.reader._steps import combine_steps, numbered, resolve_steps
-from chartproof.reader._templates import fuzzy_matches, step_matches
 from chartproof.reader._text import norm, numbers_written
 from chartproof.reader.perception.records import ChartReading
 from chartproof.types import ChartType, DataTable
@@ -360,7 +359,7 @@ def _candidates(q: str, view: ChartView) -> Iterator[Solution]:
     extra = computed(q, view)
     if extra is not None:
         yield Solution(answer=extra[0], explanation=extra[1], program=extra[2])
-    for cand in fuzzy_matches(q, view):
+    for cand in template_matches(q, view):
         result = _execute(cand.program, cand.args, view)
         if result is not None:
             yield _from_result(result)

@@ -5,12 +5,19 @@ from __future__ import annotations
 import random
 
 from chartproof.questions import ops
+from chartproof.questions.cues import Cue, asks_colour, color1, fills, most, named_series, x1
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import CATEGORY, MULTI, PIES, SCATTERS, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
 
 __all__ = ["ColorOfMaxSeries", "ColorOfSeries", "ColorOfWedge", "CountColors", "SeriesOfColor"]
+
+
+_MEANS_SHOWN = ("represent", "represents", "stand", "indicate", "show", "mean")
+"""Words asking what a colour stands for, in a question about colours."""
+_MEANS = ("represent", "represents", "stand", "indicate", "denote", "depict")
+"""Words asking what a colour stands for, in a question naming one."""
 
 
 @register
@@ -29,6 +36,7 @@ class ColorOfSeries(Program):
         "In what colour is {series} drawn?",
     )
     slots = slot_kinds(series="series")
+    cues = (Cue(140, "colour of a series", asks_colour, fills(series=named_series), final=True),)
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         ss = pick_series(view, rng)
@@ -53,6 +61,11 @@ class ColorOfWedge(Program):
         "In what colour is {x} shown in the pie?",
     )
     slots = slot_kinds(x="x")
+    cues = (
+        Cue(
+            120, "colour of a wedge", lambda m: asks_colour(m) and m.pie and bool(m.xs), fills(x=x1)
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         xs = pick_x(view, rng)
@@ -78,6 +91,17 @@ class SeriesOfColor(Program):
         "What is drawn in {color} in this chart?",
     )
     slots = slot_kinds(color="color")
+    cues = (
+        Cue(
+            110,
+            "colour meaning",
+            lambda m: asks_colour(m) and bool(m.colors) and m.has(*_MEANS_SHOWN),
+            fills(color=color1),
+        ),
+        Cue(
+            200, "colour meaning", lambda m: bool(m.colors) and m.has(*_MEANS), fills(color=color1)
+        ),
+    )
 
     def applies(self, view: ChartView) -> bool:
         return super().applies(view) and (len(view.series) > 1 or view.kind.color_keys == "x")
@@ -107,6 +131,7 @@ class CountColors(Program):
         "Count the colours used for the {marks}. How many are there?",
     )
     slots = slot_kinds()
+    cues = (Cue(100, "how many colours", lambda m: asks_colour(m) and m.has("how many"), fills()),)
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         return {} if view.colors else None
@@ -132,6 +157,14 @@ class ColorOfMaxSeries(Program):
         "Which colour marks the highest value in {x}?",
     )
     slots = slot_kinds(x="x")
+    cues = (
+        Cue(
+            130,
+            "colour of the largest series",
+            lambda m: asks_colour(m) and bool(m.xs) and most(m),
+            fills(x=x1),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         xs = pick_x(view, rng)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+import re
 
 from chartproof.questions import ops
+from chartproof.questions.cues import Cue, fills, least, most, series, x1, x2
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import CATEGORY, MULTI, PIES, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
@@ -19,6 +21,10 @@ __all__ = [
     "MaxValue",
     "MinValue",
 ]
+
+
+_THAN = re.compile(r"\b(greater|more|higher|larger|bigger) than\b")
+"""A comparison of two labels ("Is A greater than B")."""
 
 
 class _SeriesProgram(Program):
@@ -45,6 +51,7 @@ class ArgmaxX(_SeriesProgram):
         "In which {x_title} is {series} the largest?",
         "Which {x_title} recorded the highest value of {series}?",
     )
+    cues = (Cue(630, "label of the extreme", lambda m: most(m) and m.label, fills(series=series)),)
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
         return ops.extreme(tr, str(args["series"]), "max")
@@ -62,6 +69,14 @@ class ArgminX(_SeriesProgram):
         "Which {x_title} has the lowest {series}?",
         "In which {x_title} is {series} the smallest?",
         "Which {x_title} recorded the lowest value of {series}?",
+    )
+    cues = (
+        Cue(
+            631,
+            "label of the extreme",
+            lambda m: least(m) and not most(m) and m.label,
+            fills(series=series),
+        ),
     )
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
@@ -81,6 +96,7 @@ class MaxValue(_SeriesProgram):
         "What is the peak value of {series} in the chart?",
         "How high does {series} get at most?",
     )
+    cues = (Cue(640, "extreme value", most, fills(series=series)),)
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
         return ops.extreme_value(tr, str(args["series"]), "max")
@@ -99,6 +115,7 @@ class MinValue(_SeriesProgram):
         "What is the smallest value {series} takes in the chart?",
         "How low does {series} get at its minimum?",
     )
+    cues = (Cue(641, "extreme value", lambda m: least(m) and not most(m), fills(series=series)),)
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
         return ops.extreme_value(tr, str(args["series"]), "min")
@@ -146,6 +163,14 @@ class LargerOfTwo(Program):
         "Does {x} or {x2} have more {series}?",
     )
     slots = slot_kinds(series="series", x="x", x2="x")
+    cues = (
+        Cue(
+            660,
+            "compare two labels",
+            lambda m: len(m.xs) >= 2 and bool(_THAN.search(m.q)),
+            fills(series=series, x=x1, x2=x2),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         xs, ss = pick_x(view, rng, 2), pick_series(view, rng)
@@ -174,6 +199,14 @@ class ArgmaxSeriesAtX(Program):
         "What is the top series in {x}?",
     )
     slots = slot_kinds(x="x")
+    cues = (
+        Cue(
+            620,
+            "series extreme at a label",
+            lambda m: most(m) and m.label and bool(m.xs) and len(m.view.series) > 1 and not m.ss,
+            fills(x=x1),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         xs = pick_x(view, rng)

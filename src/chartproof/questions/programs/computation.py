@@ -5,6 +5,20 @@ from __future__ import annotations
 import random
 
 from chartproof.questions import ops
+from chartproof.questions.cues import (
+    Cue,
+    asks_difference,
+    asks_sum,
+    fills,
+    least,
+    most,
+    s1,
+    s2,
+    series,
+    x1,
+    x2,
+    x_or_only,
+)
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import (
     CATEGORY,
@@ -61,6 +75,14 @@ class DiffTwo(_PairProgram):
         "By how much does {series} differ between {x} and {x2}?",
         "How big is the gap in {series} between {x} and {x2}?",
     )
+    cues = (
+        Cue(
+            460,
+            "difference of two labels",
+            lambda m: asks_difference(m) and len(m.xs) >= 2,
+            fills(series=series, x=x1, x2=x2),
+        ),
+    )
 
 
 @register
@@ -76,6 +98,14 @@ class RatioTwo(_PairProgram):
         "What is the ratio of {series} in {x} to that in {x2}?",
         "What is {series} in {x} divided by {series} in {x2}?",
         "What ratio does {series} in {x} form with {series} in {x2}?",
+    )
+    cues = (
+        Cue(
+            550,
+            "ratio of two labels",
+            lambda m: m.has("ratio", "times") and len(m.xs) >= 2,
+            fills(series=series, x=x1, x2=x2),
+        ),
     )
 
 
@@ -93,6 +123,16 @@ class SumTwo(_PairProgram):
         "What is the sum of {series} in {x} and {x2}?",
         "What do {x} and {x2} add up to for {series}?",
         "What is the combined {series} of {x} and {x2}?",
+    )
+    cues = (
+        Cue(
+            500,
+            "sum of two labels",
+            lambda m: (
+                len(m.xs) >= 2 and m.has("make up", "combined", "together", "sum", "total", "add")
+            ),
+            fills(series=series, x=x1, x2=x2),
+        ),
     )
 
 
@@ -125,6 +165,7 @@ class Average(_AggregateProgram):
         "What is the mean of {series}?",
         "On average, how much is {series}?",
     )
+    cues = (Cue(520, "average", lambda m: m.has("average", "mean"), fills(series=series)),)
 
 
 @register
@@ -141,6 +182,7 @@ class Total(_AggregateProgram):
         "What is the sum of all values of {series}?",
         "If you add up every {series} value, what do you get?",
     )
+    cues = (Cue(580, "total", asks_sum, fills(series=series)),)
 
 
 @register
@@ -158,6 +200,7 @@ class MedianSeries(_AggregateProgram):
         "What is the median value of {series} across the {x_title} values?",
         "Which value is the median of {series}?",
     )
+    cues = (Cue(530, "median", lambda m: m.has("median"), fills(series=series)),)
 
 
 @register
@@ -174,6 +217,14 @@ class MaxMinusMin(_AggregateProgram):
         "What is the difference between the highest and the lowest {series}?",
         "How far apart are the largest and the smallest values of {series}?",
         "What is the range of {series}, from its lowest to its highest value?",
+    )
+    cues = (
+        Cue(
+            440,
+            "highest minus lowest",
+            lambda m: asks_difference(m) and most(m) and least(m),
+            fills(series=series),
+        ),
     )
 
 
@@ -194,6 +245,14 @@ class DiffSeriesAtX(Program):
         "How large is the gap between {series} and {series2} in {x}?",
     )
     slots = slot_kinds(series="series", series2="series", x="x")
+    cues = (
+        Cue(
+            470,
+            "difference of two series",
+            lambda m: asks_difference(m) and len(m.ss) >= 2,
+            fills(series=s1, series2=s2, x=x_or_only),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         xs, ss = pick_x(view, rng), pick_series(view, rng, 2)
@@ -223,6 +282,14 @@ class StackTotal(Program):
         "What value does the whole stacked bar for {x} reach?",
     )
     slots = slot_kinds(x="x")
+    cues = (
+        Cue(
+            560,
+            "total of a stack",
+            lambda m: asks_sum(m) and m.stacked_bars and bool(m.xs),
+            fills(x=x1),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         xs = pick_x(view, rng)

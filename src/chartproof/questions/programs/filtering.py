@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 
 from chartproof.questions import ops
+from chartproof.questions.cues import Cue, asks_sum, fills, series, threshold
+from chartproof.questions.mentions import Mentions
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import (
     CATEGORY,
@@ -16,6 +18,7 @@ from chartproof.questions.programs._pick import (
 )
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
+from chartproof.questions.wording import ABOVE, BELOW
 
 __all__ = [
     "CountAbove",
@@ -26,6 +29,11 @@ __all__ = [
     "LabelsBetween",
     "SumAbove",
 ]
+
+
+def _counts(m: Mentions) -> bool:
+    """ "How many ..." with a threshold written."""
+    return m.has("how many") and m.threshold is not None
 
 
 class _ThresholdProgram(Program):
@@ -55,6 +63,14 @@ class CountAbove(_ThresholdProgram):
         "For how many {x_title} values does {series} exceed {threshold}?",
         "How many {marks} of {series} are higher than {threshold}?",
     )
+    cues = (
+        Cue(
+            410,
+            "how many above",
+            lambda m: _counts(m) and m.says(*ABOVE),
+            fills(series=series, threshold=threshold),
+        ),
+    )
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
         return ops.count(tr, str(args["series"]), "above", float(args["threshold"]))
@@ -73,6 +89,14 @@ class CountBelow(_ThresholdProgram):
         "How many {x_title} values have {series} below {threshold}?",
         "For how many {x_title} values does {series} stay under {threshold}?",
         "How many {marks} of {series} are lower than {threshold}?",
+    )
+    cues = (
+        Cue(
+            420,
+            "how many below",
+            lambda m: _counts(m) and m.says(*BELOW),
+            fills(series=series, threshold=threshold),
+        ),
     )
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
@@ -110,6 +134,14 @@ class SumAbove(_ThresholdProgram):
         "What is the sum of all {series} values above {threshold}?",
         "Adding up only the {series} values that exceed {threshold}, what do you get?",
         "What do the {series} values greater than {threshold} add up to?",
+    )
+    cues = (
+        Cue(
+            570,
+            "sum above a threshold",
+            lambda m: asks_sum(m) and m.threshold is not None and m.says(*ABOVE),
+            fills(series=series, threshold=threshold),
+        ),
     )
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
@@ -188,6 +220,14 @@ class CountAboveAverage(Program):
         "How many {marks} of {series} exceed the average of all of them?",
     )
     slots = slot_kinds(series="series")
+    cues = (
+        Cue(
+            430,
+            "how many above average",
+            lambda m: m.has("how many") and m.says("average") and m.says(*ABOVE),
+            fills(series=series),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         ss = pick_series(view, rng)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from chartproof.questions import ops
+from chartproof.questions.cues import Cue, asks_difference, fills, least, most, series, x1, x2
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import CATEGORY, PIES, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
@@ -29,6 +30,14 @@ class RatioMaxMin(Program):
         "Divide the maximum {series} by the minimum {series}. What is the result?",
     )
     slots = slot_kinds(series="series")
+    cues = (
+        Cue(
+            540,
+            "ratio of extremes",
+            lambda m: m.has("ratio", "times") and most(m) and least(m),
+            fills(series=series),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         ss = pick_series(view, rng)
@@ -57,6 +66,14 @@ class TopTwoGap(Program):
         "How far is the largest {series} ahead of the runner-up?",
     )
     slots = slot_kinds(series="series")
+    cues = (
+        Cue(
+            450,
+            "gap of the top two",
+            lambda m: asks_difference(m) and m.has("two largest", "top two", "two highest"),
+            fills(series=series),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         ss = pick_series(view, rng)
@@ -84,6 +101,14 @@ class AverageOfTwo(Program):
         "What is the mean of the {series} values for {x} and {x2}?",
     )
     slots = slot_kinds(series="series", x="x", x2="x")
+    cues = (
+        Cue(
+            510,
+            "average of two labels",
+            lambda m: m.has("average", "mean") and len(m.xs) >= 2,
+            fills(series=series, x=x1, x2=x2),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         xs, ss = pick_x(view, rng, 2), pick_series(view, rng)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from chartproof.questions import ops
+from chartproof.questions.cues import Cue, fills, ranked, series
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import CATEGORY, MULTI, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
@@ -80,6 +81,14 @@ class KthLargestLabel(Program):
         "What is the {x_title} with the {k} largest value of {series}?",
     )
     slots = slot_kinds(series="series", k="ordinal")
+    cues = (
+        Cue(
+            600,
+            "k-th largest label",
+            lambda m: m.ranked is not None and m.label,
+            fills(series=series, k=ranked),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         ss = pick_series(view, rng)
@@ -106,6 +115,7 @@ class SecondLargestValue(Program):
         "What is the runner-up value of {series}, just below the maximum?",
     )
     slots = slot_kinds(series="series")
+    cues = (Cue(610, "second largest value", lambda m: m.ranked == 2, fills(series=series)),)
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         ss = pick_series(view, rng)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from chartproof.questions import ops
+from chartproof.questions.cues import Cue, fills, position
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import (
     BARS,
@@ -37,6 +38,15 @@ class LabelAtPosition(Program):
         "Counting from the {side}, which label belongs to the {k} {mark}?",
     )
     slots = slot_kinds(k="ordinal")
+    cues = (
+        Cue(
+            300,
+            "position",
+            lambda m: m.position is not None and m.label,
+            fills(k=position),
+            final=True,
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         return None if view.n < 2 else {"k": rng.randint(1, view.n)}
@@ -85,6 +95,15 @@ class ValueAtPosition(Program):
         "Counting from the {side}, what value does the {k} {mark} have?",
     )
     slots = slot_kinds(k="ordinal")
+    cues = (
+        Cue(
+            310,
+            "position",
+            lambda m: m.position is not None and not m.label,
+            fills(k=position),
+            final=True,
+        ),
+    )
 
     def applies(self, view: ChartView) -> bool:
         return super().applies(view) and len(view.series) == 1

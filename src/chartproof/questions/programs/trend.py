@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+import re
 
 from chartproof.questions import ops
+from chartproof.questions.cues import Cue, fills, series, x1, x2
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import LINES, ORDERED, charts, pick_series, pick_x
 from chartproof.questions.trace import Op, Tracer
@@ -18,6 +20,10 @@ __all__ = [
     "MonotoneIncrease",
     "TrendFromTo",
 ]
+
+
+_CHANGE = re.compile(r"\b(increas|decreas|grow|declin|ris|fall)")
+"""Words of a change between two labels."""
 
 
 class _OrderedProgram(Program):
@@ -86,6 +92,14 @@ class TrendFromTo(_OrderedProgram):
         "What is the trend of {series} between {x} and {x2}, increasing or decreasing?",
     )
     slots = slot_kinds(series="series", x="x", x2="x")
+    cues = (
+        Cue(
+            650,
+            "trend between two labels",
+            lambda m: len(m.xs) >= 2 and bool(_CHANGE.search(m.q)),
+            fills(series=series, x=x1, x2=x2),
+        ),
+    )
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         xs, ss = pick_x(view, rng, 2), pick_series(view, rng)
