@@ -258,7 +258,61 @@ def recompute(name: str, args: dict[str, Any], spec: ChartSpec) -> Any:
     if name == "lines_vs_legend":
         n_legend = len(df.columns) if spec.style.legend and len(df.columns) > 1 else 0
         return len(df.columns) == n_legend
+    if name in _COMPUTED:
+        return _computed_program(name, args, spec, df)
     return _chain_program(name, args, spec, df)
+
+
+_COMPUTED = frozenset({
+    "count_equal", "count_equal_all", "missing_value", "gap_of_maxima", "gap_of_minima",
+    "count_totals_above", "count_totals_below", "total_excluding", "series_of_max",
+    "series_of_min", "closest_value", "closest_value_in", "closest_series_at", "count_labels",
+    "color_of_value_is",
+})  # fmt: skip
+
+
+def _computed_program(name: str, args: dict[str, Any], spec: ChartSpec, df: pd.DataFrame) -> Any:
+    """The human questions of the "computed" family."""
+    s, x, v, t = args.get("series"), args.get("x"), args.get("value"), args.get("threshold")
+    if name in ("count_equal", "count_equal_all"):
+        cells = df[s] if name == "count_equal" else df.stack()
+        return float(((cells - v).abs() <= 1e-9 + 0.005 * abs(v)).sum())
+    if name == "missing_value":
+        listed = [parse_number(p) for p in args["values"].split(", ")]
+        for col in df.columns:
+            rest = list(df[col].dropna())
+            for p in listed:
+                if p not in rest:
+                    break
+                rest.remove(p)
+            else:
+                if len(rest) == 1:
+                    return rest[0]
+        raise AssertionError(f"no series leaves one value out of {listed}")
+    if name in ("gap_of_maxima", "gap_of_minima"):
+        pick = "max" if name == "gap_of_maxima" else "min"
+        return abs(df[s].agg(pick) - df[args["series2"]].agg(pick))
+    if name in ("count_totals_above", "count_totals_below"):
+        totals = df.sum(axis=1, min_count=1).dropna()
+        return float((totals > t if name == "count_totals_above" else totals < t).sum())
+    if name == "total_excluding":
+        return df[s].drop(index=x).sum()
+    if name == "series_of_max":
+        return df.max().idxmax()
+    if name == "series_of_min":
+        return df.min().idxmin()
+    if name == "closest_value":
+        return (df - v).abs().min(axis=1).idxmin()
+    if name == "closest_value_in":
+        return (df[s] - v).abs().idxmin()
+    if name == "closest_series_at":
+        return (df.loc[x] - v).abs().idxmin()
+    if name == "count_labels":
+        return float(len(df.index))
+    # color_of_value_is: the question names the mark's own colour or one of another family
+    stacked = df.stack()
+    (row, col), *_ = stacked[(stacked - v).abs() <= 1e-9].index
+    return _colors(spec)[row if spec.chart_type == "pie" else col] == args["color"]
 
 
 def _colors_program(name: str, args: dict[str, Any], spec: ChartSpec) -> Any:

@@ -117,6 +117,7 @@ def _compile(
             "ordinal": _ORDINAL,
             "color": _alternation(colors),
             "band": _alternation(CORRELATION_BANDS),
+            "numbers": rf"{_NUMBER}(?:(?:,\s*|,?\s+and\s+){_NUMBER})+",
         }[kind]
         parts.append(f"(?P<{field}>{body})")
     pattern = "".join(parts)

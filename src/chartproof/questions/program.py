@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import string
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import ClassVar, TypeAlias
@@ -37,12 +37,15 @@ __all__ = [
     "SLOT_KINDS",
     "ArgValue",
     "Args",
+    "Cue",
     "Program",
     "ProgramResult",
     "coerce_args",
+    "cue_matches",
     "execute",
     "get_program",
     "list_programs",
+    "program_for",
     "register",
     "replay",
     "slot_kinds",
@@ -57,13 +60,18 @@ Args: TypeAlias = Mapping[str, ArgValue]
 ALL_CHARTS = kinds_where(lambda k: True)
 """Every chart type (registered ones included)."""
 
-SLOT_KINDS = ("x", "series", "number", "ordinal", "color", "band")
+SLOT_KINDS = ("x", "series", "number", "ordinal", "color", "band", "numbers")
 """Kinds of argument slots: an x label, a series name, a number, an ordinal (1 → "first"),
-a colour name, a correlation band."""
+a colour name, a correlation band, a list of numbers (passed as its text, "46, 43, 41")."""
 
 DERIVED_SLOTS = ("y_title", "x_title", "marks", "mark", "side")
 """Slots filled from the chart rather than from arguments: the measured quantity, the x
 dimension, the plural and singular mark word, and where positions are counted from."""
+
+
+Cue: TypeAlias = Callable[[str, ChartView], dict[str, ArgValue] | None]
+"""Reads a free-form question on a chart into a program's arguments; None when the wording
+is not the program's."""
 
 
 def slot_kinds(**kinds: str) -> Mapping[str, str]:
@@ -96,6 +104,11 @@ class Program:
     fallback: ClassVar[bool] = False
     """Drawn only after the others of its family fail (a chain that fits almost any chart
     would otherwise crowd out the rest)."""
+    cues: ClassVar[tuple[Cue, ...]] = ()
+    """Free-form wordings the templates do not cover ("How many navy blue bars have 24
+    value?"), each read into the program's arguments (`cue_matches`)."""
+    variants: ClassVar[tuple[str, ...]] = ()
+    """Programs asking the same question narrowed by other arguments (`program_for`)."""
 
     def applies(self, view: ChartView) -> bool:
         """Whether the program can ask about this chart at all."""
@@ -190,6 +203,29 @@ def get_program(name: str) -> Program:
     if found is None:
         raise KeyError(f"no question program {name!r}; known: {sorted(PROGRAMS)}")
     return found
+
+
+def program_for(name: str, args: Args) -> Program:
+    """The program `name`, or the one of its `variants` whose slots are exactly the
+    arguments given (a question naming a series as well asks the narrower variant)."""
+    prog = get_program(name)
+    if set(prog.slots) == set(args):
+        return prog
+    for other in map(get_program, prog.variants):
+        if set(other.slots) == set(args):
+            return other
+    return prog
+
+
+def cue_matches(question: str, view: ChartView) -> Iterator[tuple[Program, dict[str, ArgValue]]]:
+    """Every (program, arguments) that a cue of a program applying to the chart reads from
+    the question, in program name order."""
+    for prog in list_programs():
+        if prog.cues and prog.applies(view):
+            for cue in prog.cues:
+                args = cue(question, view)
+                if args is not None:
+                    yield prog, args
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from chartproof.reader._text import (
 
 __all__ = ["CLOSEST", "Intent", "intents"]
 
-CLOSEST = "_closest_cell"
+CLOSEST = "closest_value"
 """Pseudo-program: the label (or series) whose value is nearest a number the question gives."""
 
 

@@ -16,14 +16,12 @@ from chartproof.questions import (
     ProgramResult,
     execute,
     explain,
-    get_program,
 )
 from chartproof.questions.matching import match_question
-from chartproof.questions.program import ArgValue
+from chartproof.questions.program import ArgValue, cue_matches, program_for
 from chartproof.questions.trace import Tracer
 from chartproof.reader._colours import human_colour_name, lightness_of
-from chartproof.reader._computed import colour_check, computed
-from chartproof.reader._intents import CLOSEST, intents
+from chartproof.reader._intents import intents
 from chartproof.reader._kinds import (
     Asked,
     QuestionKind,
@@ -38,7 +36,7 @@ from chartproof.reader._kinds import (
 from chartproof.reader._premises import Verdict, judge_premise
 from chartproof.reader._steps import combine_steps, numbered, resolve_steps
 from chartproof.reader._templates import fuzzy_matches, step_matches
-from chartproof.reader._text import norm, numbers_written
+from chartproof.reader._text import norm
 from chartproof.reader.perception.records import ChartReading
 from chartproof.types import ChartType, DataTable
 
@@ -354,12 +352,18 @@ def _in_form(solution: Solution, form: Asked, options: Sequence[str]) -> Solutio
     return replace(solution, answer=answer, lead=form.lead)
 
 
+def _cued(q: str, view: ChartView) -> Iterator[Solution]:
+    """The answers of the programs whose free-form cues the question fits."""
+    for program, args in cue_matches(q, view):
+        result = _execute(program, args, view)
+        if result is not None:
+            yield _from_result(result)
+
+
 def _candidates(q: str, view: ChartView) -> Iterator[Solution]:
     """Every answer the question programs give, most likely reading of the question first."""
-    # Computed human questions first: their cues are specific ("have 24 value", "missed").
-    extra = computed(q, view)
-    if extra is not None:
-        yield Solution(answer=extra[0], explanation=extra[1], program=extra[2])
+    # Programs' free-form cues first: they are specific ("have 24 value", "missed").
+    yield from _cued(q, view)
     for cand in fuzzy_matches(q, view):
         result = _execute(cand.program, cand.args, view)
         if result is not None:
@@ -368,13 +372,8 @@ def _candidates(q: str, view: ChartView) -> Iterator[Solution]:
     if direct is not None:
         yield direct
     for intent in intents(q, view):
-        if intent.program == CLOSEST:
-            found = _closest(view, intent.args)
-            if found is not None:
-                yield found
-            continue
         try:
-            program = get_program(intent.program)
+            program = program_for(intent.program, intent.args)
         except KeyError:
             continue
         result = _execute(program, intent.args, view)
@@ -445,7 +444,10 @@ def _yes_no(q: str, view: ChartView) -> Solution:
     exact = _exact(q, view)
     if exact is not None and exact.answer in ("Yes", "No"):
         return exact
-    checked = colour_check(q, view) or check_yes_no(q, view, lambda sub: _sub_answer(sub, view))
+    cued = next((sol for sol in _cued(q, view) if sol.answer in ("Yes", "No")), None)
+    if cued is not None:
+        return replace(cued, truth=cued.answer == "Yes")
+    checked = check_yes_no(q, view, lambda sub: _sub_answer(sub, view))
     if checked is not None:
         truth, reason = checked
         word = "Yes" if truth else "No"
@@ -542,19 +544,10 @@ def _option(solution: Solution, options: Sequence[str], i: int, text: str) -> So
     )
 
 
-_COUNT = re.compile(
-    r"^how many (?:different |distinct )?(years|countries|categories|bars|groups|months|"
-    r"companies|regions|states|cities|brands|data points|labels|items|options|responses)\b.*?"
-    r"\b(shown|represented|represent|displayed|presented|included|covered|are there|in the "
-    r"(?:chart|graph|plot)|does the (?:chart|graph) (?:show|represent|cover))\b",
-    re.I,
-)
-
-
 def _direct(q: str, view: ChartView) -> Solution | None:
     """Sub-questions of chains that no single program asks, by the step question the
     operation that writes them declares (k-th largest value, an ordering, one statistic of a
-    box), or a count of the labels."""
+    box)."""
     for step, args in step_matches(q, view):
         views = (view,) if view.value_labels else (view, replace(view, value_labels=True))
         for seen in views:
@@ -565,44 +558,7 @@ def _direct(q: str, view: ChartView) -> Solution | None:
                 return Solution(
                     answer=answer.text(), explanation=explain(tr.ops), program=step.op, args=args
                 )
-    m = _COUNT.match(q)
-    if m and view.x_labels and not numbers_written(q):
-        n = len(view.x_labels)
-        shown = ", ".join(view.x_labels[:6]) + (", …" if n > 6 else "")
-        return Solution(
-            answer=str(n),
-            explanation=f"The chart shows {n} {view.x_label} labels ({shown}), so the answer "
-            f"is {n}.",
-            program="count_labels",
-        )
     return None
-
-
-def _closest(view: ChartView, args: Mapping[str, ArgValue]) -> Solution | None:
-    """The label (or, at a given label, the series) whose value is nearest the number the
-    question names, when one lies within 10 % of it."""
-    target = float(args["value"])
-    cells: list[tuple[str, str, float]] = []
-    for series in view.series:
-        if "series" in args and series != args["series"]:
-            continue
-        for x, v in zip(view.x_labels, view.values.get(series, ()), strict=False):
-            if v is not None and ("x" not in args or x == args["x"]):
-                cells.append((x, series, v))
-    if not cells:
-        return None
-    x, series, v = min(cells, key=lambda c: abs(c[2] - target))
-    if abs(v - target) > 0.1 * max(abs(target), 1e-9):
-        return None
-    name = series if "x" in args else x
-    shown = format_number(v)
-    return Solution(
-        answer=name,
-        explanation=f"The value closest to {format_number(target)} is {shown}, shown for "
-        f"{series} at {x}, so the answer is {name}.",
-        program="closest_value",
-        args=dict(args),
-    )
 
 
 _STEP = re.compile(r"answer to step (\d+)", re.I)
