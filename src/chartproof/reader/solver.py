@@ -18,8 +18,9 @@ from chartproof.questions import (
     explain,
 )
 from chartproof.questions.matching import match_question
+from chartproof.questions.ops.steps import recall
 from chartproof.questions.program import ArgValue, cue_matches, program_for
-from chartproof.questions.trace import Tracer
+from chartproof.questions.trace import STEP_REF, Tracer
 from chartproof.reader._colours import human_colour_name, lightness_of
 from chartproof.reader._intents import intents
 from chartproof.reader._kinds import (
@@ -250,15 +251,14 @@ def solve(
         stem, found = options_in_text(form.core.replace("\ufffd", "'"))
         if found:
             q, options = _TYPO.sub(r"\1 than", " ".join(stem.split())), found
-    ordered = list(earlier)
     solution: Solution | None = None
+    by_step: dict[int, tuple[str, str]] = {}
     if earlier:
         by_step = numbered(q, earlier, steps)
         q = resolve_steps(q, by_step, view)
         combined = combine_steps(q, by_step)
         if combined is not None:
             solution = Solution(answer=combined[0], explanation=combined[1], program="step_combine")
-        ordered = [by_step[k] for k in sorted(by_step)]
     kind = question_kind(q)
     if form.claim or form.form in ("yes_no", "true_false"):
         kind = "yes_no"
@@ -266,8 +266,8 @@ def solve(
         kind = "yes_no"
     if solution is not None:
         pass
-    elif "answer to step" in q.lower():
-        solution = _step_arith(q, ordered)
+    elif _REFERS.search(q):
+        solution = _recalled(q, by_step, view)
     elif form.claim:
         exact = _exact(form.whole, view)  # a program's own template ("Is it the case ...")
         solution = exact if exact is not None and exact.answer in ("Yes", "No") else None
@@ -561,76 +561,27 @@ def _direct(q: str, view: ChartView) -> Solution | None:
     return None
 
 
-_STEP = re.compile(r"answer to step (\d+)", re.I)
+_REFERS = re.compile(STEP_REF.format(n=r"\d+"), re.I)
 
 
-def _step_arith(q: str, earlier: Sequence[tuple[str, str]]) -> Solution:
-    """Sub-questions that combine earlier answers: plus, minus, difference, average, ratio,
-    percentage, comparisons."""
-    steps = [int(s) for s in _STEP.findall(q)]
-    order = sorted(set(steps))
-    if len(earlier) < len(order) or not order:
-        return _unknown("The question refers to earlier answers the request does not include.")
-    answers = {k: earlier[i][1] for i, k in enumerate(order)}
-    vals = [parse_number(answers[k].strip().rstrip(".")) for k in steps]
-    low = q.lower()
-    if len(vals) != 2 or any(v is None for v in vals):
-        return _unknown("The earlier answers this question combines are not two numbers.")
-    a, b = float(vals[0] or 0.0), float(vals[1] or 0.0)
-    ta, tb = format_number(a), format_number(b)
-    if low.startswith("is "):
-        rel = "less" if " less " in low else "greater" if " greater " in low else "equal"
-        truth = {"less": a < b, "greater": a > b, "equal": a == b}[rel]
-        word = "is" if truth else "is not"
-        ans = "Yes" if truth else "No"
-        expl = (
-            f"Step {steps[0]} gave {ta} and step {steps[1]} gave {tb}; {ta} {word} {rel} than {tb}."
-        )
-        if rel == "equal":
-            expl = f"Step {steps[0]} gave {ta} and step {steps[1]} gave {tb}; they {'are' if truth else 'are not'} equal."
-        return Solution(answer=ans, explanation=expl, program="step_compare")
-    if low.startswith("which is larger"):
-        la, lb = (
-            _label_of(earlier[order.index(steps[0])][0]),
-            _label_of(earlier[order.index(steps[1])][0]),
-        )
-        best = la if a > b else lb
-        if best is None:
-            return _unknown("The earlier questions do not name the labels being compared.")
-        return Solution(
-            answer=best,
-            explanation=f"Step {steps[0]} gave {ta} and step {steps[1]} gave {tb}, so {best} is larger.",
-            program="step_larger",
-        )
-    if "percentage of" in low:
-        if a == 0:
-            return _unknown("The base of the percentage is zero.")
-        v, what = b / a * 100, f"{tb} as a percentage of {ta}"
-    elif " plus " in low:
-        v, what = a + b, f"{ta} plus {tb}"
-    elif " minus " in low:
-        v, what = a - b, f"{ta} minus {tb}"
-    elif "difference" in low:
-        v, what = abs(a - b), f"the difference between {ta} and {tb}"
-    elif "average" in low or " mean " in low:
-        v, what = (a + b) / 2, f"the average of {ta} and {tb}"
-    elif "ratio" in low or "divided" in low:
-        if b == 0:
-            return _unknown("The ratio divides by zero.")
-        v, what = a / b, f"{ta} divided by {tb}"
-    else:
-        return _unknown("The question combines earlier answers in a way the reader does not know.")
-    text = format_number(v)
-    return Solution(
-        answer=text,
-        explanation=f"Steps {steps[0]} and {steps[1]} gave {ta} and {tb}; {what} is {text}.",
-        program="step_arith",
+def _recalled(q: str, by_step: Mapping[int, tuple[str, str]], view: ChartView) -> Solution:
+    """A step that combines earlier answers ("What is the answer to step 2 minus the answer
+    to step 3?"): the step question its operation declares, run by that operation on the
+    earlier answers recorded as the chain's steps (`recall`; given numbers, so exact)."""
+    seen = replace(view, value_labels=True)
+    for step, args in step_matches(q, seen):
+        tr = Tracer(seen)
+        recall(tr, by_step)
+        op = step.run(tr, args)
+        answer = op.answer() if op is not None else None
+        if answer is not None:
+            return Solution(
+                answer=answer.text(), explanation=explain(tr.ops), program=step.op, args=args
+            )
+    return _unknown(
+        "The question combines earlier answers the request does not include, or in a way no "
+        "step question declares, or they are not numbers."
     )
-
-
-def _label_of(question: str) -> str | None:
-    m = re.search(r"\bin (.+?)\?*$", question.strip())
-    return m.group(1).strip() if m else None
 
 
 def judge(statement: str, view: ChartView, *, rel: float = 0.0005) -> Solution:
