@@ -148,9 +148,10 @@ def test_step_questions_parse_back_what_the_ops_write() -> None:
         (bars, ops.sort(Tracer(bars), "Costs", False), {"series": "Costs"}),
         (boxes, ops.read_box(Tracer(boxes), "q3", "Group B"), {"x": "Group B"}),
     ]
-    combine = {"arith", "compare", "larger", "equal"}  # tested below: they need earlier steps
+    # tested below and in tests/reader/test_solver_steps.py: they need earlier steps
+    combine = {"arith", "compare", "larger", "equal", "nth_of", "extreme"}
     assert {s.op for s in STEP_QUESTIONS} == {"kth_value", "sort", "read_box"} | combine
-    assert len(STEP_QUESTIONS) == 4 + 2 + 5 + (6 + 1) + 2 + 1 + 1
+    assert len(STEP_QUESTIONS) == 4 + 2 + 5 + (6 + 1) + 2 + 1 + 1 + 1 + 2
     for view, op, slots in written:
         assert op is not None
         fits = []

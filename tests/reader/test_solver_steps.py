@@ -137,6 +137,12 @@ READS = [
         ("What is the average of the answer to step 1 and the answer to step 2?", READS, "15",
          "arith", "Step 1 gave 12 and step 2 gave 18. 12 averaged with 18 is 15, so the answer "
          "is 15."),
+        ("Among the Country values of the answer to step 1, which has the highest 2020?",
+         [("Which countries have 2019 above 10?", "France, Germany, Italy")], "Germany",
+         "extreme", "Step 1 gave France, Germany, Italy. The "),
+        ("Which country comes third in the order of the answer to step 1?",
+         [("Order the Country values by 2019, from highest to lowest.",
+           "Germany,Italy,France,Spain")], "France", "nth_of", "France comes third in that order"),
         # a label is no number to subtract; with no step 2 to compare, a yes/no guess says so
         ("What is the answer to step 1 minus the answer to step 2?", [("a", "France"), ("b", "3")],
          "unknown", None, "not numbers"),

@@ -1,7 +1,8 @@
 """Chain sub-questions that build on earlier steps: the reader puts the labels earlier steps
 found into the question ("the year from step 3" → "2019", "the series drawn in the colour
 from step 1" → the series the legend shows in that colour) and answers the steps that only
-combine earlier answers (the k-th of an earlier ordering, sums and filters of earlier reads).
+combine earlier reads (sums and filters of them; the steps the operations declare as step
+questions run in `solver._recalled`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ import re
 from collections.abc import Mapping, Sequence
 
 from chartproof.numeric import format_number, parse_number
-from chartproof.questions.describe import ordinal_value
 from chartproof.questions.view import ChartView
 
 __all__ = ["combine_steps", "numbered", "resolve_steps"]
@@ -21,7 +21,6 @@ _FROM_STEP = re.compile(
     re.I,
 )
 _REF = re.compile(r"\bstep (\d+)", re.I)
-_NTH = re.compile(r"^which .+? comes (\w+) in the order of the answer to step (\d+)\??$", re.I)
 _STEPS = re.compile(r"steps ((?:\d+, )*\d+ and \d+|\d+)", re.I)
 _SUM = re.compile(r"^what is the sum of the values from steps ", re.I)
 _AMONG = re.compile(r"values of the answer to step (\d+)\??$", re.I)
@@ -74,13 +73,6 @@ def _read_label(question: str) -> str | None:
 def combine_steps(question: str, by_step: Mapping[int, tuple[str, str]]) -> tuple[str, str] | None:
     """(answer, explanation) of a step that only combines earlier answers; None for others."""
     q = question.strip()
-    m = _NTH.match(q)
-    if m:
-        k, ranking = ordinal_value(m.group(1)), by_step.get(int(m.group(2)))
-        items = [x.strip() for x in ranking[1].split(",")] if ranking else []
-        if k is None or not 1 <= k <= len(items):
-            return None
-        return items[k - 1], f"Place {k} of the order from step {m.group(2)} is {items[k - 1]}."
     listed = _STEPS.search(q)
     if listed is None:
         return None

@@ -74,8 +74,9 @@ _LABEL = re.compile(r"\bin (.+?)\?*$")
 def recall(tr: Tracer, answers: Mapping[int, tuple[str, str]]) -> None:
     """Record the (question, answer) each earlier step gave as an operation, step k as
     operation k - 1, before a step question that combines them runs: numbers as exact
-    numbers, other answers as text, with the label the step's question read at ("in
-    France"). Steps not given are recorded without an answer (`given` refuses them)."""
+    numbers, comma-separated answers as lists, other answers as text, with the label the
+    step's question read at ("in France"). Steps not given are recorded without an answer
+    (`given` refuses them)."""
     for k in range(1, max(answers, default=0) + 1):
         question, answer = answers.get(k, ("", ""))
         text = answer.strip().rstrip(".")
@@ -86,19 +87,24 @@ def recall(tr: Tracer, answers: Mapping[int, tuple[str, str]]) -> None:
             args["x"] = label.group(1).strip()
         if x is not None:
             tr.add("recall", None, question, x, "number", args=args, exact=True)
+        elif "," in text:
+            items = tuple(t.strip() for t in text.split(","))
+            tr.add("recall", None, question, items, "list", args=args)
         else:
             tr.add("recall", None, question, text, "text", args=args)
 
 
-def given(tr: Tracer, args: Mapping[str, ArgValue], *slots: str) -> tuple[Op, ...] | None:
-    """The recalled numeric answers of the steps the slots name, each noted ("step 2 gave
-    12") for the explanation; None when one was not given or is no number."""
+def given(
+    tr: Tracer, args: Mapping[str, ArgValue], *slots: str, kind: str = "number"
+) -> tuple[Op, ...] | None:
+    """The recalled answers of the steps the slots name, each noted ("step 2 gave 12") for
+    the explanation; None when one was not given or is not of `kind` ("number", "list")."""
     out = []
     for slot in slots:
         n = args.get(slot)
         k = int(n) if isinstance(n, (int, float)) and float(n).is_integer() else 0
         op = tr.ops[k - 1] if 1 <= k <= len(tr.ops) else None
-        if op is None or op.op != "recall" or not op.args.get("given") or op.kind != "number":
+        if op is None or op.op != "recall" or not op.args.get("given") or op.kind != kind:
             return None
         op.note = f"step {k} gave {op.text()}"
         out.append(op)
