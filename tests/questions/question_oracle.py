@@ -260,6 +260,8 @@ def recompute(name: str, args: dict[str, Any], spec: ChartSpec) -> Any:
         return len(df.columns) == n_legend
     if name in _COMPUTED:
         return _computed_program(name, args, spec, df)
+    if name.startswith("figure_"):
+        return _figure_program(name, args, df)
     return _chain_program(name, args, spec, df)
 
 
@@ -470,3 +472,40 @@ def same(got: Any, want: Any) -> bool:
             return False
         return all(same(g, w) for g, w in zip(got, want, strict=True))
     return bool(got == want)
+
+
+def _figure_program(name: str, args: dict[str, Any], df: pd.DataFrame) -> Any:
+    """FigureQA's yes/no questions: things are the series, or the labels of one series."""
+    what = name.removeprefix("figure_").removesuffix("_label")
+    several = len(df.columns) > 1
+    things = {c: df[c].dropna().to_numpy() for c in df.columns} if several else {
+        x: np.array([v]) for x, v in df.iloc[:, 0].dropna().items()
+    }  # fmt: skip
+    if what.startswith("curve_"):
+        both = df[[args["series"], args["series2"]]].dropna()
+        diff = both.iloc[:, 0] - both.iloc[:, 1]
+        return bool((diff > 0).all() if what == "curve_greater" else (diff < 0).all())
+    if what.startswith("intersect"):
+        start = list(df.index).index(args["x"]) if "x" in args else 0
+        diff = (df[args["series"]] - df[args["series2"]]).iloc[start:].dropna().to_numpy()
+        signs = np.sign(diff[diff != 0])
+        return bool((signs[1:] != signs[:-1]).any() or ((diff == 0).any() and len(signs) > 0))
+    if what in ("smoothest", "roughest"):
+        score = {k: float(np.abs(np.diff(v, 2)).mean()) for k, v in things.items() if len(v) > 2}
+        pick = (min if what == "smoothest" else max)(score, key=score.__getitem__)
+        return pick == args["name"]
+    if what in ("max_value", "min_value", "max_area", "min_area"):
+        if what.endswith("area"):
+            score = {k: float(((v[1:] + v[:-1]) / 2).sum()) if len(v) > 1 else float(v[0])
+                     for k, v in things.items() if len(v)}  # fmt: skip
+        else:
+            score = {
+                k: float(v.max() if what == "max_value" else v.min()) for k, v in things.items()
+            }
+        pick = (max if what.startswith("max") else min)(score, key=score.__getitem__)
+        return pick == args["name"]
+    level = {k: float(v.mean()) for k, v in things.items() if len(v)}
+    order = sorted(level, key=level.__getitem__)
+    k = len(order)
+    ranks = {"maximum": -1, "minimum": 0, "low_median": (k - 1) // 2, "high_median": k // 2}
+    return order[ranks[what]] == args["name"]

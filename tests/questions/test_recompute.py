@@ -24,7 +24,7 @@ CHART_TYPES: tuple[ChartType, ...] = (
 def test_every_answer_matches_recomputation(seed: int, chart: ChartType) -> None:
     spec = random_spec(random.Random(seed), chart, spec_id=f"h{seed}")
     items = make_questions(spec, seed=seed, per_chart=200, with_premises=False)
-    for family, n in (("structure", 20), ("computed", 30)):
+    for family, n in (("structure", 20), ("computed", 30), ("figureqa", 30)):
         items += make_questions(
             spec, seed=seed, per_chart=n, families=(family,), with_premises=False
         )
@@ -42,7 +42,7 @@ def test_property_test_reaches_every_program() -> None:
         spec = random_spec(rng, CHART_TYPES[i % len(CHART_TYPES)], spec_id=f"cov{i}")
         items = make_questions(spec, seed=i, per_chart=200, with_premises=False)
         items += make_questions(
-            spec, seed=i, per_chart=30, families=("computed",), with_premises=False
+            spec, seed=i, per_chart=60, families=("computed", "figureqa"), with_premises=False
         )
         for item in items:
             seen.add(item.program)

@@ -443,7 +443,7 @@ def _yes_no(q: str, view: ChartView) -> Solution:
     answer, a FigureQA-style claim, or a comparison of sub-questions solved one by one."""
     exact = _exact(q, view)
     if exact is not None and exact.answer in ("Yes", "No"):
-        return exact
+        return replace(exact, truth=exact.answer == "Yes")
     cued = next((sol for sol in _cued(q, view) if sol.answer in ("Yes", "No")), None)
     if cued is not None:
         return replace(cued, truth=cued.answer == "Yes")

@@ -57,6 +57,7 @@ from chartproof.questions.ops.extract import (
     read,
     read_box,
 )
+from chartproof.questions.ops.figure import crossing, has_extreme, lies_beyond, rank_is
 from chartproof.questions.ops.filter import count, first_where, forall_sum_gt, select, sum_where
 from chartproof.questions.ops.shape import (
     box_extreme,
@@ -92,6 +93,7 @@ __all__ = [
     "count_items",
     "count_totals",
     "cross",
+    "crossing",
     "equal",
     "equal_iqr",
     "extent_slope",
@@ -101,6 +103,7 @@ __all__ = [
     "find_value",
     "first_where",
     "forall_sum_gt",
+    "has_extreme",
     "iqr",
     "key_of_color",
     "kth",
@@ -108,6 +111,7 @@ __all__ = [
     "label_at",
     "larger",
     "largest_change",
+    "lies_beyond",
     "missing_value",
     "monotone",
     "nth_of",
@@ -116,6 +120,7 @@ __all__ = [
     "point_extreme",
     "point_spread",
     "position_of",
+    "rank_is",
     "rank_of",
     "read",
     "read_box",
