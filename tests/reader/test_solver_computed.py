@@ -160,3 +160,26 @@ def test_drawn_questions_are_answered_alike_by_the_reader(program: str) -> None:
             got = solve(result.question(rng.randrange(3)), view)
             assert got.answer == result.answer.text(), (result.question(0), got.explanation)
     assert asked, f"{program}: no question drawn on the test charts"
+
+
+@pytest.mark.parametrize(
+    ("args", "program"),
+    [
+        ({"value": 50.0}, "closest_value"),
+        ({"value": 50.0, "series": "Favorable"}, "closest_value_in"),
+        ({"value": 50.0, "x": "2015"}, "closest_series_at"),
+        ({"value": 50.0, "colour": "red"}, "closest_value"),  # no variant fits: the program
+    ],
+)
+def test_an_intent_runs_the_variant_its_arguments_fill(args: dict, program: str) -> None:
+    from chartproof.questions.program import program_for
+
+    assert program_for("closest_value", args).name == program
+
+
+def test_declared_programs_pickle() -> None:
+    """Programs may travel to worker processes: declared classes are module attributes."""
+    import pickle
+
+    for prog in list_programs(families=("computed", "figureqa")):
+        assert type(pickle.loads(pickle.dumps(prog))) is type(prog), prog.name

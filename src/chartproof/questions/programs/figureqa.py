@@ -99,8 +99,12 @@ def _has_cue(top: bool, area: bool) -> Cue:
     return cue
 
 
-def _declare(cls_name: str, base: type[FigureProgram], **attrs: object) -> None:
-    register(cast(type[Program], type(cls_name, (base,), {"__doc__": base.__doc__, **attrs})))
+def _declare(base: type[FigureProgram], **attrs: object) -> None:
+    """Register a program class named after its program ("figure_max_value_label" ->
+    FigureMaxValueLabel), kept as a module attribute so its instances pickle."""
+    cls_name = "".join(w.title() for w in str(attrs["name"]).split("_"))
+    cls = type(cls_name, (base,), {"__doc__": base.__doc__, "__module__": __name__, **attrs})
+    globals()[cls_name] = register(cast(type[Program], cls))
 
 
 class _Rank(FigureProgram):
@@ -142,7 +146,6 @@ for _what in RANKS:
     for _entity in ("x", "series") if _what not in ("smoothest", "roughest") else ("series",):
         _w1, _w2 = _RANK_WORDS[_what]
         _declare(
-            f"figure_{_what.replace(' ', '_')}" + ("_label" if _entity == "x" else ""),
             _Rank,
             name=f"figure_{_what.replace(' ', '_')}" + ("_label" if _entity == "x" else ""),
             what=_what,
@@ -159,7 +162,6 @@ for _top, _area in itertools.product((True, False), (False, True)):
     for _entity in ("x", "series"):
         _base = f"figure_{'max' if _top else 'min'}_{'area' if _area else 'value'}"
         _declare(
-            _base + ("_label" if _entity == "x" else ""),
             _Has,
             name=_base + ("_label" if _entity == "x" else ""),
             top=_top,
@@ -239,13 +241,13 @@ class _Cross(FigureProgram):
 
 
 _declare(
-    "FigureIntersect", _Cross, name="figure_intersect", slots=slot_kinds(series="series", series2="series"),
+    _Cross, name="figure_intersect", slots=slot_kinds(series="series", series2="series"),
     templates=("Does {series} intersect {series2}?", "Do {series} and {series2} intersect?",
                "Does {series} cross {series2}?"),
     cues=(_cross_cue(after=False),),
 )  # fmt: skip
 _declare(
-    "FigureIntersectAfter", _Cross, name="figure_intersect_after",
+    _Cross, name="figure_intersect_after",
     slots=slot_kinds(series="series", series2="series", x="x"),
     templates=("Does {series} intersect {series2} after {x}?",
                "Do {series} and {series2} cross after {x}?",
@@ -292,7 +294,7 @@ for _bigger, _words in (
     (False, ("less", "lower", "below")),
 ):
     _declare(
-        f"FigureCurve{_words[0].title()}", _Beyond, name=f"figure_curve_{_words[0]}",
+        _Beyond, name=f"figure_curve_{_words[0]}",
         bigger=_bigger, slots=slot_kinds(series="series", series2="series"),
         templates=(f"Is {{series}} {_words[0]} than {{series2}}?",
                    f"Is {{series}} {_words[1]} than {{series2}}?",
