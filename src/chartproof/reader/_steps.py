@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from chartproof.numeric import format_number, parse_number
+from chartproof.questions.ops.steps import read_label
 from chartproof.questions.view import ChartView
 
 __all__ = ["combine_steps", "numbered", "resolve_steps"]
@@ -29,7 +30,6 @@ _SELECT = re.compile(
     r"(?P<cond>above|below|between) (?P<lo>[^ ?]+)(?: and (?P<hi>[^ ?]+))?\??$",
     re.I,
 )
-_LABEL = re.compile(r"\bin (.+?)\?*$")
 
 
 def numbered(
@@ -65,11 +65,6 @@ def _number(text: str) -> float | None:
     return parse_number(text.strip().rstrip("."))
 
 
-def _read_label(question: str) -> str | None:
-    m = _LABEL.search(question.strip())
-    return m.group(1).strip() if m else None
-
-
 def combine_steps(question: str, by_step: Mapping[int, tuple[str, str]]) -> tuple[str, str] | None:
     """(answer, explanation) of a step that only combines earlier answers; None for others."""
     q = question.strip()
@@ -80,7 +75,7 @@ def combine_steps(question: str, by_step: Mapping[int, tuple[str, str]]) -> tupl
     reads = [by_step.get(n) for n in steps]
     if any(r is None for r in reads):
         return None
-    pairs = [(_read_label(r[0]), _number(r[1])) for r in reads if r is not None]
+    pairs = [(read_label(r[0]), _number(r[1])) for r in reads if r is not None]
     if any(v is None for _, v in pairs):
         return None
     if _SUM.match(q):

@@ -23,6 +23,7 @@ __all__ = [
     "StepRun",
     "combining",
     "given",
+    "read_label",
     "recall",
     "step_question",
     "step_slot",
@@ -68,7 +69,12 @@ def step_slot(name: str) -> str:
 
 
 _LABEL = re.compile(r"\bin (.+?)\?*$")
-"""The label a read names: "What is the value of 2019 in France?" → France."""
+
+
+def read_label(question: str) -> str | None:
+    """The label a read names: "What is the value of 2019 in France?" → France."""
+    m = _LABEL.search(question.strip())
+    return m.group(1).strip() if m else None
 
 
 def recall(tr: Tracer, answers: Mapping[int, tuple[str, str]]) -> None:
@@ -81,10 +87,10 @@ def recall(tr: Tracer, answers: Mapping[int, tuple[str, str]]) -> None:
         question, answer = answers.get(k, ("", ""))
         text = answer.strip().rstrip(".")
         x = parse_number(text)
-        label = _LABEL.search(question.strip())
+        label = read_label(question)
         args: dict[str, JsonValue] = {"given": k in answers}
         if label:
-            args["x"] = label.group(1).strip()
+            args["x"] = label
         if x is not None:
             tr.add("recall", None, question, x, "number", args=args, exact=True)
         elif "," in text:
