@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import re
 
-from chartproof.numeric import parse_number
+from chartproof.numeric import format_number, parse_number
 from chartproof.questions import ops
 from chartproof.questions.colours import colour_in_question, same_colour, series_of_colour_word
 from chartproof.questions.labels import find_mentions, norm, numbers_written
@@ -163,8 +163,6 @@ def _missing_cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
 
 
 def _listed(values: list[float]) -> str:
-    from chartproof.numeric import format_number
-
     return ", ".join(format_number(v) for v in values)
 
 
