@@ -2,7 +2,7 @@
 found into the question ("the year from step 3" → "2019", "the series drawn in the colour
 from step 1" → the series the legend shows in that colour) and answers the steps that only
 combine earlier reads (sums and filters of them; the steps the operations declare as step
-questions run in `solver._recalled`).
+questions run in `solver._direct`).
 """
 
 from __future__ import annotations

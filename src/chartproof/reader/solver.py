@@ -267,7 +267,10 @@ def solve(
     if solution is not None:
         pass
     elif _REFERS.search(q):
-        solution = _recalled(q, by_step, view)
+        solution = _direct(q, view, by_step) or _unknown(
+            "The question combines earlier answers the request does not include, or in a way "
+            "no step question declares, or they are not numbers."
+        )
     elif form.claim:
         exact = _exact(form.whole, view)  # a program's own template ("Is it the case ...")
         solution = exact if exact is not None and exact.answer in ("Yes", "No") else None
@@ -544,14 +547,19 @@ def _option(solution: Solution, options: Sequence[str], i: int, text: str) -> So
     )
 
 
-def _direct(q: str, view: ChartView) -> Solution | None:
+def _direct(
+    q: str, view: ChartView, earlier: Mapping[int, tuple[str, str]] | None = None
+) -> Solution | None:
     """Sub-questions of chains that no single program asks, by the step question the
     operation that writes them declares (k-th largest value, an ordering, one statistic of a
-    box)."""
+    box), run on a `Tracer`. With `earlier` answers the step combines them ("What is the
+    answer to step 2 minus the answer to step 3?"): they are recorded first as the chain's
+    steps (`recall`) and, being given numbers, read as exact."""
     for step, args in step_matches(q, view):
         views = (view,) if view.value_labels else (view, replace(view, value_labels=True))
-        for seen in views:
+        for seen in views if earlier is None else (replace(view, value_labels=True),):
             tr = Tracer(seen)
+            recall(tr, earlier or {})
             op = step.run(tr, args)
             answer = op.answer() if op is not None else None
             if answer is not None:
@@ -562,26 +570,6 @@ def _direct(q: str, view: ChartView) -> Solution | None:
 
 
 _REFERS = re.compile(STEP_REF.format(n=r"\d+"), re.I)
-
-
-def _recalled(q: str, by_step: Mapping[int, tuple[str, str]], view: ChartView) -> Solution:
-    """A step that combines earlier answers ("What is the answer to step 2 minus the answer
-    to step 3?"): the step question its operation declares, run by that operation on the
-    earlier answers recorded as the chain's steps (`recall`; given numbers, so exact)."""
-    seen = replace(view, value_labels=True)
-    for step, args in step_matches(q, seen):
-        tr = Tracer(seen)
-        recall(tr, by_step)
-        op = step.run(tr, args)
-        answer = op.answer() if op is not None else None
-        if answer is not None:
-            return Solution(
-                answer=answer.text(), explanation=explain(tr.ops), program=step.op, args=args
-            )
-    return _unknown(
-        "The question combines earlier answers the request does not include, or in a way no "
-        "step question declares, or they are not numbers."
-    )
 
 
 def judge(statement: str, view: ChartView, *, rel: float = 0.0005) -> Solution:
