@@ -7,6 +7,7 @@ cues read FigureQA's own wording (the templates' words, fuzzily matched names)."
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 import re
@@ -43,7 +44,9 @@ BIGGER = ("greater", "larger", "higher", "more", "bigger")
 """Relation words of COMPARISON that mean "greater"."""
 
 
+@functools.lru_cache(maxsize=256)
 def _q(question: str) -> str:
+    """The question normalised once for every cue that reads it."""
     return " ".join(norm(question.replace("?", " ")).split())
 
 
@@ -63,7 +66,7 @@ class FigureProgram(Program):
 
     def applies(self, view: ChartView) -> bool:
         several = len(view.series) > 1
-        return super().applies(view) and several == (self.entity == "series")
+        return several == (self.entity == "series") and super().applies(view)
 
     def scores(self, view: ChartView) -> dict[str, float]:
         raise NotImplementedError
