@@ -267,7 +267,8 @@ def recompute(name: str, args: dict[str, Any], spec: ChartSpec) -> Any:
 
 _COMPUTED = frozenset({
     "count_equal", "count_equal_all", "missing_value", "gap_of_maxima", "gap_of_minima",
-    "count_totals_above", "count_totals_below", "total_excluding", "series_of_max",
+    "count_totals_above", "count_totals_below", "total_excluding", "total_excluding_two",
+    "series_of_max",
     "series_of_min", "closest_value", "closest_value_in", "closest_series_at", "count_labels",
     "color_of_value_is",
 })  # fmt: skip
@@ -297,8 +298,8 @@ def _computed_program(name: str, args: dict[str, Any], spec: ChartSpec, df: pd.D
     if name in ("count_totals_above", "count_totals_below"):
         totals = df.sum(axis=1, min_count=1).dropna()
         return float((totals > t if name == "count_totals_above" else totals < t).sum())
-    if name == "total_excluding":
-        return df[s].drop(index=x).sum()
+    if name in ("total_excluding", "total_excluding_two"):
+        return df[s].drop(index=[x, args.get("x2", x)]).sum()
     if name == "series_of_max":
         return df.max().idxmax()
     if name == "series_of_min":

@@ -55,6 +55,8 @@ PROGRAM_CASES = [
     # totals 33, 65, 40, 43: 40 is not above 40
     ("stack", "count_totals_above", {"threshold": 40}, "2", "Adding the 2 series"),
     ("views", "total_excluding", {"series": "Favorable", "x": "2018"}, "130", "other than 2018"),
+    ("views", "total_excluding_two", {"series": "Favorable", "x": "2018", "x2": "2005"}, "87",
+     "the 2 labels other than 2018, 2005"),
     ("views", "series_of_max", {}, "Favorable", "88, shown by Favorable at 2018"),
     ("views", "series_of_min", {}, "Unfavorable", "24, shown by Unfavorable at 2018"),
     ("views", "closest_value", {"value": 50}, "2010", "closest to 50 is 49"),
@@ -114,6 +116,8 @@ CUE_CASES = [
      {"threshold": 40.0}),
     ("stack", "What is the total of Often excluding Blacks?", "total_excluding",
      {"series": "Often", "x": "Blacks"}),
+    ("stack", "What is the sum of Sometimes, excluding Blacks and Whites?", "total_excluding_two",
+     {"series": "Sometimes", "x": "Blacks", "x2": "Whites"}),
     ("views", "Which answer response has the lowest value on this graph?", "series_of_min", {}),
     ("stack", "How many groups are represented in the chart?", "count_labels", {}),
     ("pie", "Is the color of the segment with 22% value gray?", "color_of_value_is",

@@ -36,6 +36,7 @@ __all__ = [
     "SeriesOfMax",
     "SeriesOfMin",
     "TotalExcluding",
+    "TotalExcludingTwo",
 ]
 
 FAMILY = "computed"
@@ -341,19 +342,24 @@ _EXCEPT = re.compile(
 )
 
 
-def _excluding_cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
+def _excluding_cue(labels: int) -> Cue:
     """ "What is the total number of programs excluding the national average?": the sum of
-    one series (the one named before "excluding", else the first) over the other labels."""
-    q = norm(question)
-    m = _EXCEPT.search(q)
-    if m is None or not _has(q, "total", "sum", "combined", "altogether"):
-        return None
-    left_out = find_mentions(m.group(1), view.x_labels)
-    named = _named_series(q[: m.start()], view)
-    series = named[0] if named else (view.series[0] if view.series else None)
-    if len(left_out) != 1 or series is None:
-        return None
-    return {"series": series, "x": left_out[0]}
+    one series (the one named before "excluding", else the first) over the other labels;
+    `labels` left out (one, or two: "excluding A and B")."""
+
+    def cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
+        q = norm(question)
+        m = _EXCEPT.search(q)
+        if m is None or not _has(q, "total", "sum", "combined", "altogether"):
+            return None
+        left_out = find_mentions(m.group(1), view.x_labels)
+        named = _named_series(q[: m.start()], view)
+        series = named[0] if named else (view.series[0] if view.series else None)
+        if len(left_out) != labels or series is None:
+            return None
+        return {"series": series, "x": left_out[0], **({"x2": left_out[1]} if labels == 2 else {})}
+
+    return cue
 
 
 @register
@@ -368,16 +374,32 @@ class TotalExcluding(_Computed):
         "Adding up {series}, what is the total without {x}?",
     )
     slots = slot_kinds(series="series", x="x")
-    cues = (_excluding_cue,)
+    cues = (_excluding_cue(1),)
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         ss = pick_series(view, rng)
-        if ss is None or view.n < 3 or not view.x_unique:
+        if ss is None or view.n < len(self.slots) + 1 or not view.x_unique:
             return None
-        return {"series": ss[0], "x": rng.choice(view.x_labels)}
+        xs = rng.sample(list(view.x_labels), len(self.slots) - 1)
+        return {"series": ss[0], **dict(zip(("x", "x2"), xs, strict=False))}
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
-        return ops.total_excluding(tr, str(args["series"]), (str(args["x"]),))
+        left_out = tuple(str(args[k]) for k in ("x", "x2") if k in args)
+        return ops.total_excluding(tr, str(args["series"]), left_out)
+
+
+@register
+class TotalExcludingTwo(TotalExcluding):
+    """The sum of a series over every x label but two."""
+
+    name = "total_excluding_two"
+    templates = (
+        "What is the total {series} excluding {x} and {x2}?",
+        "What is the sum of {series} over every {x_title} value except {x} and {x2}?",
+        "Adding up {series}, what is the total without {x} and {x2}?",
+    )
+    slots = slot_kinds(series="series", x="x", x2="x")
+    cues = (_excluding_cue(2),)
 
 
 # ---------------------------------------------------------------- the series of the extreme
