@@ -258,7 +258,64 @@ def recompute(name: str, args: dict[str, Any], spec: ChartSpec) -> Any:
     if name == "lines_vs_legend":
         n_legend = len(df.columns) if spec.style.legend and len(df.columns) > 1 else 0
         return len(df.columns) == n_legend
+    if name in _COMPUTED:
+        return _computed_program(name, args, spec, df)
+    if name.startswith("figure_"):
+        return _figure_program(name, args, df)
     return _chain_program(name, args, spec, df)
+
+
+_COMPUTED = frozenset({
+    "count_equal", "count_equal_all", "missing_value", "gap_of_maxima", "gap_of_minima",
+    "count_totals_above", "count_totals_below", "total_excluding", "total_excluding_two",
+    "series_of_max",
+    "series_of_min", "closest_value", "closest_value_in", "closest_series_at", "count_labels",
+    "color_of_value_is",
+})  # fmt: skip
+
+
+def _computed_program(name: str, args: dict[str, Any], spec: ChartSpec, df: pd.DataFrame) -> Any:
+    """The human questions of the "computed" family."""
+    s, x, v, t = args.get("series"), args.get("x"), args.get("value"), args.get("threshold")
+    if name in ("count_equal", "count_equal_all"):
+        cells = df[s] if name == "count_equal" else df.stack()
+        return float(((cells - v).abs() <= 1e-9 + 0.005 * abs(v)).sum())
+    if name == "missing_value":
+        listed = [parse_number(p) for p in args["values"].split(", ")]
+        for col in df.columns:
+            rest = list(df[col].dropna())
+            for p in listed:
+                if p not in rest:
+                    break
+                rest.remove(p)
+            else:
+                if len(rest) == 1:
+                    return rest[0]
+        raise AssertionError(f"no series leaves one value out of {listed}")
+    if name in ("gap_of_maxima", "gap_of_minima"):
+        pick = "max" if name == "gap_of_maxima" else "min"
+        return abs(df[s].agg(pick) - df[args["series2"]].agg(pick))
+    if name in ("count_totals_above", "count_totals_below"):
+        totals = df.sum(axis=1, min_count=1).dropna()
+        return float((totals > t if name == "count_totals_above" else totals < t).sum())
+    if name in ("total_excluding", "total_excluding_two"):
+        return df[s].drop(index=[x, args.get("x2", x)]).sum()
+    if name == "series_of_max":
+        return df.max().idxmax()
+    if name == "series_of_min":
+        return df.min().idxmin()
+    if name == "closest_value":
+        return (df - v).abs().min(axis=1).idxmin()
+    if name == "closest_value_in":
+        return (df[s] - v).abs().idxmin()
+    if name == "closest_series_at":
+        return (df.loc[x] - v).abs().idxmin()
+    if name == "count_labels":
+        return float(len(df.index))
+    # color_of_value_is: the question names the mark's own colour or one of another family
+    stacked = df.stack()
+    (row, col), *_ = stacked[(stacked - v).abs() <= 1e-9].index
+    return _colors(spec)[row if spec.chart_type == "pie" else col] == args["color"]
 
 
 def _colors_program(name: str, args: dict[str, Any], spec: ChartSpec) -> Any:
@@ -416,3 +473,40 @@ def same(got: Any, want: Any) -> bool:
             return False
         return all(same(g, w) for g, w in zip(got, want, strict=True))
     return bool(got == want)
+
+
+def _figure_program(name: str, args: dict[str, Any], df: pd.DataFrame) -> Any:
+    """FigureQA's yes/no questions: things are the series, or the labels of one series."""
+    what = name.removeprefix("figure_").removesuffix("_label")
+    several = len(df.columns) > 1
+    things = {c: df[c].dropna().to_numpy() for c in df.columns} if several else {
+        x: np.array([v]) for x, v in df.iloc[:, 0].dropna().items()
+    }  # fmt: skip
+    if what.startswith("curve_"):
+        both = df[[args["series"], args["series2"]]].dropna()
+        diff = both.iloc[:, 0] - both.iloc[:, 1]
+        return bool((diff > 0).all() if what == "curve_greater" else (diff < 0).all())
+    if what.startswith("intersect"):
+        start = list(df.index).index(args["x"]) if "x" in args else 0
+        diff = (df[args["series"]] - df[args["series2"]]).iloc[start:].dropna().to_numpy()
+        signs = np.sign(diff[diff != 0])
+        return bool((signs[1:] != signs[:-1]).any() or ((diff == 0).any() and len(signs) > 0))
+    if what in ("smoothest", "roughest"):
+        score = {k: float(np.abs(np.diff(v, 2)).mean()) for k, v in things.items() if len(v) > 2}
+        pick = (min if what == "smoothest" else max)(score, key=score.__getitem__)
+        return pick == args["name"]
+    if what in ("max_value", "min_value", "max_area", "min_area"):
+        if what.endswith("area"):
+            score = {k: float(((v[1:] + v[:-1]) / 2).sum()) if len(v) > 1 else float(v[0])
+                     for k, v in things.items() if len(v)}  # fmt: skip
+        else:
+            score = {
+                k: float(v.max() if what == "max_value" else v.min()) for k, v in things.items()
+            }
+        pick = (max if what.startswith("max") else min)(score, key=score.__getitem__)
+        return pick == args["name"]
+    level = {k: float(v.mean()) for k, v in things.items() if len(v)}
+    order = sorted(level, key=level.__getitem__)
+    k = len(order)
+    ranks = {"maximum": -1, "minimum": 0, "low_median": (k - 1) // 2, "high_median": k // 2}
+    return order[ranks[what]] == args["name"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from question_factory import box_spec, category_spec
 
-from chartproof.questions import ChartView, chart_view
+from chartproof.questions import ChartView, chart_view, ops
 from chartproof.questions.premises import PREMISE_TEMPLATES, premise_judge
 from chartproof.questions.premises.judging import judged
 
@@ -148,14 +148,58 @@ def test_step_questions_parse_back_what_the_ops_write() -> None:
         (bars, ops.sort(Tracer(bars), "Costs", False), {"series": "Costs"}),
         (boxes, ops.read_box(Tracer(boxes), "q3", "Group B"), {"x": "Group B"}),
     ]
-    assert {s.op for s in STEP_QUESTIONS} == {"kth_value", "sort", "read_box"}
-    assert len(STEP_QUESTIONS) == 4 + 2 + 5
+    # tested below and in tests/reader/test_solver_steps.py: they need earlier steps
+    combine = {"arith", "compare", "larger", "equal", "nth_of", "extreme"}
+    assert {s.op for s in STEP_QUESTIONS} == {"kth_value", "sort", "read_box"} | combine
+    assert len(STEP_QUESTIONS) == 4 + 2 + 5 + (6 + 1) + 2 + 1 + 1 + 1 + 2
     for view, op, slots in written:
         assert op is not None
         fits = []
-        for step in STEP_QUESTIONS:
+        for step in (s for s in STEP_QUESTIONS if s.op not in combine):
             m = template_regex(step.template, tuple(sorted(step.slots)))[0].match(op.question)
             if m and m.groupdict() == slots:
                 rerun = step.run(Tracer(view), slots | {"k": 3} if "k" in slots else slots)
                 fits.append(rerun is not None and rerun.value == op.value)
         assert fits == [True], op.question
+
+
+@pytest.mark.parametrize(
+    ("combine", "value"),
+    [
+        (lambda tr, a, b: ops.arith(tr, "sub", a, b), 7.0),  # 12 - 5, steps 1 and 2
+        (lambda tr, a, b: ops.arith(tr, "percent", b, a), 5 / 12 * 100),
+        (lambda tr, a, b: ops.arith(tr, "absdiff", b, a), 7.0),
+        (lambda tr, a, b: ops.arith(tr, "mean", a, b), 8.5),
+        (lambda tr, a, b: ops.compare(tr, b, a, "lt"), True),
+        (lambda tr, a, b: ops.larger(tr, a, b), "A"),
+    ],
+)
+def test_steps_combining_earlier_answers_rerun_on_the_recalled_answers(
+    combine: object, value: object
+) -> None:
+    """A step that combines two earlier steps writes its declared question; parsed back, it
+    reruns on those steps' answers recorded by `recall` and gives the same result."""
+    from chartproof.questions.matching import template_regex
+    from chartproof.questions.ops.steps import STEP_QUESTIONS, recall
+    from chartproof.questions.trace import Tracer
+
+    view = chart_view(
+        category_spec(
+            "vbar", x=("A", "B", "C"), x_kind="category", series={"Sales": (12.0, 5.0, 9.0)}
+        )
+    )
+    tr = Tracer(view)
+    a, b = ops.read(tr, "Sales", "A"), ops.read(tr, "Sales", "B")
+    assert a is not None and b is not None
+    op = combine(tr, a, b)  # type: ignore[operator]
+    assert op is not None and op.value == pytest.approx(value)
+    answers = {1: (a.question, a.text()), 2: (b.question, b.text())}
+    fits = []
+    for step in STEP_QUESTIONS:
+        m = template_regex(step.template, tuple(sorted(step.slots)))[0].match(op.question)
+        if m:
+            again = Tracer(view)
+            recall(again, answers)
+            rerun = step.run(again, {k: float(v) for k, v in m.groupdict().items()})
+            fits.append(rerun is not None and rerun.value == op.value)
+    assert fits == [True], op.question

@@ -11,7 +11,7 @@ from chartproof.questions import ChartView
 from chartproof.questions.cues import Cue, reads, walk
 from chartproof.questions.matching import parse
 from chartproof.questions.mentions import mentions
-from chartproof.questions.program import list_programs
+from chartproof.questions.program import list_programs, program_for
 
 CHARTS = {
     "bars": category_spec("vbar", series={"Sales": (12.0, 15.0, 9.0, 20.0, 17.0)}),
@@ -122,8 +122,8 @@ def test_walk_orders_by_rank_and_skips_unfilled_slots() -> None:
 
 
 def test_every_cue_fills_its_programs_slots() -> None:
-    """A cue's readings name exactly the program's slots (checked on every chart above with
-    a question that sets off every signal)."""
+    """A cue's readings name exactly the slots of the program or of one of its variants
+    (checked on every chart above with a question that sets off every signal)."""
     question = (
         "How many colours; which 2nd highest lowest total average median ratio difference "
         "between 2019 and 2021 North South Sales Costs above 12 increase greater than?"
@@ -133,7 +133,8 @@ def test_every_cue_fills_its_programs_slots() -> None:
         for prog in list_programs():
             for cue in prog.cues:
                 for args in cue.fill(m):
-                    assert set(args) == set(prog.slots), (prog.name, cue.why)
+                    narrowed = program_for(prog.name, args)
+                    assert set(args) == set(narrowed.slots), (prog.name, cue.why)
 
 
 def test_a_cue_can_read_its_own_pattern() -> None:
@@ -152,7 +153,8 @@ def test_a_cue_can_read_its_own_pattern() -> None:
 
 def test_cues_of_a_program_run_elsewhere() -> None:
     """`cue_readings(extra=...)` walks cues of a program not registered here in rank order:
-    the named-value cue comes before the extremes."""
+    the named-value cue (after the registered `closest_value`'s own, same rank) comes before
+    the extremes."""
     from chartproof.questions.cues import NAMED_VALUE
     from chartproof.questions.matching import cue_readings
 
@@ -160,5 +162,24 @@ def test_cues_of_a_program_run_elsewhere() -> None:
     found = cue_readings(
         "Which region had the highest value, about 25?", view, extra=[("near", NAMED_VALUE)]
     )
-    assert found[0] == ("near", {"value": 25.0}, "label with a value")
-    assert [name for name, _, _ in found[1:]] == ["argmax_x", "max_value"]
+    assert found[:2] == [
+        ("closest_value", {"value": 25.0}, "label with a value"),
+        ("near", {"value": 25.0}, "label with a value"),
+    ]
+    assert [name for name, _, _ in found[2:]] == ["argmax_x", "max_value"]
+
+
+def test_a_list_of_numbers_is_matched_and_left_to_its_cue() -> None:
+    """A `numbers` slot has a strict pattern (no KeyError in the exact matcher), which does
+    not resolve it; `missing_value`'s own-pattern cue reads the list, and a reading of
+    `closest_value`'s cue that names a label asks its variant."""
+    from chartproof.questions.matching import match_question
+
+    view = ChartView.from_spec(CHARTS["two"])
+    question = "Which value is missing from the list 46, 43 and 41?"
+    assert match_question(question, view) is None
+    first = parse(question, view, stages=("cue",))[0]
+    assert (first.program.name, first.args) == ("missing_value", {"values": "46, 43, 41"})
+    assert first.how == "cue: a value missing from a list"
+    near = parse("Which series had about 21 in South?", view, stages=("cue",))[0]
+    assert (near.program.name, near.args) == ("closest_series_at", {"value": 21.0, "x": "South"})

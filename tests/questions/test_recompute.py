@@ -24,9 +24,10 @@ CHART_TYPES: tuple[ChartType, ...] = (
 def test_every_answer_matches_recomputation(seed: int, chart: ChartType) -> None:
     spec = random_spec(random.Random(seed), chart, spec_id=f"h{seed}")
     items = make_questions(spec, seed=seed, per_chart=200, with_premises=False)
-    items += make_questions(
-        spec, seed=seed, per_chart=20, families=("structure",), with_premises=False
-    )
+    for family, n in (("structure", 20), ("computed", 30), ("figureqa", 30)):
+        items += make_questions(
+            spec, seed=seed, per_chart=n, families=(family,), with_premises=False
+        )
     for item in items:
         want = recompute(item.program, dict(item.args), spec)
         assert same(item.answer.value, want), (item.program, item.question, item.answer, want)
@@ -39,7 +40,11 @@ def test_property_test_reaches_every_program() -> None:
     rng = random.Random(7)
     for i in range(135):
         spec = random_spec(rng, CHART_TYPES[i % len(CHART_TYPES)], spec_id=f"cov{i}")
-        for item in make_questions(spec, seed=i, per_chart=200, with_premises=False):
+        items = make_questions(spec, seed=i, per_chart=200, with_premises=False)
+        items += make_questions(
+            spec, seed=i, per_chart=60, families=("computed", "figureqa"), with_premises=False
+        )
+        for item in items:
             seen.add(item.program)
             assert same(item.answer.value, recompute(item.program, dict(item.args), spec))
     missing = {p.name for p in list_programs() if p.family != "structure"} - seen

@@ -114,3 +114,50 @@ def test_box_statistic_step() -> None:
     )
     got = solve("What is the upper quartile of Treated?", view_of_table(boxes, "box"))
     assert (got.answer, got.program) == ("9", "read_box"), got.explanation
+
+
+READS = [
+    ("What is the value of 2019 in France?", "12"),
+    ("What is the value of 2019 in Italy?", "18"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "earlier", "answer", "program", "explanation"),
+    [
+        ("Which is larger, the answer to step 1 or the answer to step 2?", READS, "Italy",
+         "larger", "Step 1 gave 12 and step 2 gave 18. 18 at Italy is larger than 12 at France, "
+         "so the answer is Italy."),
+        ("Is the answer to step 2 less than the answer to step 1?", READS, "No", "compare",
+         "Step 1 gave 12 and step 2 gave 18. 18 is not less than 12, so the answer is no."),
+        ("Is the answer to step 1 equal to the answer to step 2?", [("a", "4"), ("b", "4")],
+         "Yes", "equal", "Step 1 gave 4 and step 2 gave 4. 4 equals 4, so the answer is yes."),
+        ("What is the answer to step 2 divided by the answer to step 1?", READS, "1.5", "arith",
+         "Step 1 gave 12 and step 2 gave 18. 18 divided by 12 is 1.5, so the answer is 1.5."),
+        ("What is the average of the answer to step 1 and the answer to step 2?", READS, "15",
+         "arith", "Step 1 gave 12 and step 2 gave 18. 12 averaged with 18 is 15, so the answer "
+         "is 15."),
+        ("Among the Country values of the answer to step 1, which has the highest 2020?",
+         [("Which countries have 2019 above 10?", "France, Germany, Italy")], "Germany",
+         "extreme", "Step 1 gave France, Germany, Italy. The "),
+        ("Which country comes third in the order of the answer to step 1?",
+         [("Order the Country values by 2019, from highest to lowest.",
+           "Germany,Italy,France,Spain")], "France", "nth_of", "France comes third in that order"),
+        # a label is no number to subtract; with no step 2 to compare, a yes/no guess says so
+        ("What is the answer to step 1 minus the answer to step 2?", [("a", "France"), ("b", "3")],
+         "unknown", None, "not numbers"),
+        ("Is the answer to step 1 less than the answer to step 2?", [("a", "3")], "No", "guess",
+         "does not include"),
+    ],
+)  # fmt: skip
+def test_steps_combining_earlier_answers_run_their_operation(
+    countries: ChartView,
+    question: str,
+    earlier: list[tuple[str, str]],
+    answer: str,
+    program: str | None,
+    explanation: str,
+) -> None:
+    got = solve(question, countries, earlier, list(range(1, len(earlier) + 1)))
+    assert (got.answer, got.program) == (answer, program), got.explanation
+    assert explanation in got.explanation

@@ -11,6 +11,7 @@ cues by how specific their signal is:
 
 | ranks | cues |
 |---|---|
+| 0-99 | a program's own pattern (`reads`, rank `PATTERN`: equal ranks keep program-name order); the reader tries these before loose templates (`PATTERNS`) |
 | 100-140 | a question about colours ("what colour is ...": the last one is final) |
 | 200-210 | a question naming a colour ("the green bar") |
 | 300-310 | a position ("the third bar", "second from the right"; final) |
@@ -25,6 +26,7 @@ cues by how specific their signal is:
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -34,7 +36,10 @@ from chartproof.questions.view import ChartView
 from chartproof.questions.wording import MAX, MIN
 
 __all__ = [
+    "MENTIONS",
     "NAMED_VALUE",
+    "PATTERN",
+    "PATTERNS",
     "Cue",
     "Fill",
     "Filler",
@@ -92,6 +97,16 @@ def fills(**fillers: Filler) -> Fill:
         return ({name: f(m) for name, f in fillers.items()},)
 
     return fill
+
+
+PATTERNS = range(0, 100)
+"""The ranks of cues that read their own pattern: specific wordings ("have 24 value",
+"missed") that the reader tries before loose templates, the other cues after them."""
+MENTIONS = range(100, sys.maxsize)
+"""The ranks of the cues over the question's mentions (the rank table's other rows)."""
+PATTERN = 50
+"""The rank a program's `reads` cues take: one rank, so they are walked in program-name
+order."""
 
 
 def reads(

@@ -18,7 +18,9 @@ against those references measures the template, not the model."""
 MAX_SENTENCES = 4
 """ChartQA-X limits explanations to four sentences."""
 
-_READS = frozenset({"read", "read_box", "color_of"})
+_READS = frozenset({"read", "read_box", "color_of", "recall"})
+"""Operations whose notes join into one sentence (what was read, or recalled from earlier
+steps)."""
 
 
 def _sentence(clauses: Sequence[str]) -> str:

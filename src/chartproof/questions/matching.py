@@ -28,7 +28,13 @@ from chartproof.questions.labels import best_label, norm, similarity
 from chartproof.questions.mentions import mentions
 from chartproof.questions.ops.shape import CORRELATION_BANDS
 from chartproof.questions.ops.steps import STEP_QUESTIONS, StepQuestion
-from chartproof.questions.program import ArgValue, Program, list_programs, render_slots
+from chartproof.questions.program import (
+    ArgValue,
+    Program,
+    list_programs,
+    program_for,
+    render_slots,
+)
 from chartproof.questions.view import ChartView, chart_view
 from chartproof.types import ChartSpec, DataTable
 
@@ -54,6 +60,8 @@ _ORDINAL = (
     r"\d+(?:st|nd|rd|th))"
 )
 _NUMBER = r"[-+\u2212]?[$€£¥]?\d[\d,]*(?:\.\d+)?%?"
+_NUMBERS = rf"{_NUMBER}(?:(?:,\s*|,?\s+and\s+){_NUMBER})+"
+"""A list of numbers as written ("46, 43 and 41")."""
 _ANY = ".+?"
 
 
@@ -119,19 +127,29 @@ def parse(
         else:
             by_name = {p.name: p for p in programs}
             for name, args, why in cue_readings(question, view):
+                # a reading with other arguments asks one of the program's variants
+                name = program_for(name, args).name if name in by_name else name
                 if name in by_name:
                     out.append(Parse(by_name[name], args, f"cue: {why}"))
     return out
 
 
 def cue_readings(
-    question: str, view: ChartView, extra: Iterable[tuple[str, Cue]] = ()
+    question: str,
+    view: ChartView,
+    extra: Iterable[tuple[str, Cue]] = (),
+    *,
+    ranks: range | None = None,
 ) -> list[tuple[str, dict[str, ArgValue], str]]:
     """(program name, arguments, why) of every cue of a registered program that applies to
     the chart, and of `extra` (cues of programs run elsewhere), that the question fits, in
-    rank order (`questions.cues.walk`; a final cue of any program ends the walk)."""
+    rank order (`questions.cues.walk`; a final cue of any program ends the walk); only cues
+    whose rank is in `ranks` when given (`questions.cues.PATTERNS`: those the reader tries
+    before loose templates)."""
     extra = tuple(extra)
     cues = [(p.name, c) for p in list_programs() for c in p.cues] + list(extra)
+    if ranks is not None:
+        cues = [(n, c) for n, c in cues if c.rank in ranks]
     applies = {p.name for p in list_programs() if p.applies(view)} | {n for n, _ in extra}
     return walk(mentions(question, view), cues, applies.__contains__)
 
@@ -202,8 +220,8 @@ def template_regex(template: str, slots: tuple[str, ...]) -> tuple[re.Pattern[st
 
 
 def _strict_bodies(kinds: Mapping[str, str], view: ChartView) -> tuple[tuple[str, str], ...]:
-    """Each argument slot's pattern: one of the chart's labels of its kind, or a number or
-    ordinal as written."""
+    """Each argument slot's pattern: one of the chart's labels of its kind, or a number,
+    ordinal or list of numbers as written."""
     colors = tuple(sorted(set(view.colors.values())))
     out = []
     for name, kind in sorted(kinds.items()):
@@ -214,6 +232,7 @@ def _strict_bodies(kinds: Mapping[str, str], view: ChartView) -> tuple[tuple[str
             "ordinal": lambda: _ORDINAL,
             "color": lambda: _alternation(colors),
             "band": lambda: _alternation(CORRELATION_BANDS),
+            "numbers": lambda: _NUMBERS,
         }[kind]()
         out.append((name, body))
     return tuple(out)

@@ -46,6 +46,7 @@ __all__ = [
     "execute",
     "get_program",
     "list_programs",
+    "program_for",
     "register",
     "replay",
     "slot_kinds",
@@ -60,9 +61,9 @@ Args: TypeAlias = Mapping[str, ArgValue]
 ALL_CHARTS = kinds_where(lambda k: True)
 """Every chart type (registered ones included)."""
 
-SLOT_KINDS = ("x", "series", "number", "ordinal", "color", "band")
+SLOT_KINDS = ("x", "series", "number", "ordinal", "color", "band", "numbers")
 """Kinds of argument slots: an x label, a series name, a number, an ordinal (1 → "first"),
-a colour name, a correlation band."""
+a colour name, a correlation band, a list of numbers (passed as its text, "46, 43, 41")."""
 
 DERIVED_SLOTS = ("y_title", "x_title", "marks", "mark", "side")
 """Slots filled from the chart rather than from arguments: the measured quantity, the x
@@ -101,6 +102,8 @@ class Program:
     would otherwise crowd out the rest)."""
     cues: ClassVar[tuple[Cue, ...]] = ()
     """How a question no template fits signals this program (`questions.cues`)."""
+    variants: ClassVar[tuple[str, ...]] = ()
+    """Programs asking the same question narrowed by other arguments (`program_for`)."""
 
     def applies(self, view: ChartView) -> bool:
         """Whether the program can ask about this chart at all."""
@@ -195,6 +198,18 @@ def get_program(name: str) -> Program:
     if found is None:
         raise KeyError(f"no question program {name!r}; known: {sorted(PROGRAMS)}")
     return found
+
+
+def program_for(name: str, args: Args) -> Program:
+    """The program `name`, or the one of its `variants` whose slots are exactly the
+    arguments given (a question naming a series as well asks the narrower variant)."""
+    prog = get_program(name)
+    if set(prog.slots) == set(args):
+        return prog
+    for other in map(get_program, prog.variants):
+        if set(other.slots) == set(args):
+            return other
+    return prog
 
 
 @dataclass(frozen=True, slots=True)

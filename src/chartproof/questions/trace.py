@@ -16,11 +16,14 @@ from chartproof.numeric import format_number
 from chartproof.questions.view import ChartView, round_sig
 from chartproof.types import Answer, AnswerKind, AnswerValue, Record, TaskType
 
-__all__ = ["MAX_TOLERANCE", "Op", "TraceOp", "Tracer", "ref", "ref_index"]
+__all__ = ["MAX_TOLERANCE", "STEP_REF", "Op", "TraceOp", "Tracer", "ref", "ref_index"]
 
 MAX_TOLERANCE = 0.25
 """Largest relative tolerance a numeric answer may need; a question whose answer a reader
 cannot get closer than this is ambiguous and skipped."""
+
+STEP_REF = "the answer to step {n}"
+"""How a sub-question refers to the result of an earlier step ({n}: its number)."""
 
 
 class TraceOp(Record):
@@ -204,7 +207,7 @@ class Tracer:
 
     def step_ref(self, op: Op) -> str:
         """How a later sub-question refers to the result of `op`."""
-        return f"the answer to step {op.id + 1}"
+        return STEP_REF.format(n=op.id + 1)
 
     def named(self, op: Op, noun: str) -> str:
         """How a later sub-question names a label an earlier step found: "the year from

@@ -6,15 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from chartproof.questions import ArgValue, ChartView
-from chartproof.questions.cues import NAMED_VALUE
+from chartproof.questions.cues import MENTIONS
 from chartproof.questions.matching import cue_readings
-from chartproof.questions.program import PROGRAMS
 
 __all__ = ["CLOSEST", "Intent", "intents"]
 
 CLOSEST = "closest_value"
-"""The label (or series) whose value is nearest a number the question gives: the solver
-runs it itself until a program of that name declares `NAMED_VALUE`."""
+"""The program that names the label (or series) whose value is nearest a number the
+question gives; it declares the `NAMED_VALUE` cue."""
 
 
 @dataclass(frozen=True)
@@ -31,5 +30,4 @@ class Intent:
 
 def intents(question: str, view: ChartView) -> list[Intent]:
     """Candidate programs for a free-form question, most likely first."""
-    extra = () if CLOSEST in PROGRAMS else ((CLOSEST, NAMED_VALUE),)
-    return [Intent(*found) for found in cue_readings(question, view, extra=extra)]
+    return [Intent(*found) for found in cue_readings(question, view, ranks=MENTIONS)]

@@ -1,26 +1,24 @@
 """Answers in the question's own type: yes/no questions get "Yes" or "No" from a checked
 comparison, multiple-choice questions get one of their options, label questions a label.
 
-Yes/no questions are checked, never guessed: FigureQA's shapes (the maximum, the low median,
-the smoothest curve, two curves intersecting, the largest area under a curve, one curve
-strictly above another) are computed on the recovered table, and "Is A greater than B?"
-otherwise solves A and B as questions of their own and compares them. When no check applies
+Yes/no questions are checked, never guessed: FigureQA's shapes are question programs
+(`questions/programs/figureqa.py`), and "Is A greater than B?" otherwise solves A and B as
+questions of their own and compares them. When no check applies
 the answer stays "unknown", with the reason."""
 
 from __future__ import annotations
 
-import itertools
 import re
-import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from chartproof.numeric import format_number, parse_number
 from chartproof.questions import ChartView
+from chartproof.questions.programs.figureqa import BIGGER, COMPARISON
 from chartproof.questions.wording import QuestionKind, question_kind
 from chartproof.reader._colours import same_colour
-from chartproof.reader._text import best_label, find_mentions, norm, numbers_written, similarity
+from chartproof.reader._text import find_mentions, norm, numbers_written, similarity
 
 __all__ = [
     "Asked",
@@ -141,22 +139,6 @@ def claim_questions(statement: str) -> list[str]:
 
 # ------------------------------------------------------------------ yes/no checks
 
-_FIG_RANK = re.compile(
-    r"^is (.+?) the (maximum|minimum|low median|high median|smoothest|roughest)\??$"
-)
-_FIG_HAS = re.compile(
-    r"^does (.+?) have the (highest|lowest|maximum|minimum) (value|area under the curve)\??$"
-)
-_FIG_CMP = re.compile(
-    r"^is (.+?) (less|greater|smaller|larger|higher|lower|more|bigger) than (.+?)\??$"
-)
-_FIG_CROSS = re.compile(
-    r"^(?:does|do|did|is|are) (.+?) (?:and (.+?) )?(intersect|cross|crossed|meet)\b(?: (?:each other|with)?)? ?(.*?)\??$"
-)
-
-_BIGGER = ("greater", "larger", "higher", "more", "bigger")
-
-
 Solver = Callable[[str], float | str | None]
 """Answers a sub-question: a number, a label, or None when it cannot."""
 
@@ -165,137 +147,6 @@ def _norm_q(question: str) -> str:
     return " ".join(norm(question.replace("?", " ")).split())
 
 
-def _entities(view: ChartView) -> tuple[list[str], dict[str, list[float]]]:
-    """The things a FigureQA-style question names, with their values: the series of a chart
-    with several (lines: one curve each), else the labels of its one series."""
-    if len(view.series) > 1:
-        return list(view.series), {
-            s: [v for v in view.values.get(s, ()) if v is not None] for s in view.series
-        }
-    if len(view.series) == 1:
-        col = view.values.get(view.series[0], ())
-        out = {x: [v] for x, v in zip(view.x_labels, col, strict=False) if v is not None}
-        return list(out), out
-    return [], {}
-
-
-def _name(phrase: str, options: Sequence[str]) -> str | None:
-    return best_label(phrase, options, 0.8)
-
-
-def _roughness(vals: Sequence[float]) -> float:
-    """Mean absolute change of slope between neighbouring points (0 for a straight line)."""
-    if len(vals) < 3:
-        return 0.0
-    d2 = [abs(vals[i + 1] - 2 * vals[i] + vals[i - 1]) for i in range(1, len(vals) - 1)]
-    return sum(d2) / len(d2)
-
-
-def _figure_checks(q: str, view: ChartView) -> Check | None:
-    names, values = _entities(view)
-    if not names:
-        return None
-    single = len(view.series) <= 1
-    m = _FIG_RANK.match(q)
-    if m:
-        x = _name(m.group(1), names)
-        if x is None:
-            return None
-        what = m.group(2)
-        if what in ("smoothest", "roughest"):
-            score = {n: _roughness(v) for n, v in values.items() if len(v) >= 3}
-            if x not in score:
-                return None
-            pick = (min if what == "smoothest" else max)(score, key=lambda n: score[n])
-            return pick == x, (
-                f"the mean change of slope is {format_number(score[x])} for {x}; the "
-                f"{what} curve is {pick} ({format_number(score[pick])})"
-            )
-        level = {n: (statistics.fmean(v) if not single else v[0]) for n, v in values.items() if v}
-        if x not in level:
-            return None
-        order = sorted(level, key=lambda n: level[n])
-        if what == "maximum":
-            pick = order[-1]
-        elif what == "minimum":
-            pick = order[0]
-        else:
-            k = len(order)
-            pick = order[(k - 1) // 2] if what == "low median" else order[k // 2]
-        return pick == x, (
-            f"{x} is {format_number(level[x])}; ordered by value, the {what} is {pick} "
-            f"({format_number(level[pick])})"
-        )
-    m = _FIG_HAS.match(q)
-    if m:
-        x = _name(m.group(1), names)
-        if x is None or not values.get(x):
-            return None
-        top = m.group(2) in ("highest", "maximum")
-        if m.group(3) == "value":
-            score = {n: (max(v) if top else min(v)) for n, v in values.items() if v}
-            noun = "highest value" if top else "lowest value"
-        else:
-            score = {n: _area(v) for n, v in values.items() if v}
-            noun = "largest area under the curve" if top else "smallest area under the curve"
-        pick = (max if top else min)(score, key=lambda n: score[n])
-        return pick == x, (
-            f"{x} reaches {format_number(score[x])}; the {noun} belongs to {pick} "
-            f"({format_number(score[pick])})"
-        )
-    return None
-
-
-def _area(vals: Sequence[float]) -> float:
-    """Trapezoid area under evenly spaced points."""
-    if len(vals) < 2:
-        return vals[0] if vals else 0.0
-    return sum((a + b) / 2 for a, b in itertools.pairwise(vals))
-
-
-def _cross_check(q: str, view: ChartView) -> Check | None:
-    m = _FIG_CROSS.match(q)
-    if not m or len(view.series) < 2:
-        return None
-    first, second, rest = m.group(1), m.group(2), m.group(4)
-    if second is None:
-        parts = re.split(r" and ", first, maxsplit=1)
-        if len(parts) == 2:
-            first, second = parts
-        else:
-            mm = re.match(r"(.+?) (?:with )?(.+)$", rest or "")
-            second = rest if rest else None
-            if mm is None and second is None:
-                return None
-    a = _name(re.sub(r"\b(graph|line|curve|the)\b", " ", first).strip(), view.series)
-    b = _name(
-        re.sub(r"\b(graph|line|curve|the|each other)\b", " ", second or "").strip(), view.series
-    )
-    if a is None or b is None or a == b:
-        return None
-    xs = list(view.x_labels)
-    start = 0
-    after = re.search(r"\b(after|since|from) (\S+)", rest or q)
-    if after:
-        at = best_label(after.group(2), xs, 0.8)
-        if at is not None:
-            start = xs.index(at)
-    va, vb = view.values.get(a, ()), view.values.get(b, ())
-    diffs = [
-        p - r for p, r in list(zip(va, vb, strict=False))[start:] if p is not None and r is not None
-    ]
-    signs = [d > 0 for d in diffs if d != 0]
-    crossed = any(s != t for s, t in itertools.pairwise(signs)) or (0 in diffs and len(signs) > 0)
-    where = f" after {xs[start]}" if start else ""
-    return crossed, (
-        f"{a} minus {b} {'changes sign' if crossed else 'keeps one sign'}{where} over "
-        f"{len(diffs)} shared points"
-    )
-
-
-_CMP = re.compile(
-    r"^(?:is|are|was|were|does|do|did) (?:the )?(.+?) (?:is |are )?(less|greater|smaller|larger|higher|lower|more|bigger|fewer) than (?:the )?(.+?)$"
-)
 _TIMES = re.compile(
     r"^(?:is|are|was|were) (?:the )?(.+?) (?:is |are )?(\w+|\d+(?:\.\d+)?) times (?:the |as \w+ as )?(.+?)$"
 )
@@ -341,42 +192,10 @@ def _value_of(phrase: str, solve: Solver, view: ChartView) -> tuple[float, str] 
     return None
 
 
-_CURVES = ("line", "area")
-"""Chart types whose series are curves: "Is A greater than B?" compares them point by point."""
-
-
-def _curve_check(q: str, view: ChartView) -> Check | None:
-    """FigureQA's comparison of two curves: "Is A less than B?" holds when A lies strictly
-    below B at every point both are read at (and "greater" strictly above). Only on line and
-    area charts, when both sides name a series and nothing else ("in 2015" names a point,
-    answered by reading both values there)."""
-    m = _CMP.match(q)
-    if not m or view.chart_type not in _CURVES or len(view.series) < 2:
-        return None
-    a, b = _name(m.group(1), view.series), _name(m.group(3), view.series)
-    if a is None or b is None or a == b:
-        return None
-    pairs = [
-        (p, r)
-        for p, r in zip(view.values.get(a, ()), view.values.get(b, ()), strict=False)
-        if p is not None and r is not None
-    ]
-    if len(pairs) < 2:
-        return None
-    bigger = m.group(2) in _BIGGER
-    held = [p > r if bigger else p < r for p, r in pairs]
-    word = "above" if bigger else "below"
-    return all(held), f"{a} lies {word} {b} at {sum(held)} of the {len(pairs)} points both reach"
-
-
 def check_yes_no(question: str, view: ChartView, solve: Solver) -> Check | None:
     """Whether the yes/no question's claim holds on the chart, with what was compared; None
     when no check applies."""
     q = _norm_q(question)
-    for check in (_figure_checks, _cross_check, _curve_check):
-        got = check(q, view)
-        if got is not None:
-            return got
     m = _COLOR.match(q)
     if m:
         colour = solve(f"What is the color of {m.group(1)}?")
@@ -396,12 +215,12 @@ def check_yes_no(question: str, view: ChartView, solve: Solver) -> Check | None:
             ratio = a[0] / b[0]
             ok = abs(ratio - k) <= 0.05 * k
             return ok, f"{a[1]} is {format_number(ratio)} times {b[1]}, against {format_number(k)}"
-    m = _CMP.match(q)
+    m = COMPARISON.match(q)
     if m:
         left, right = _share_series(m.group(1), m.group(3), view)
         a, b = _value_of(left, solve, view), _value_of(right, solve, view)
         if a is not None and b is not None:
-            bigger = m.group(2) in _BIGGER
+            bigger = m.group(2) in BIGGER
             ok = a[0] > b[0] if bigger else a[0] < b[0]
             word = "greater" if bigger else "less"
             neg = "" if ok else " not"

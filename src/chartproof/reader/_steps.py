@@ -1,7 +1,8 @@
 """Chain sub-questions that build on earlier steps: the reader puts the labels earlier steps
 found into the question ("the year from step 3" → "2019", "the series drawn in the colour
 from step 1" → the series the legend shows in that colour) and answers the steps that only
-combine earlier answers (the k-th of an earlier ordering, sums and filters of earlier reads).
+combine earlier reads (sums and filters of them; the steps the operations declare as step
+questions run in `solver._direct`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from chartproof.numeric import format_number, parse_number
-from chartproof.questions.describe import ordinal_value
+from chartproof.questions.ops.steps import read_label
 from chartproof.questions.view import ChartView
 
 __all__ = ["combine_steps", "numbered", "resolve_steps"]
@@ -21,7 +22,6 @@ _FROM_STEP = re.compile(
     re.I,
 )
 _REF = re.compile(r"\bstep (\d+)", re.I)
-_NTH = re.compile(r"^which .+? comes (\w+) in the order of the answer to step (\d+)\??$", re.I)
 _STEPS = re.compile(r"steps ((?:\d+, )*\d+ and \d+|\d+)", re.I)
 _SUM = re.compile(r"^what is the sum of the values from steps ", re.I)
 _AMONG = re.compile(r"values of the answer to step (\d+)\??$", re.I)
@@ -30,7 +30,6 @@ _SELECT = re.compile(
     r"(?P<cond>above|below|between) (?P<lo>[^ ?]+)(?: and (?P<hi>[^ ?]+))?\??$",
     re.I,
 )
-_LABEL = re.compile(r"\bin (.+?)\?*$")
 
 
 def numbered(
@@ -66,21 +65,9 @@ def _number(text: str) -> float | None:
     return parse_number(text.strip().rstrip("."))
 
 
-def _read_label(question: str) -> str | None:
-    m = _LABEL.search(question.strip())
-    return m.group(1).strip() if m else None
-
-
 def combine_steps(question: str, by_step: Mapping[int, tuple[str, str]]) -> tuple[str, str] | None:
     """(answer, explanation) of a step that only combines earlier answers; None for others."""
     q = question.strip()
-    m = _NTH.match(q)
-    if m:
-        k, ranking = ordinal_value(m.group(1)), by_step.get(int(m.group(2)))
-        items = [x.strip() for x in ranking[1].split(",")] if ranking else []
-        if k is None or not 1 <= k <= len(items):
-            return None
-        return items[k - 1], f"Place {k} of the order from step {m.group(2)} is {items[k - 1]}."
     listed = _STEPS.search(q)
     if listed is None:
         return None
@@ -88,7 +75,7 @@ def combine_steps(question: str, by_step: Mapping[int, tuple[str, str]]) -> tupl
     reads = [by_step.get(n) for n in steps]
     if any(r is None for r in reads):
         return None
-    pairs = [(_read_label(r[0]), _number(r[1])) for r in reads if r is not None]
+    pairs = [(read_label(r[0]), _number(r[1])) for r in reads if r is not None]
     if any(v is None for _, v in pairs):
         return None
     if _SUM.match(q):

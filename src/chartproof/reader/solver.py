@@ -16,14 +16,19 @@ from chartproof.questions import (
     ProgramResult,
     execute,
     explain,
-    get_program,
 )
-from chartproof.questions.matching import match_question, step_matches, template_matches
-from chartproof.questions.program import ArgValue
-from chartproof.questions.trace import Tracer
+from chartproof.questions.cues import PATTERNS
+from chartproof.questions.matching import (
+    cue_readings,
+    match_question,
+    step_matches,
+    template_matches,
+)
+from chartproof.questions.ops.steps import recall
+from chartproof.questions.program import ArgValue, get_program, program_for
+from chartproof.questions.trace import STEP_REF, Tracer
 from chartproof.reader._colours import human_colour_name, lightness_of
-from chartproof.reader._computed import colour_check, computed
-from chartproof.reader._intents import CLOSEST, intents
+from chartproof.reader._intents import intents
 from chartproof.reader._kinds import (
     Asked,
     QuestionKind,
@@ -37,7 +42,7 @@ from chartproof.reader._kinds import (
 )
 from chartproof.reader._premises import Verdict, judge_premise
 from chartproof.reader._steps import combine_steps, numbered, resolve_steps
-from chartproof.reader._text import norm, numbers_written
+from chartproof.reader._text import norm
 from chartproof.reader.perception.records import ChartReading
 from chartproof.types import ChartType, DataTable
 
@@ -251,15 +256,14 @@ def solve(
         stem, found = options_in_text(form.core.replace("\ufffd", "'"))
         if found:
             q, options = _TYPO.sub(r"\1 than", " ".join(stem.split())), found
-    ordered = list(earlier)
     solution: Solution | None = None
+    by_step: dict[int, tuple[str, str]] = {}
     if earlier:
         by_step = numbered(q, earlier, steps)
         q = resolve_steps(q, by_step, view)
         combined = combine_steps(q, by_step)
         if combined is not None:
             solution = Solution(answer=combined[0], explanation=combined[1], program="step_combine")
-        ordered = [by_step[k] for k in sorted(by_step)]
     kind = question_kind(q)
     if form.claim or form.form in ("yes_no", "true_false"):
         kind = "yes_no"
@@ -267,8 +271,11 @@ def solve(
         kind = "yes_no"
     if solution is not None:
         pass
-    elif "answer to step" in q.lower():
-        solution = _step_arith(q, ordered)
+    elif _REFERS.search(q):
+        solution = _direct(q, view, by_step) or _unknown(
+            "The question combines earlier answers the request does not include, or in a way "
+            "no step question declares, or they are not numbers."
+        )
     elif form.claim:
         exact = _exact(form.whole, view)  # a program's own template ("Is it the case ...")
         solution = exact if exact is not None and exact.answer in ("Yes", "No") else None
@@ -353,12 +360,19 @@ def _in_form(solution: Solution, form: Asked, options: Sequence[str]) -> Solutio
     return replace(solution, answer=answer, lead=form.lead)
 
 
+def _cued(q: str, view: ChartView) -> Iterator[Solution]:
+    """The answers of the programs whose own patterns (`questions.cues.PATTERNS`) read the
+    question."""
+    for name, args, _ in cue_readings(q, view, ranks=PATTERNS):
+        result = _execute(get_program(name), args, view)
+        if result is not None:
+            yield _from_result(result)
+
+
 def _candidates(q: str, view: ChartView) -> Iterator[Solution]:
     """Every answer the question programs give, most likely reading of the question first."""
-    # Computed human questions first: their cues are specific ("have 24 value", "missed").
-    extra = computed(q, view)
-    if extra is not None:
-        yield Solution(answer=extra[0], explanation=extra[1], program=extra[2])
+    # Programs' own patterns first: they are specific ("have 24 value", "missed").
+    yield from _cued(q, view)
     for cand in template_matches(q, view):
         result = _execute(cand.program, cand.args, view)
         if result is not None:
@@ -367,13 +381,8 @@ def _candidates(q: str, view: ChartView) -> Iterator[Solution]:
     if direct is not None:
         yield direct
     for intent in intents(q, view):
-        if intent.program == CLOSEST:
-            found = _closest(view, intent.args)
-            if found is not None:
-                yield found
-            continue
         try:
-            program = get_program(intent.program)
+            program = program_for(intent.program, intent.args)
         except KeyError:
             continue
         result = _execute(program, intent.args, view)
@@ -443,8 +452,11 @@ def _yes_no(q: str, view: ChartView) -> Solution:
     answer, a FigureQA-style claim, or a comparison of sub-questions solved one by one."""
     exact = _exact(q, view)
     if exact is not None and exact.answer in ("Yes", "No"):
-        return exact
-    checked = colour_check(q, view) or check_yes_no(q, view, lambda sub: _sub_answer(sub, view))
+        return replace(exact, truth=exact.answer == "Yes")
+    cued = next((sol for sol in _cued(q, view) if sol.answer in ("Yes", "No")), None)
+    if cued is not None:
+        return replace(cued, truth=cued.answer == "Yes")
+    checked = check_yes_no(q, view, lambda sub: _sub_answer(sub, view))
     if checked is not None:
         truth, reason = checked
         word = "Yes" if truth else "No"
@@ -541,139 +553,29 @@ def _option(solution: Solution, options: Sequence[str], i: int, text: str) -> So
     )
 
 
-_COUNT = re.compile(
-    r"^how many (?:different |distinct )?(years|countries|categories|bars|groups|months|"
-    r"companies|regions|states|cities|brands|data points|labels|items|options|responses)\b.*?"
-    r"\b(shown|represented|represent|displayed|presented|included|covered|are there|in the "
-    r"(?:chart|graph|plot)|does the (?:chart|graph) (?:show|represent|cover))\b",
-    re.I,
-)
-
-
-def _direct(q: str, view: ChartView) -> Solution | None:
+def _direct(
+    q: str, view: ChartView, earlier: Mapping[int, tuple[str, str]] | None = None
+) -> Solution | None:
     """Sub-questions of chains that no single program asks, by the step question the
     operation that writes them declares (k-th largest value, an ordering, one statistic of a
-    box), or a count of the labels."""
+    box), run on a `Tracer`. With `earlier` answers the step combines them ("What is the
+    answer to step 2 minus the answer to step 3?"): they are recorded first as the chain's
+    steps (`recall`) and, being given numbers, read as exact."""
     for step, args in step_matches(q, view):
         views = (view,) if view.value_labels else (view, replace(view, value_labels=True))
-        for seen in views:
+        for seen in views if earlier is None else (replace(view, value_labels=True),):
             tr = Tracer(seen)
+            recall(tr, earlier or {})
             op = step.run(tr, args)
             answer = op.answer() if op is not None else None
             if answer is not None:
                 return Solution(
                     answer=answer.text(), explanation=explain(tr.ops), program=step.op, args=args
                 )
-    m = _COUNT.match(q)
-    if m and view.x_labels and not numbers_written(q):
-        n = len(view.x_labels)
-        shown = ", ".join(view.x_labels[:6]) + (", …" if n > 6 else "")
-        return Solution(
-            answer=str(n),
-            explanation=f"The chart shows {n} {view.x_label} labels ({shown}), so the answer "
-            f"is {n}.",
-            program="count_labels",
-        )
     return None
 
 
-def _closest(view: ChartView, args: Mapping[str, ArgValue]) -> Solution | None:
-    """The label (or, at a given label, the series) whose value is nearest the number the
-    question names, when one lies within 10 % of it."""
-    target = float(args["value"])
-    cells: list[tuple[str, str, float]] = []
-    for series in view.series:
-        if "series" in args and series != args["series"]:
-            continue
-        for x, v in zip(view.x_labels, view.values.get(series, ()), strict=False):
-            if v is not None and ("x" not in args or x == args["x"]):
-                cells.append((x, series, v))
-    if not cells:
-        return None
-    x, series, v = min(cells, key=lambda c: abs(c[2] - target))
-    if abs(v - target) > 0.1 * max(abs(target), 1e-9):
-        return None
-    name = series if "x" in args else x
-    shown = format_number(v)
-    return Solution(
-        answer=name,
-        explanation=f"The value closest to {format_number(target)} is {shown}, shown for "
-        f"{series} at {x}, so the answer is {name}.",
-        program="closest_value",
-        args=dict(args),
-    )
-
-
-_STEP = re.compile(r"answer to step (\d+)", re.I)
-
-
-def _step_arith(q: str, earlier: Sequence[tuple[str, str]]) -> Solution:
-    """Sub-questions that combine earlier answers: plus, minus, difference, average, ratio,
-    percentage, comparisons."""
-    steps = [int(s) for s in _STEP.findall(q)]
-    order = sorted(set(steps))
-    if len(earlier) < len(order) or not order:
-        return _unknown("The question refers to earlier answers the request does not include.")
-    answers = {k: earlier[i][1] for i, k in enumerate(order)}
-    vals = [parse_number(answers[k].strip().rstrip(".")) for k in steps]
-    low = q.lower()
-    if len(vals) != 2 or any(v is None for v in vals):
-        return _unknown("The earlier answers this question combines are not two numbers.")
-    a, b = float(vals[0] or 0.0), float(vals[1] or 0.0)
-    ta, tb = format_number(a), format_number(b)
-    if low.startswith("is "):
-        rel = "less" if " less " in low else "greater" if " greater " in low else "equal"
-        truth = {"less": a < b, "greater": a > b, "equal": a == b}[rel]
-        word = "is" if truth else "is not"
-        ans = "Yes" if truth else "No"
-        expl = (
-            f"Step {steps[0]} gave {ta} and step {steps[1]} gave {tb}; {ta} {word} {rel} than {tb}."
-        )
-        if rel == "equal":
-            expl = f"Step {steps[0]} gave {ta} and step {steps[1]} gave {tb}; they {'are' if truth else 'are not'} equal."
-        return Solution(answer=ans, explanation=expl, program="step_compare")
-    if low.startswith("which is larger"):
-        la, lb = (
-            _label_of(earlier[order.index(steps[0])][0]),
-            _label_of(earlier[order.index(steps[1])][0]),
-        )
-        best = la if a > b else lb
-        if best is None:
-            return _unknown("The earlier questions do not name the labels being compared.")
-        return Solution(
-            answer=best,
-            explanation=f"Step {steps[0]} gave {ta} and step {steps[1]} gave {tb}, so {best} is larger.",
-            program="step_larger",
-        )
-    if "percentage of" in low:
-        if a == 0:
-            return _unknown("The base of the percentage is zero.")
-        v, what = b / a * 100, f"{tb} as a percentage of {ta}"
-    elif " plus " in low:
-        v, what = a + b, f"{ta} plus {tb}"
-    elif " minus " in low:
-        v, what = a - b, f"{ta} minus {tb}"
-    elif "difference" in low:
-        v, what = abs(a - b), f"the difference between {ta} and {tb}"
-    elif "average" in low or " mean " in low:
-        v, what = (a + b) / 2, f"the average of {ta} and {tb}"
-    elif "ratio" in low or "divided" in low:
-        if b == 0:
-            return _unknown("The ratio divides by zero.")
-        v, what = a / b, f"{ta} divided by {tb}"
-    else:
-        return _unknown("The question combines earlier answers in a way the reader does not know.")
-    text = format_number(v)
-    return Solution(
-        answer=text,
-        explanation=f"Steps {steps[0]} and {steps[1]} gave {ta} and {tb}; {what} is {text}.",
-        program="step_arith",
-    )
-
-
-def _label_of(question: str) -> str | None:
-    m = re.search(r"\bin (.+?)\?*$", question.strip())
-    return m.group(1).strip() if m else None
+_REFERS = re.compile(STEP_REF.format(n=r"\d+"), re.I)
 
 
 def judge(statement: str, view: ChartView, *, rel: float = 0.0005) -> Solution:

@@ -7,7 +7,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 
 from chartproof.questions.describe import mark_name, ordinal, series_mark
-from chartproof.questions.ops.steps import StepRun, step_question
+from chartproof.questions.ops.steps import StepRun, combining, given, step_question, step_slot
 from chartproof.questions.program import ArgValue
 from chartproof.questions.trace import Op, Tracer, ref
 from chartproof.questions.view import ChartView
@@ -67,6 +67,27 @@ def _ordered(view: ChartView, pairs: list[tuple[str, float]], descending: bool) 
     return bool(pairs) and all(view.distinct(a[1], b[1]) for a, b in itertools.pairwise(pairs))
 
 
+def _extreme_among(which: str) -> StepRun:
+    def run(tr: Tracer, args: Mapping[str, ArgValue]) -> Op | None:
+        among = given(tr, args, "a", kind="list")
+        return None if among is None else extreme(tr, str(args["series"]), which, among[0])
+
+    return run
+
+
+_AMONG_Q = {
+    which: step_question(
+        "extreme",
+        f"Among the {{x_title}} values of {step_slot('a')}, which has the {word(which)} "
+        "{series}?",
+        _extreme_among(which),
+        a="number",
+        series="series",
+    )
+    for which in ("max", "min")
+}
+
+
 def extreme(tr: Tracer, series: str, which: str, among: Op | None = None) -> Op | None:
     """The x label where `series` is largest ("max") or smallest ("min"), optionally among
     the labels an earlier operation selected (VC)."""
@@ -87,7 +108,7 @@ def extreme(tr: Tracer, series: str, which: str, among: Op | None = None) -> Op 
         q = f"Which {view.x_label} has the {word(which)} {series}?"
         scope = series_mark(view, series)
     else:
-        q = f"Among the {view.x_label} values of {tr.step_ref(among)}, which has the {word(which)} {series}?"
+        q = _AMONG_Q[which].format(x_title=view.x_label, a=among.id + 1, series=series)
         scope = f"those {len(pairs)}"
     return tr.add(
         "extreme",
@@ -151,6 +172,26 @@ def extreme_series(tr: Tracer, x: str, which: str) -> Op | None:
     )
 
 
+_A, _B = step_slot("a"), step_slot("b")
+
+
+def _comparing(rel: str) -> StepRun:
+    return combining(lambda tr, a, b: compare(tr, a, b, rel))
+
+
+_COMPARE_Q = {
+    rel: step_question("compare", f"Is {_A} {w} than {_B}?", _comparing(rel), a="number", b="number")
+    for rel, w in (("lt", "less"), ("gt", "greater"))
+}  # fmt: skip
+_LARGER_Q = step_question(
+    "larger",
+    f"Which is larger, {_A} or {_B}?",
+    combining(lambda tr, a, b: larger(tr, a, b)),
+    a="number",
+    b="number",
+)
+
+
 def compare(tr: Tracer, a: Op, b: Op, rel: str) -> Op | None:
     """Whether the value of `a` is less ("lt") or greater ("gt") than that of `b` (VC)."""
     view = tr.view
@@ -163,7 +204,7 @@ def compare(tr: Tracer, a: Op, b: Op, rel: str) -> Op | None:
     return tr.add(
         "compare",
         "VC",
-        f"Is {tr.step_ref(a)} {rel_word} than {tr.step_ref(b)}?",
+        _COMPARE_Q[rel].format(a=a.id + 1, b=b.id + 1),
         truth,
         "bool",
         depends_on=(a, b),
@@ -185,7 +226,7 @@ def larger(tr: Tracer, a: Op, b: Op) -> Op | None:
     return tr.add(
         "larger",
         "VC",
-        f"Which is larger, {tr.step_ref(a)} or {tr.step_ref(b)}?",
+        _LARGER_Q.format(a=a.id + 1, b=b.id + 1),
         best,
         "text",
         depends_on=(a, b),

@@ -8,6 +8,7 @@ import statistics
 from chartproof.questions.describe import marks_of, series_mark
 from chartproof.questions.ops.compare import labelled_values
 from chartproof.questions.ops.extract import Label, refs, resolve
+from chartproof.questions.ops.steps import StepRun, combining, step_question, step_slot
 from chartproof.questions.trace import Op, Tracer, ref
 from chartproof.questions.view import ChartView
 
@@ -29,43 +30,61 @@ ARITH = ("add", "sub", "absdiff", "div", "mean", "percent")
 AGGREGATES = ("sum", "mean", "median", "range")
 """Whole-series aggregates `aggregate` knows."""
 
-_COUNTABLE = ("lines", "legend_labels", "series", "marks")
+_COUNTABLE = ("lines", "legend_labels", "series", "marks", "labels")
+
+
+_A, _B = step_slot("a"), step_slot("b")
+
+
+def _arith_of(fn: str) -> StepRun:
+    return combining(lambda tr, a, b: arith(tr, fn, a, b))
+
+
+_ARITH_Q = {
+    fn: step_question("arith", template, _arith_of(fn), a="number", b="number")
+    for fn, template in (
+        ("add", f"What is {_A} plus {_B}?"),
+        ("sub", f"What is {_A} minus {_B}?"),
+        ("absdiff", f"What is the difference between {_A} and {_B}?"),
+        ("mean", f"What is the average of {_A} and {_B}?"),
+        ("div", f"What is the ratio of {_A} to {_B}?"),
+        ("percent", f"What percentage of {_B} is {_A}?"),
+    )
+}
+"""The question `arith` writes for each operation (the steps of `a` and `b` as slots)."""
+step_question("arith", f"What is {_A} divided by {_B}?", _arith_of("div"), a="number", b="number")
 
 
 def arith(tr: Tracer, fn: str, a: Op, b: Op) -> Op | None:
     """`a` plus / minus / absolute difference / divided by `b` (NC)."""
     view = tr.view
     x, y = a.number(), b.number()
-    ra, rb = tr.step_ref(a), tr.step_ref(b)
     err = a.err + b.err
     free = fn in ("div", "percent") or (a.free and b.free)
     if fn == "add":
-        v, q, note = x + y, f"What is {ra} plus {rb}?", "plus"
+        v, note = x + y, "plus"
     elif fn == "sub":
-        v, q, note = x - y, f"What is {ra} minus {rb}?", "minus"
+        v, note = x - y, "minus"
     elif fn == "absdiff":
-        v, q, note = abs(x - y), f"What is the difference between {ra} and {rb}?", "minus"
+        v, note = abs(x - y), "minus"
         if x < y:
             x, y = y, x
     elif fn == "mean":
-        v, err = (x + y) / 2, err / 2
-        q, note = f"What is the average of {ra} and {rb}?", "averaged with"
+        v, err, note = (x + y) / 2, err / 2, "averaged with"
     elif fn in ("div", "percent"):
         if y == 0 or b.err >= abs(y):
             return None
         v = x / y
         err = abs(v) * ((a.err / abs(x) if x else 0.0) + b.err / abs(y))
-        q, note = f"What is the ratio of {ra} to {rb}?", "divided by"
+        note = "divided by"
         if fn == "percent":
-            v, err = v * 100, err * 100
-            q = f"What percentage of {rb} is {ra}?"
-            note = "as a percentage of"
+            v, err, note = v * 100, err * 100, "as a percentage of"
     else:
         raise ValueError(f"unknown arithmetic {fn!r}; known: {ARITH}")
     return tr.add(
         "arith",
         "NC",
-        q,
+        _ARITH_Q[fn].format(a=a.id + 1, b=b.id + 1),
         float(v),
         "number",
         depends_on=(a, b),
@@ -218,7 +237,7 @@ def stack_total(tr: Tracer, x: str) -> Op | None:
 
 
 def count_items(tr: Tracer, what: str) -> Op | None:
-    """How many lines, legend labels, series or marks the chart shows (NC)."""
+    """How many lines, legend labels, series, marks or x labels the chart shows (NC)."""
     view = tr.view
     if what == "lines":
         if view.chart_type != "line":
@@ -240,6 +259,12 @@ def count_items(tr: Tracer, what: str) -> Op | None:
         n = view.n * (1 if view.kind.color_keys == "x" else len(view.series))
         q = f"How many {marks_of(view)} does the chart show?"
         note = f"the chart shows {n} {marks_of(view)}"
+    elif what == "labels":
+        if view.kind.data == "points" or not view.x_labels:
+            return None
+        n, q = view.n, f"How many {view.x_label} values does the chart show?"
+        shown = ", ".join(view.x_labels[:6]) + (", …" if n > 6 else "")
+        note = f"the chart shows {n} {view.x_label} labels ({shown})"
     else:
         raise ValueError(f"unknown count {what!r}; known: {_COUNTABLE}")
     return tr.add(
@@ -254,6 +279,15 @@ def count_items(tr: Tracer, what: str) -> Op | None:
     )
 
 
+_EQUAL_Q = step_question(
+    "equal",
+    f"Is {_A} equal to {_B}?",
+    combining(lambda tr, a, b: equal(tr, a, b)),
+    a="number",
+    b="number",
+)
+
+
 def equal(tr: Tracer, a: Op, b: Op) -> Op | None:
     """Whether two results are equal (VC); for exact results such as counts."""
     if not (a.exact and b.exact):
@@ -262,7 +296,7 @@ def equal(tr: Tracer, a: Op, b: Op) -> Op | None:
     return tr.add(
         "equal",
         "VC",
-        f"Is {tr.step_ref(a)} equal to {tr.step_ref(b)}?",
+        _EQUAL_Q.format(a=a.id + 1, b=b.id + 1),
         truth,
         "bool",
         depends_on=(a, b),

@@ -8,12 +8,14 @@ dependencies: change an earlier answer and every later step that uses it changes
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from chartproof.questions.describe import ordinal, series_mark
 from chartproof.questions.ops.extract import Label, refs, resolve, x_noun
 from chartproof.questions.ops.filter import condition_text
 from chartproof.questions.ops.shape import pearson
+from chartproof.questions.ops.steps import given, step_question, step_slot
+from chartproof.questions.program import ArgValue
 from chartproof.questions.trace import Op, Tracer, ref
 
 __all__ = [
@@ -130,6 +132,17 @@ def total_of(tr: Tracer, series: str, reads: Sequence[Op], among: Op | None = No
     )
 
 
+def _nth(tr: Tracer, args: Mapping[str, ArgValue]) -> Op | None:
+    ranking = given(tr, args, "a", kind="list")
+    return None if ranking is None else nth_of(tr, ranking[0], int(args["k"]))
+
+
+_NTH_Q = step_question(
+    "nth_of", f"Which {{noun}} comes {{k}} in the order of {step_slot('a')}?", _nth, k="ordinal",
+    a="number",
+)  # fmt: skip
+
+
 def nth_of(tr: Tracer, ranking: Op, k: int) -> Op | None:
     """The label in place k of an earlier ranked list (SO)."""
     items = ranking.value
@@ -140,7 +153,7 @@ def nth_of(tr: Tracer, ranking: Op, k: int) -> Op | None:
     return tr.add(
         "nth_of",
         "SO",
-        f"Which {noun} comes {ordinal(k)} in the order of {tr.step_ref(ranking)}?",
+        _NTH_Q.format(noun=noun, k=ordinal(k), a=ranking.id + 1),
         label,
         "text",
         depends_on=(ranking,),
