@@ -183,3 +183,13 @@ def test_a_list_of_numbers_is_matched_and_left_to_its_cue() -> None:
     assert first.how == "cue: a value missing from a list"
     near = parse("Which series had about 21 in South?", view, stages=("cue",))[0]
     assert (near.program.name, near.args) == ("closest_series_at", {"value": 21.0, "x": "South"})
+
+
+def test_plain_extreme_words_are_a_named_subset() -> None:
+    """The computed cues' extreme words are a subset of the general lists: "best" or "main"
+    names no extreme value there, so "the main response" is no question of the maximum."""
+    from chartproof.questions.wording import MAX, MAX_PLAIN, MIN, MIN_PLAIN
+
+    assert set(MAX_PLAIN) < set(MAX)
+    assert set(MIN_PLAIN) < set(MIN)
+    assert {"best", "main", "max"} <= set(MAX) - set(MAX_PLAIN)

@@ -14,7 +14,9 @@ __all__ = [
     "BELOW",
     "LABEL_NOUNS",
     "MAX",
+    "MAX_PLAIN",
     "MIN",
+    "MIN_PLAIN",
     "QUANTITY_NOUNS",
     "QuestionKind",
     "asks_label",
@@ -31,6 +33,12 @@ MAX = (
 """Words of the largest."""
 MIN = ("lowest", "smallest", "minimum", "min", "least", "fewest", "worst", "shortest", "slowest")
 """Words of the smallest."""
+MAX_PLAIN = ("highest", "largest", "maximum", "most", "biggest", "greatest", "peak", "top")
+"""The plain words of the largest, a subset of `MAX` without the preferences and ranks
+("best", "main", "leading", "popular"): for patterns where such a word names no extreme
+value ("the main answer response")."""
+MIN_PLAIN = ("lowest", "smallest", "minimum", "least", "fewest")
+"""The plain words of the smallest, a subset of `MIN` ("worst", "shortest" left out)."""
 ABOVE = ("above", "more than", "greater than", "over", "exceed", "exceeds", "higher than")
 """Words of a value over a threshold (matched inside words: "overall" counts)."""
 BELOW = ("below", "less than", "under", "lower than", "fewer than")

@@ -20,6 +20,7 @@ from chartproof.questions.program import Args, ArgValue, Program, register, slot
 from chartproof.questions.programs._pick import CATEGORY, pick_series, threshold_between
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
+from chartproof.questions.wording import ABOVE, BELOW, MAX_PLAIN, MIN_PLAIN, has
 
 __all__ = [
     "ClosestSeriesAt",
@@ -42,15 +43,7 @@ __all__ = [
 
 FAMILY = "computed"
 
-_MAX = ("highest", "largest", "maximum", "most", "biggest", "greatest", "peak", "top")
-_MIN = ("lowest", "smallest", "minimum", "least", "fewest")
 _DIFF = ("difference", "deduct", "subtract", "minus", "gap")
-_ABOVE = ("above", "more than", "greater than", "over", "exceed", "exceeds", "higher than")
-_BELOW = ("below", "less than", "under", "lower than", "fewer than")
-
-
-def _has(q: str, *words: str) -> bool:
-    return any(re.search(rf"\b{re.escape(w)}\b", q) for w in words)
 
 
 def _named_series(question: str, view: ChartView) -> list[str]:
@@ -87,7 +80,7 @@ def _count_cue(named: bool) -> Cue:
     def cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
         q = norm(question)
         m = _HAVE_VALUE.search(question.lower()) or _OCCURRENCES.search(q)
-        if m is None or _has(q, *_ABOVE, *_BELOW):
+        if m is None or has(q, *ABOVE, *BELOW):
             return None
         number = next(g for g in m.groups() if g is not None)
         if any(norm(x) == norm(number) for x in view.x_labels):
@@ -209,14 +202,12 @@ def _gap_cue(which: str) -> Cue:
 
     def cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
         q = norm(question)
-        if not _has(q, *_DIFF) and not re.search(
-            r"\bhow (much|many) (more|less|higher|lower)\b", q
-        ):
+        if not has(q, *_DIFF) and not re.search(r"\bhow (much|many) (more|less|higher|lower)\b", q):
             return None
         named = find_mentions(question, view.series)
         if len(named) != 2 or (view.x_labels and find_mentions(question, view.x_labels)):
             return None
-        top, low = _has(q, *_MAX), _has(q, *_MIN)
+        top, low = has(q, *MAX_PLAIN), has(q, *MIN_PLAIN)
         if top == low or top != (which == "max"):
             return None
         return {"series": named[0], "series2": named[1]}
@@ -277,9 +268,9 @@ def _totals_cue(cond: str) -> Cue:
 
     def cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
         q = norm(question)
-        if not _has(q, "how many") or not _has(q, "net", "total", "combined", "overall", "sum"):
+        if not has(q, "how many") or not has(q, "net", "total", "combined", "overall", "sum"):
             return None
-        above, below = _has(q, *_ABOVE), _has(q, *_BELOW)
+        above, below = has(q, *ABOVE), has(q, *BELOW)
         if above == below or above != (cond == "above") or _named_series(question, view):
             return None
         nums = numbers_written(question)
@@ -353,7 +344,7 @@ def _excluding_cue(labels: int) -> Cue:
     def cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
         q = norm(question)
         m = _EXCEPT.search(q)
-        if m is None or not _has(q, "total", "sum", "combined", "altogether"):
+        if m is None or not has(q, "total", "sum", "combined", "altogether"):
             return None
         left_out = find_mentions(m.group(1), view.x_labels)
         named = _named_series(q[: m.start()], view)
@@ -428,7 +419,7 @@ def _series_extreme_cue(which: str) -> Cue:
         m = re.match(r"^(?:which|what) (\w+)", q)
         if m is None or m.group(1) in _TIME_WORDS or not _time_axis(view):
             return None
-        top, low = _has(q, *_MAX), _has(q, *_MIN)
+        top, low = has(q, *MAX_PLAIN), has(q, *MIN_PLAIN)
         if top == low or top != (which == "max"):
             return None
         if find_mentions(question, view.series) or find_mentions(question, view.x_labels):
