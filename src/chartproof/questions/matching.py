@@ -150,7 +150,9 @@ def cue_readings(
     cues = [(p.name, c) for p in list_programs() for c in p.cues] + list(extra)
     if ranks is not None:
         cues = [(n, c) for n, c in cues if c.rank in ranks]
-    applies = {p.name for p in list_programs() if p.applies(view)} | {n for n, _ in extra}
+    cued = {n for n, _ in cues}
+    applies = {p.name for p in list_programs() if p.name in cued and p.applies(view)}
+    applies |= {n for n, _ in extra}
     return walk(mentions(question, view), cues, applies.__contains__)
 
 

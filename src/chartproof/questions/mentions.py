@@ -5,8 +5,9 @@ is about. `Mentions` holds them once per question; the programs' free-form cues
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from chartproof.questions.colours import colour_in_question, series_of_colour_word
 from chartproof.questions.describe import ordinal_value
@@ -69,39 +70,75 @@ _WHOLE = frozenset(("total", "average", "overall", "all", "all respondents", "to
 
 @dataclass(frozen=True)
 class Mentions:
-    """What one question says about one chart (`mentions` builds it)."""
+    """What one question says about one chart (`mentions` builds it). Each part is worked
+    out when first read and kept: a cue that reads the question itself (`questions.cues.
+    reads`) costs no label search."""
 
     text: str
     """The question as written."""
-    question: str
-    """The question, small numbers written as words turned to digits."""
-    q: str
-    """The question normalised (`norm`): lower case, no punctuation."""
     view: ChartView
     """The chart."""
-    xs: tuple[str, ...]
-    """x labels it names, in order (else a country by its adjective, a recent year, or the
-    label whose words it shares most)."""
-    ss: tuple[str, ...]
-    """Series it names (directly, loosely, or by the colour they are drawn in)."""
-    series: str | None
-    """The series it is most likely about (`ss`'s first, the only one, or the one whose
-    words it shares most)."""
-    colors: tuple[str, ...]
-    """Colour names of the chart it names (or the family of one series' colour)."""
-    label: bool
-    """Whether it asks for a label rather than a number (`asks_label`)."""
-    threshold: float | None
-    """The first number it writes that is neither a label nor a year."""
-    position: int | None
-    """The display position it counts ("the third bar", "second from the right",
-    "leftmost"), from the start side, when on the chart."""
-    ranked: int | None
-    """k of "the k-th largest" (k ≥ 2) it asks for."""
-    _tokens: frozenset[str] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_tokens", frozenset(re.findall(r"\w+", self.q)))
+    @functools.cached_property
+    def question(self) -> str:
+        """The question, small numbers written as words turned to digits."""
+        return words_to_numbers(self.text)
+
+    @functools.cached_property
+    def q(self) -> str:
+        """The question normalised (`norm`): lower case, no punctuation."""
+        return norm(self.question)
+
+    @property
+    def xs(self) -> tuple[str, ...]:
+        """x labels it names, in order (else a country by its adjective, a recent year, or
+        the label whose words it shares most)."""
+        return self._named[0]
+
+    @property
+    def ss(self) -> tuple[str, ...]:
+        """Series it names (directly, loosely, or by the colour they are drawn in)."""
+        return self._named[1]
+
+    @property
+    def series(self) -> str | None:
+        """The series it is most likely about (`ss`'s first, the only one, or the one whose
+        words it shares most)."""
+        return self._named[2]
+
+    @property
+    def colors(self) -> tuple[str, ...]:
+        """Colour names of the chart it names (or the family of one series' colour)."""
+        return self._named[3]
+
+    @functools.cached_property
+    def label(self) -> bool:
+        """Whether it asks for a label rather than a number (`asks_label`)."""
+        return asks_label(self.q)
+
+    @functools.cached_property
+    def threshold(self) -> float | None:
+        """The first number it writes that is neither a label nor a year."""
+        return _threshold(self.question, list(self.xs))
+
+    @functools.cached_property
+    def position(self) -> int | None:
+        """The display position it counts ("the third bar", "second from the right",
+        "leftmost"), from the start side, when on the chart."""
+        return _position(self.q, self.view)
+
+    @functools.cached_property
+    def ranked(self) -> int | None:
+        """k of "the k-th largest" (k ≥ 2) it asks for."""
+        return _ranked(self.q)
+
+    @functools.cached_property
+    def _tokens(self) -> frozenset[str]:
+        return frozenset(re.findall(r"\w+", self.q))
+
+    @functools.cached_property
+    def _named(self) -> tuple[tuple[str, ...], tuple[str, ...], str | None, tuple[str, ...]]:
+        return _find_named(self.question, self.q, self.view)
 
     def has(self, *words: str) -> bool:
         """Whether the question has one of the words or phrases as whole words."""
@@ -131,8 +168,13 @@ class Mentions:
 
 def mentions(question: str, view: ChartView) -> Mentions:
     """What the question mentions on this chart."""
-    text, question = question, words_to_numbers(question)
-    q = norm(question)
+    return Mentions(question, view)
+
+
+def _find_named(
+    question: str, q: str, view: ChartView
+) -> tuple[tuple[str, ...], tuple[str, ...], str | None, tuple[str, ...]]:
+    """The labels, series and colours the question names, and the series it is about."""
     xs = find_mentions(question, view.x_labels)
     for guess in (_country_of, _recent):
         if not xs and (found := guess(q, view)) is not None:
@@ -154,20 +196,7 @@ def mentions(question: str, view: ChartView) -> Mentions:
         keyed = next((k for k, n in view.colors.items() if n == colors[0]), None)
         if keyed is not None and keyed in view.series:
             ss, series = [keyed], keyed
-    return Mentions(
-        text=text,
-        question=question,
-        q=q,
-        view=view,
-        xs=tuple(xs),
-        ss=tuple(ss),
-        series=series,
-        colors=tuple(colors),
-        label=asks_label(q),
-        threshold=_threshold(question, xs),
-        position=_position(q, view),
-        ranked=_ranked(q),
-    )
+    return tuple(xs), tuple(ss), series, tuple(colors)
 
 
 def _series_guess(q: str, view: ChartView, mentioned: list[str]) -> str | None:
