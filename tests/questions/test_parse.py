@@ -169,17 +169,19 @@ def test_cues_of_a_program_run_elsewhere() -> None:
     assert [name for name, _, _ in found[2:]] == ["argmax_x", "max_value"]
 
 
-def test_a_list_of_numbers_is_matched_and_left_to_its_cue() -> None:
-    """A `numbers` slot has a strict pattern (no KeyError in the exact matcher), which does
-    not resolve it; `missing_value`'s own-pattern cue reads the list, and a reading of
+def test_a_list_of_numbers_parses_back_by_template_and_by_cue() -> None:
+    """A `numbers` slot matches a list as written and resolves to the list as the programs
+    write it; `missing_value`'s own-pattern cue reads other wordings, and a reading of
     `closest_value`'s cue that names a label asks its variant."""
     from chartproof.questions.matching import match_question
 
     view = ChartView.from_spec(CHARTS["two"])
-    question = "Which value is missing from the list 46, 43 and 41?"
-    assert match_question(question, view) is None
-    first = parse(question, view, stages=("cue",))[0]
-    assert (first.program.name, first.args) == ("missing_value", {"values": "46, 43, 41"})
+    found = match_question("Which value is missing from the list 46, 43 and 41?", view)
+    assert found is not None
+    assert (found.program.name, found.args) == ("missing_value", {"values": "46, 43, 41"})
+    assert match_question("Which value is missing from the list 46?", view) is None
+    first = parse("46,43, 41.5 which data is missed?", view)[0]
+    assert (first.program.name, first.args) == ("missing_value", {"values": "46, 43, 41.5"})
     assert first.how == "cue: a value missing from a list"
     near = parse("Which series had about 21 in South?", view, stages=("cue",))[0]
     assert (near.program.name, near.args) == ("closest_series_at", {"value": 21.0, "x": "South"})

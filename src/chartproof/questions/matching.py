@@ -21,10 +21,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from chartproof.numeric import parse_number
+from chartproof.numeric import format_number, parse_number
 from chartproof.questions.cues import Cue, walk
 from chartproof.questions.describe import ordinal_value
-from chartproof.questions.labels import best_label, norm, similarity
+from chartproof.questions.labels import best_label, norm, numbers_written, similarity
 from chartproof.questions.mentions import mentions
 from chartproof.questions.ops.shape import CORRELATION_BANDS
 from chartproof.questions.ops.steps import STEP_QUESTIONS, StepQuestion
@@ -248,13 +248,16 @@ def resolve_slot(
 ) -> tuple[ArgValue, float] | None:
     """The chart value a slot's text stands for, with its likeness (0..1): a label of the
     slot's kind (`exact`: the same words in any case; else the nearest label, see `pick`),
-    a number, or an ordinal. None when the text names none."""
+    a number, an ordinal, or a list of numbers. None when the text names none."""
     t = " ".join(text.split())
     if not exact:
         t = t.strip(" '\"")
     if kind in ("number", "ordinal"):
         n = parse_number(t.replace("\u2212", "-")) if kind == "number" else ordinal_value(t)
         return None if n is None else (n, 1.0)
+    if kind == "numbers":  # as the programs write a list: "46, 43, 41"
+        listed = numbers_written(t)
+        return None if len(listed) < 2 else (", ".join(format_number(v) for v in listed), 1.0)
     options = {
         "x": view.x_labels,
         "series": view.series,

@@ -9,11 +9,7 @@ from chartproof.questions import ArgValue, ChartView
 from chartproof.questions.cues import MENTIONS
 from chartproof.questions.matching import cue_readings
 
-__all__ = ["CLOSEST", "Intent", "intents"]
-
-CLOSEST = "closest_value"
-"""The program that names the label (or series) whose value is nearest a number the
-question gives; it declares the `NAMED_VALUE` cue."""
+__all__ = ["Intent", "intents"]
 
 
 @dataclass(frozen=True)
@@ -21,7 +17,8 @@ class Intent:
     """A program name with arguments read from a free-form question."""
 
     program: str
-    """Registered program name (or `CLOSEST`)."""
+    """Registered program name (arguments beyond its slots ask one of its `variants`:
+    `questions.program.program_for`)."""
     args: dict[str, ArgValue]
     """Its arguments."""
     why: str
@@ -29,5 +26,7 @@ class Intent:
 
 
 def intents(question: str, view: ChartView) -> list[Intent]:
-    """Candidate programs for a free-form question, most likely first."""
+    """Candidate programs for a free-form question, most likely first: the cues over the
+    question's mentions (`questions.cues.MENTIONS`; the solver walks the programs' own
+    patterns before the loose templates)."""
     return [Intent(*found) for found in cue_readings(question, view, ranks=MENTIONS)]
