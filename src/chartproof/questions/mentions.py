@@ -1,7 +1,7 @@
-"""What a question mentions: the chart's labels, series and colours it names (exactly, by an
-alias or loosely: `questions.labels`, `questions.colours`), the numbers it writes, a position it counts, and a guess at the series it
-is about. `Mentions` holds them once per question; the programs' free-form cues
-(`questions.cues`) read them."""
+"""What a question mentions: the chart's labels, series and colours it names (exactly, by
+an alias or loosely: `questions.labels`, `questions.colours`), the numbers it writes, a
+position it counts, and a guess at the series it is about. `Mentions` works each out when a
+cue first reads it and keeps it; the programs' free-form cues (`questions.cues`) read them."""
 
 from __future__ import annotations
 
