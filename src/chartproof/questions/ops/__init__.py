@@ -35,6 +35,7 @@ from chartproof.questions.ops.computed import (
     series_extreme,
     shown_extreme,
     total_excluding,
+    value_is,
 )
 from chartproof.questions.ops.derive import (
     corr_direction,
@@ -137,5 +138,6 @@ __all__ = [
     "trend",
     "trend_between",
     "trend_of",
+    "value_is",
     "widest_gap",
 ]
