@@ -72,6 +72,12 @@ PROGRAM_CASES = [
      "36 is not within 5 %"),  # 2 off, more than 5 % of 38 (1.9)
     ("pie", "value_is", {"series": "Share", "x": "Brokers", "value": 4.4}, "Yes",
      "4 is within 5 % (at least 0.5) of 4.4"),  # 0.4 off: within 0.5
+    ("views", "series_color_is", {"series": "Favorable", "color": "green"}, "Yes",
+     "Favorable is drawn in green"),
+    ("views", "series_color_is", {"series": "Unfavorable", "color": "green"}, "No",
+     "Unfavorable is drawn in orange"),
+    ("pie", "wedge_color_is", {"x": "Banks", "color": "gray"}, "Yes", "Banks is drawn in gray"),
+    ("pie", "wedge_color_is", {"x": "Agents", "color": "red"}, "No", "Agents is drawn in blue"),
 ]  # fmt: skip
 
 # (chart, program, arguments): no answer the chart can give.
@@ -136,6 +142,11 @@ CUE_CASES = [
      {"series": "Favorable", "x": "2010", "value": 49.0}),
     ("pie", "Is the value of Banks 22%?", "value_is",
      {"series": "Share", "x": "Banks", "value": 22.0}),
+    ("views", "Is the color of Favorable graph green?", "series_color_is",
+     {"series": "Favorable", "color": "green"}),
+    ("stack", "Is the colour of the Often bars blue?", "series_color_is",
+     {"series": "Often", "color": "blue"}),
+    ("pie", "Is the color of Banks grey?", "wedge_color_is", {"x": "Banks", "color": "grey"}),
 ]  # fmt: skip
 
 

@@ -17,7 +17,6 @@ from chartproof.numeric import format_number, parse_number
 from chartproof.questions import ChartView
 from chartproof.questions.programs.figureqa import BIGGER, COMPARISON
 from chartproof.questions.wording import QuestionKind, question_kind
-from chartproof.reader._colours import same_colour
 from chartproof.reader._text import find_mentions, norm, numbers_written, similarity
 
 __all__ = [
@@ -150,7 +149,6 @@ def _norm_q(question: str) -> str:
 _TIMES = re.compile(
     r"^(?:is|are|was|were) (?:the )?(.+?) (?:is |are )?(\w+|\d+(?:\.\d+)?) times (?:the |as \w+ as )?(.+?)$"
 )
-_COLOR = re.compile(r"^(?:is|was) the colou?r of (?:the )?(.+?) (\w+(?: \w+)?)$")
 
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, "twice": 2, "half": 0.5}
 
@@ -186,17 +184,6 @@ def check_yes_no(question: str, view: ChartView, solve: Solver) -> Check | None:
     """Whether the yes/no question's claim holds on the chart, with what was compared; None
     when no check applies."""
     q = _norm_q(question)
-    m = _COLOR.match(q)
-    if m:
-        colour = solve(f"What is the color of {m.group(1)}?")
-        if isinstance(colour, str) and colour.lower() != "unknown":
-            said = m.group(2)
-            same = (
-                similarity(said, colour) >= 0.8
-                or norm(said) in norm(colour).split()
-                or same_colour(said, colour)
-            )
-            return same, f"{m.group(1)} is drawn in {colour}"
     m = _TIMES.match(q)
     if m:
         k = _NUMBER_WORDS.get(m.group(2)) or parse_number(m.group(2))

@@ -2,9 +2,9 @@
 counts of a value, the value a list leaves out, gaps between two series' extremes, counts of
 label totals past a threshold, totals leaving a label out, the series holding the chart's
 extreme, the label nearest a number, the number of labels, the colour of the mark showing a
-value, whether a cell shows a claimed value. Family "computed": `make_questions` draws it
-only when asked by name (so the suites draw what they drew before); its `cues` read the
-free-form wordings the templates miss."""
+value. Family "computed": `make_questions` draws it only when asked by name (so the suites
+draw what they drew before); its `cues` read the free-form wordings the templates miss.
+Claims checked on the chart ("Is the value of X 12?") are in `claims.py`, same family."""
 
 from __future__ import annotations
 
@@ -14,12 +14,11 @@ import re
 from chartproof.numeric import format_number, parse_number
 from chartproof.questions import ops
 from chartproof.questions.colours import colour_in_question, same_colour, series_of_colour_word
-from chartproof.questions.cues import NAMED_VALUE, PATTERN, PATTERNS, Cue, reads
+from chartproof.questions.cues import NAMED_VALUE, PATTERN, Cue, reads
 from chartproof.questions.labels import find_mentions, norm, numbers_written
 from chartproof.questions.ops.computed import cells_of, nearest
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import CATEGORY, pick_series, threshold_between
-from chartproof.questions.programs.figureqa import COMPARISON
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
 from chartproof.questions.wording import ABOVE, BELOW, MAX_PLAIN, MIN_PLAIN, has
@@ -41,7 +40,6 @@ __all__ = [
     "SeriesOfMin",
     "TotalExcluding",
     "TotalExcludingTwo",
-    "ValueIs",
 ]
 
 FAMILY = "computed"
@@ -654,75 +652,3 @@ class ColorOfValue(_Computed):
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
         return ops.color_is(tr, float(args["value"]), str(args["color"]))
-
-
-# ---------------------------------------------------------------- a claimed value
-
-_IS_VALUE = (
-    # "Is the value of X in Y (equal to) 12?": the number that ends the claim.
-    re.compile(
-        r"^(?:is|was|are|were) (?:the )?(?:value of (?:the )?)?(.+?) (?:(?:exactly |about |"
-        r"around |approximately )?(?:equal to|equals|at) )?(-?\d+(?:\.\d+)?) ?(?:%|percent)?()$"
-    ),
-    re.compile(
-        r"^(?:is|was|are|were) (?:the )?(.+?) (\d+(?:\.\d+)?) ?(?:%|percent)?(?: in (.+))?$"
-    ),
-)
-_OTHER_CLAIM = re.compile(r"^(?:is|was) the colou?r of | times ")
-CLAIM = PATTERNS.stop - 1
-"""The rank of the claim cues: after every other pattern cue, as the reader checked claims
-once no program's own pattern had answered."""
-
-
-def _value_claim_cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
-    """ "Is the value of Germany in 2015 34?", "Is the value of 2015 337.8?": the claimed
-    value is the number that is not a label or a series of the chart, the cell is what the
-    rest names, read through the one parser as "What is the value of ...?"."""
-    from chartproof.questions.matching import parse  # the parser walks this registry
-
-    q = " ".join(norm(question.replace("?", " ")).split())
-    if COMPARISON.match(q) or _OTHER_CLAIM.search(q):
-        return None  # the claims the reader checks first: "greater than", "k times", a colour
-    names = {norm(x) for x in (*view.x_labels, *view.series)}
-    found = [m for rx in _IS_VALUE if (m := rx.match(q))]
-    m = next((m for m in found if m.group(2) not in names), found[0] if found else None)
-    if m is None:
-        return None
-    where = f" in {m.group(3)}" if m.group(3) else ""
-    for p in parse(f"What is the value of {m.group(1)}{where}?", view):
-        op = p.program.run(Tracer(view), p.args)
-        if op is not None and op.kind == "number":
-            if op.op != "read":
-                return None
-            value = float(m.group(2))
-            return {"series": str(op.args["series"]), "x": str(op.args["x"]), "value": value}
-    return None
-
-
-@register
-class ValueIs(_Computed):
-    """Whether one cell shows the value a question claims (within 5 %)."""
-
-    name = "value_is"
-    task_type = "VE"
-    question_type = "descriptive"
-    templates = (
-        "Is the value of {series} in {x} {value}?",
-        "Is the value of {series} in {x} equal to {value}?",
-        "Does {series} show {value} in {x}?",
-    )
-    slots = slot_kinds(series="series", x="x", value="number")
-    cues = (reads(_value_claim_cue, CLAIM, "a claimed value"),)
-
-    def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
-        cells = cells_of(view, view.series)
-        if not cells:
-            return None
-        x, s, v = rng.choice(cells)
-        # Half the claims are the shown value, half one clearly off it.
-        claimed = v if rng.random() < 0.5 else v * rng.choice((0.5, 0.7, 1.4, 2.0))
-        shown = parse_number(view.fmt(claimed))
-        return None if shown is None else {"series": s, "x": x, "value": shown}
-
-    def run(self, tr: Tracer, args: Args) -> Op | None:
-        return ops.value_is(tr, str(args["series"]), str(args["x"]), float(args["value"]))
