@@ -270,7 +270,7 @@ _COMPUTED = frozenset({
     "count_totals_above", "count_totals_below", "total_excluding", "total_excluding_two",
     "series_of_max",
     "series_of_min", "closest_value", "closest_value_in", "closest_series_at", "count_labels",
-    "color_of_value_is",
+    "color_of_value_is", "value_is", "series_color_is", "wedge_color_is",
 })  # fmt: skip
 
 
@@ -312,6 +312,10 @@ def _computed_program(name: str, args: dict[str, Any], spec: ChartSpec, df: pd.D
         return (df.loc[x] - v).abs().idxmin()
     if name == "count_labels":
         return float(len(df.index))
+    if name in ("series_color_is", "wedge_color_is"):  # the key's colour or another family's
+        return _colors(spec)[args.get("series", args.get("x"))] == args["color"]
+    if name == "value_is":  # within 5 % of the claim, at least 0.5
+        return bool(abs(df.loc[x, s] - v) <= max(0.05 * abs(v), 0.5))
     # color_of_value_is: the question names the mark's own colour or one of another family
     stacked = df.stack()
     (row, col), *_ = stacked[(stacked - v).abs() <= 1e-9].index

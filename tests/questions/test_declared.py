@@ -149,9 +149,9 @@ def test_step_questions_parse_back_what_the_ops_write() -> None:
         (boxes, ops.read_box(Tracer(boxes), "q3", "Group B"), {"x": "Group B"}),
     ]
     # tested below and in tests/reader/test_solver_steps.py: they need earlier steps
-    combine = {"arith", "compare", "larger", "equal", "nth_of", "extreme"}
+    combine = {"arith", "compare", "larger", "equal", "nth_of", "extreme", "select", "total_of"}
     assert {s.op for s in STEP_QUESTIONS} == {"kth_value", "sort", "read_box"} | combine
-    assert len(STEP_QUESTIONS) == 4 + 2 + 5 + (6 + 1) + 2 + 1 + 1 + 1 + 2
+    assert len(STEP_QUESTIONS) == 4 + 2 + 5 + (6 + 1) + 2 + 1 + 1 + 1 + 2 + 3 + 2
     for view, op, slots in written:
         assert op is not None
         fits = []
@@ -203,3 +203,41 @@ def test_steps_combining_earlier_answers_rerun_on_the_recalled_answers(
             rerun = step.run(again, {k: float(v) for k, v in m.groupdict().items()})
             fits.append(rerun is not None and rerun.value == op.value)
     assert fits == [True], op.question
+
+
+@pytest.mark.parametrize(
+    ("combine", "value"),
+    [
+        (lambda tr, reads: ops.total_of(tr, "Sales", reads), 26.0),  # 12 + 5 + 9
+        (lambda tr, reads: ops.total_of(  # 12 + 9, the reads above 8 that step 4 kept
+            tr, "Sales", reads, among=ops.select_of(tr, "Sales", reads, "above", 8.0)), 21.0),
+        (lambda tr, reads: ops.select_of(tr, "Sales", reads, "below", 10.0), ("B", "C")),
+        (lambda tr, reads: ops.select_of(tr, "Sales", reads, "between", 6.0, 10.0), ("C",)),
+        (lambda tr, reads: ops.select_of(tr, "Sales", reads[:2], "above", 7.0), ("A",)),
+    ],
+)  # fmt: skip
+def test_sums_and_selections_of_earlier_reads_rerun_on_the_recalled_answers(
+    combine: object, value: object
+) -> None:
+    """Sums and selections of earlier reads write their declared question; parsed back (the
+    steps a "numbers" slot lists), they rerun on the recalled answers with the same result."""
+    from chartproof.questions.matching import step_matches
+    from chartproof.questions.ops.steps import recall
+    from chartproof.questions.trace import Tracer
+
+    view = chart_view(
+        category_spec(
+            "vbar", x=("A", "B", "C"), x_kind="category", series={"Sales": (12.0, 5.0, 9.0)}
+        )
+    )
+    tr = Tracer(view)
+    reads = [ops.read(tr, "Sales", x) for x in ("A", "B", "C")]
+    op = combine(tr, reads)  # type: ignore[operator]
+    assert op is not None and op.value == pytest.approx(value)
+    answers = {o.id + 1: (o.question, o.text()) for o in tr.ops if o is not op}
+    found = step_matches(op.question, view)
+    assert found and found[0][0].op == op.op, op.question
+    again = Tracer(view)
+    recall(again, answers)
+    rerun = found[0][0].run(again, found[0][1])
+    assert rerun is not None and rerun.value == op.value

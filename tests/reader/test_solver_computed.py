@@ -66,6 +66,18 @@ PROGRAM_CASES = [
     ("stack", "count_labels", {}, "4", "4 Group labels (Hispanics, Blacks"),
     ("pie", "color_of_value_is", {"value": 22, "color": "gray"}, "Yes", "(Banks) is drawn in gray"),
     ("pie", "color_of_value_is", {"value": 39, "color": "gray"}, "No", "(Agents) is drawn in blue"),
+    ("views", "value_is", {"series": "Favorable", "x": "2015", "value": 38}, "Yes",
+     "38 is within 5 % (at least 0.5) of 38"),
+    ("views", "value_is", {"series": "Unfavorable", "x": "2010", "value": 38}, "No",
+     "36 is not within 5 %"),  # 2 off, more than 5 % of 38 (1.9)
+    ("pie", "value_is", {"series": "Share", "x": "Brokers", "value": 4.4}, "Yes",
+     "4 is within 5 % (at least 0.5) of 4.4"),  # 0.4 off: within 0.5
+    ("views", "series_color_is", {"series": "Favorable", "color": "green"}, "Yes",
+     "Favorable is drawn in green"),
+    ("views", "series_color_is", {"series": "Unfavorable", "color": "green"}, "No",
+     "Unfavorable is drawn in orange"),
+    ("pie", "wedge_color_is", {"x": "Banks", "color": "gray"}, "Yes", "Banks is drawn in gray"),
+    ("pie", "wedge_color_is", {"x": "Agents", "color": "red"}, "No", "Agents is drawn in blue"),
 ]  # fmt: skip
 
 # (chart, program, arguments): no answer the chart can give.
@@ -75,6 +87,7 @@ NO_ANSWER = [
     ("views", "closest_value", {"value": 500}),  # nothing within 10 %
     ("pie", "color_of_value_is", {"value": 50, "color": "gray"}),  # no mark shows 50
     ("views", "total_excluding", {"series": "Favorable", "x": "2020"}),  # no such label
+    ("views", "value_is", {"series": "Favorable", "x": "2020", "value": 38}),  # no such label
 ]
 
 
@@ -123,6 +136,17 @@ CUE_CASES = [
     ("stack", "How many groups are represented in the chart?", "count_labels", {}),
     ("pie", "Is the color of the segment with 22% value gray?", "color_of_value_is",
      {"value": 22.0, "color": "gray"}),
+    ("views", "Is the value of Unfavorable in 2010 equal to 36?", "value_is",
+     {"series": "Unfavorable", "x": "2010", "value": 36.0}),
+    ("views", "Was Favorable 49 in 2010?", "value_is",
+     {"series": "Favorable", "x": "2010", "value": 49.0}),
+    ("pie", "Is the value of Banks 22%?", "value_is",
+     {"series": "Share", "x": "Banks", "value": 22.0}),
+    ("views", "Is the color of Favorable graph green?", "series_color_is",
+     {"series": "Favorable", "color": "green"}),
+    ("stack", "Is the colour of the Often bars blue?", "series_color_is",
+     {"series": "Often", "color": "blue"}),
+    ("pie", "Is the color of Banks grey?", "wedge_color_is", {"x": "Banks", "color": "grey"}),
 ]  # fmt: skip
 
 
@@ -188,3 +212,16 @@ def test_declared_programs_pickle() -> None:
 
     for prog in list_programs(families=("computed", "figureqa")):
         assert type(pickle.loads(pickle.dumps(prog))) is type(prog), prog.name
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is Favorable greater than Unfavorable in 2015?",  # "in 2015" ends no claimed value
+        "Is Favorable in 2010 two times Unfavorable in 2005?",
+        "Is the color of Favorable green?",
+    ],
+)
+def test_a_claimed_value_leaves_other_claims_to_their_checks(question: str) -> None:
+    found = [n for n, _, _ in cue_readings(question, V["views"], ranks=PATTERNS)]
+    assert "value_is" not in found

@@ -256,7 +256,7 @@ def resolve_slot(
         n = parse_number(t.replace("\u2212", "-")) if kind == "number" else ordinal_value(t)
         return None if n is None else (n, 1.0)
     if kind == "numbers":  # as the programs write a list: "46, 43, 41"
-        listed = numbers_written(t)
+        listed = numbers_written(t) if re.fullmatch(_NUMBERS, t, re.I) else []
         return None if len(listed) < 2 else (", ".join(format_number(v) for v in listed), 1.0)
     options = {
         "x": view.x_labels,

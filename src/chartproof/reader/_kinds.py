@@ -17,7 +17,6 @@ from chartproof.numeric import format_number, parse_number
 from chartproof.questions import ChartView
 from chartproof.questions.programs.figureqa import BIGGER, COMPARISON
 from chartproof.questions.wording import QuestionKind, question_kind
-from chartproof.reader._colours import same_colour
 from chartproof.reader._text import find_mentions, norm, numbers_written, similarity
 
 __all__ = [
@@ -150,17 +149,6 @@ def _norm_q(question: str) -> str:
 _TIMES = re.compile(
     r"^(?:is|are|was|were) (?:the )?(.+?) (?:is |are )?(\w+|\d+(?:\.\d+)?) times (?:the |as \w+ as )?(.+?)$"
 )
-_IS_VALUE = (
-    # "Is the value of X in Y (equal to) 12?": the number that ends the claim.
-    re.compile(
-        r"^(?:is|was|are|were) (?:the )?(?:value of (?:the )?)?(.+?) (?:(?:exactly |about |"
-        r"around |approximately )?(?:equal to|equals|at) )?(-?\d+(?:\.\d+)?) ?(?:%|percent)?()$"
-    ),
-    re.compile(
-        r"^(?:is|was|are|were) (?:the )?(.+?) (\d+(?:\.\d+)?) ?(?:%|percent)?(?: in (.+))?$"
-    ),
-)
-_COLOR = re.compile(r"^(?:is|was) the colou?r of (?:the )?(.+?) (\w+(?: \w+)?)$")
 
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, "twice": 2, "half": 0.5}
 
@@ -196,17 +184,6 @@ def check_yes_no(question: str, view: ChartView, solve: Solver) -> Check | None:
     """Whether the yes/no question's claim holds on the chart, with what was compared; None
     when no check applies."""
     q = _norm_q(question)
-    m = _COLOR.match(q)
-    if m:
-        colour = solve(f"What is the color of {m.group(1)}?")
-        if isinstance(colour, str) and colour.lower() != "unknown":
-            said = m.group(2)
-            same = (
-                similarity(said, colour) >= 0.8
-                or norm(said) in norm(colour).split()
-                or same_colour(said, colour)
-            )
-            return same, f"{m.group(1)} is drawn in {colour}"
     m = _TIMES.match(q)
     if m:
         k = _NUMBER_WORDS.get(m.group(2)) or parse_number(m.group(2))
@@ -228,21 +205,6 @@ def check_yes_no(question: str, view: ChartView, solve: Solver) -> Check | None:
                 ok,
                 f"{m.group(1)} is {a[1]} and {m.group(3)} is {b[1]}; {a[1]} is{neg} {word} "
                 f"than {b[1]}",
-            )
-    # The claimed value is the number that is not a label or a series of the chart
-    # ("Is the value of France 12 in 2019?", "Is the value of 2016 in Dec 132.1?").
-    names = {norm(x) for x in (*view.x_labels, *view.series)}
-    found = [m for rx in _IS_VALUE if (m := rx.match(q))]
-    m = next((m for m in found if m.group(2) not in names), found[0] if found else None)
-    if m:
-        target = float(m.group(2))
-        where = f" in {m.group(3)}" if m.group(3) else ""
-        read = solve(f"What is the value of {m.group(1)}{where}?")
-        if isinstance(read, float):
-            ok = abs(read - target) <= max(0.05 * abs(target), 0.5)
-            return (
-                ok,
-                f"{m.group(1)}{where} reads {format_number(read)}, against {format_number(target)}",
             )
     return None
 

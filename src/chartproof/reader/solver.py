@@ -41,7 +41,7 @@ from chartproof.reader._kinds import (
     question_kind,
 )
 from chartproof.reader._premises import Verdict, judge_premise
-from chartproof.reader._steps import combine_steps, numbered, resolve_steps
+from chartproof.reader._steps import numbered, resolve_steps
 from chartproof.reader._text import norm
 from chartproof.reader.perception.records import ChartReading
 from chartproof.types import ChartType, DataTable
@@ -261,17 +261,12 @@ def solve(
     if earlier:
         by_step = numbered(q, earlier, steps)
         q = resolve_steps(q, by_step, view)
-        combined = combine_steps(q, by_step)
-        if combined is not None:
-            solution = Solution(answer=combined[0], explanation=combined[1], program="step_combine")
     kind = question_kind(q)
     if form.claim or form.form in ("yes_no", "true_false"):
         kind = "yes_no"
     if options and all(norm(o) in ("yes", "no", "true", "false") for o in options):
         kind = "yes_no"
-    if solution is not None:
-        pass
-    elif _REFERS.search(q):
+    if _REFERS.search(q):
         solution = _direct(q, view, by_step) or _unknown(
             "The question combines earlier answers the request does not include, or in a way "
             "no step question declares, or they are not numbers."
@@ -575,7 +570,7 @@ def _direct(
     return None
 
 
-_REFERS = re.compile(STEP_REF.format(n=r"\d+"), re.I)
+_REFERS = re.compile(STEP_REF.format(n=r"\d+") + r"|\b(?:from|in) steps \d", re.I)
 
 
 def judge(statement: str, view: ChartView, *, rel: float = 0.0005) -> Solution:

@@ -31,10 +31,12 @@ from chartproof.questions.ops.computed import (
     color_is,
     count_equal,
     count_totals,
+    key_color_is,
     missing_value,
     series_extreme,
     shown_extreme,
     total_excluding,
+    value_is,
 )
 from chartproof.questions.ops.derive import (
     corr_direction,
@@ -105,6 +107,7 @@ __all__ = [
     "forall_sum_gt",
     "has_extreme",
     "iqr",
+    "key_color_is",
     "key_of_color",
     "kth",
     "kth_value",
@@ -137,5 +140,6 @@ __all__ = [
     "trend",
     "trend_between",
     "trend_of",
+    "value_is",
     "widest_gap",
 ]

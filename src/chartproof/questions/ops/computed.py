@@ -1,8 +1,9 @@
 """Operations over many cells that ChartQA's human questions compute: how many values equal
 a number, which value a list leaves out, how many label totals pass a threshold, a total
 leaving labels out, the series holding the chart's extreme, the label (or series) whose value
-is nearest a number, and whether the mark showing a value is drawn in a named colour (NC, VC,
-VE). Missing cells are skipped, as a reader of a recovered table skips them."""
+is nearest a number, whether the mark showing a value is drawn in a named colour, and
+whether a cell shows a claimed value, whether a series is drawn in a named colour (NC, VC,
+VE, CI). Missing cells are skipped, as a reader of a recovered table skips them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from collections.abc import Sequence
 
 from chartproof.questions.colours import same_colour
 from chartproof.questions.describe import mark_name, series_mark
+from chartproof.questions.labels import norm, similarity
 from chartproof.questions.ops.compare import superlative, word
+from chartproof.questions.ops.extract import color_of
+from chartproof.questions.ops.extract import read as ops_read
 from chartproof.questions.trace import Op, Tracer
 from chartproof.questions.view import ChartView
 
@@ -20,11 +24,13 @@ __all__ = [
     "color_is",
     "count_equal",
     "count_totals",
+    "key_color_is",
     "missing_value",
     "nearest",
     "series_extreme",
     "shown_extreme",
     "total_excluding",
+    "value_is",
 ]
 
 Cell = tuple[str, str, float]
@@ -280,4 +286,50 @@ def color_is(tr: Tracer, value: float, colour: str) -> Op | None:
         cells=((x, s),),
         args={"value": value, "colour": colour},
         note=f"the mark showing {view.fmt(value)} ({key}) is drawn in {name}",
+    )
+
+
+def value_is(tr: Tracer, series: str, x: str, value: float) -> Op | None:
+    """Whether `series` at `x` shows the value a question claims, within 5 % of it (at
+    least 0.5, for claims rounded to whole numbers) (VE)."""
+    read = ops_read(tr, series, x)
+    if read is None:
+        return None
+    v = read.number()
+    truth = abs(v - value) <= max(0.05 * abs(value), 0.5)
+    return tr.add(
+        "value_is",
+        "VE",
+        f"Is the value of {series} in {x} {tr.view.fmt(value)}?",
+        truth,
+        "bool",
+        depends_on=(read,),
+        cells=((x, series),),
+        args={"series": series, "x": x, "value": value},
+        note=f"{tr.view.fmt(v)} is{'' if truth else ' not'} within 5 % (at least 0.5) of "
+        f"{tr.view.fmt(value)}",
+    )
+
+
+def key_color_is(tr: Tracer, key: str, colour: str) -> Op | None:
+    """Whether a series (pie: a wedge) is drawn in the colour a question names: the same
+    colour word, a word of its name ("blue" of "dark blue") or the same colour family (CI)."""
+    shown = color_of(tr, key)
+    if shown is None:
+        return None
+    name = str(shown.value)
+    truth = (
+        similarity(colour, name) >= 0.8
+        or norm(colour) in norm(name).split()
+        or same_colour(colour, name)
+    )
+    return tr.add(
+        "key_color_is",
+        "CI",
+        f"Is {key} drawn in {colour}?",
+        truth,
+        "bool",
+        depends_on=(shown,),
+        args={"key": key, "colour": colour},
+        note=f"{key} is drawn in {name}",
     )

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from chartproof.numeric import parse_number
 from chartproof.questions.describe import ordinal, series_mark
 from chartproof.questions.ops.extract import Label, refs, resolve, x_noun
 from chartproof.questions.ops.filter import condition_text
 from chartproof.questions.ops.shape import pearson
-from chartproof.questions.ops.steps import given, step_question, step_slot
+from chartproof.questions.ops.steps import StepRun, given, step_question, step_slot
 from chartproof.questions.program import ArgValue
 from chartproof.questions.trace import Op, Tracer, ref
 
@@ -42,6 +43,71 @@ def _read_labels(reads: Sequence[Op]) -> list[str] | None:
     if not all(isinstance(x, str) for x in labels) or len(set(labels)) != len(labels):
         return None
     return [str(x) for x in labels]
+
+
+def _recalled(tr: Tracer, listed: ArgValue) -> tuple[Op, ...] | None:
+    """The recalled answers of the steps a "numbers" slot lists ("1, 2, 3"), all numbers."""
+    steps = [parse_number(s) for s in str(listed).split(",")]
+    numbered = {str(i): s for i, s in enumerate(steps) if s is not None}
+    return None if len(numbered) < len(steps) else given(tr, numbered, *numbered)
+
+
+def _label_list(tr: Tracer, args: Mapping[str, ArgValue]) -> Op | None:
+    """The recalled answer of step `a` as labels: a list, or one label ("Italy", "2019")."""
+    for kind in ("list", "text", "number"):
+        found = given(tr, args, "a", kind=kind)
+        if found is not None:
+            return found[0]
+    return None
+
+
+def _select(cond: str) -> StepRun:
+    def run(tr: Tracer, args: Mapping[str, ArgValue]) -> Op | None:
+        reads = _recalled(tr, args["values"])
+        hi = float(args["hi"]) if "hi" in args else None
+        if reads is None:
+            return None
+        return select_of(tr, str(args["series"]), reads, cond, float(args["lo"]), hi)
+
+    return run
+
+
+def _total(tr: Tracer, args: Mapping[str, ArgValue]) -> Op | None:
+    reads = _recalled(tr, args["values"])
+    among = _label_list(tr, args) if "a" in args else None
+    if reads is None or ("a" in args and among is None):
+        return None
+    return total_of(tr, "", reads, among)
+
+
+_SELECT_Q = {
+    cond: step_question(
+        "select",
+        f"Of the {{x_title}} values read in steps {{values}}, which have {{series}} {text}?",
+        _select(cond),
+        values="numbers",
+        series="series",
+        lo="number",
+        **({"hi": "number"} if cond == "between" else {}),
+    )
+    for cond, text in (
+        ("above", "above {lo}"),
+        ("below", "below {lo}"),
+        ("between", "between {lo} and {hi}"),
+    )
+}
+_SUM_Q = step_question(
+    "total_of", "What is the sum of the values from steps {values}?", _total, values="numbers"
+)
+_SUM_AMONG_Q = step_question(
+    "total_of",
+    "What is the sum of the values from steps {values} at the {x_title} values of "
+    + step_slot("a")
+    + "?",
+    _total,
+    values="numbers",
+    a="number",
+)
 
 
 def select_of(
@@ -73,7 +139,13 @@ def select_of(
     return tr.add(
         "select",
         "CP",
-        f"Of the {view.x_label} values read in steps {_steps(reads)}, which have {series} {text}?",
+        _SELECT_Q[cond].format(
+            x_title=view.x_label,
+            values=_steps(reads),
+            series=series,
+            lo=view.fmt(lo),
+            hi=view.fmt(top),
+        ),
         tuple(lab for lab, _ in kept),
         "list",
         depends_on=tuple(reads),
@@ -99,20 +171,17 @@ def total_of(tr: Tracer, series: str, reads: Sequence[Op], among: Op | None = No
         return None
     keep = set(labels)
     if among is not None:
-        if not isinstance(among.value, tuple) or not set(map(str, among.value)) <= keep:
+        chosen = set(map(str, among.value)) if isinstance(among.value, tuple) else {among.text()}
+        if not chosen <= keep:
             return None
-        keep = {str(v) for v in among.value}
+        keep = chosen
     used = [r for lab, r in zip(labels, reads, strict=True) if lab in keep]
     if not used:
         return None
     total = sum(r.number() for r in used)
-    if among is None:
-        q = f"What is the sum of the values from steps {_steps(reads)}?"
-    else:
-        q = (
-            f"What is the sum of the values from steps {_steps(reads)} at the "
-            f"{view.x_label} values of {tr.step_ref(among)}?"
-        )
+    q = (_SUM_Q if among is None else _SUM_AMONG_Q).format(
+        values=_steps(reads), x_title=view.x_label, a=among.id + 1 if among else 0
+    )
     return tr.add(
         "total_of",
         "NC",

@@ -3,7 +3,8 @@ counts of a value, the value a list leaves out, gaps between two series' extreme
 label totals past a threshold, totals leaving a label out, the series holding the chart's
 extreme, the label nearest a number, the number of labels, the colour of the mark showing a
 value. Family "computed": `make_questions` draws it only when asked by name (so the suites
-draw what they drew before); its `cues` read the free-form wordings the templates miss."""
+draw what they drew before); its `cues` read the free-form wordings the templates miss.
+Claims checked on the chart ("Is the value of X 12?") are in `claims.py`, same family."""
 
 from __future__ import annotations
 
