@@ -56,8 +56,8 @@ from chartproof.metrics.accuracy import relaxed_accuracy
 from chartproof.ocr import engine_identity, ocr_plan
 from chartproof.ocr.runtime import cpu_model
 from chartproof.questions import chart_view, make_questions
+from chartproof.questions.labels import plain_math
 from chartproof.reader import solve, view_of, view_of_table
-from chartproof.reader._text import plain_math
 from chartproof.reader.perception import ReadingError, get_engine, read_chart
 from chartproof.reader.perception.image import load_image
 from chartproof.types import Answer, ChartSpec, DataTable

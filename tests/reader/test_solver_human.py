@@ -7,14 +7,10 @@ from __future__ import annotations
 import pytest
 
 from chartproof.questions import ChartView
+from chartproof.questions.colours import colour_in_question, same_colour, series_of_colour_word
+from chartproof.questions.labels import find_mentions
 from chartproof.reader import solve, view_of_table
-from chartproof.reader._colours import (
-    colour_in_question,
-    human_colour_name,
-    same_colour,
-    series_of_colour_word,
-)
-from chartproof.reader._text import find_mentions
+from chartproof.reader._colours import human_colour_name
 from chartproof.types import DataTable
 
 VIEWS = DataTable.from_csv(

@@ -7,19 +7,8 @@ from __future__ import annotations
 import colorsys
 
 from chartproof.charts.colors import NAMED_COLORS, color_name, hex_to_rgb
-from chartproof.questions.colours import (
-    colour_in_question,
-    same_colour,
-    series_of_colour_word,
-)
 
-__all__ = [
-    "colour_in_question",
-    "human_colour_name",
-    "lightness_of",
-    "same_colour",
-    "series_of_colour_word",
-]
+__all__ = ["human_colour_name", "lightness_of"]
 
 _PALETTE_MATCH = 24.0
 """Largest RGB distance at which a colour is taken to be a palette colour."""

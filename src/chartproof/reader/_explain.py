@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 from chartproof.metrics.accuracy import relaxed_accuracy
+from chartproof.questions.labels import norm, numbers_written
 from chartproof.questions.view import ChartView
-from chartproof.reader._text import norm, numbers_written
 from chartproof.reader.solver import UNKNOWN, Solution
 from chartproof.types import Answer
 

@@ -15,9 +15,9 @@ from typing import Literal
 
 from chartproof.numeric import format_number, parse_number
 from chartproof.questions import ChartView
+from chartproof.questions.labels import find_mentions, norm, numbers_written, similarity
 from chartproof.questions.programs.figureqa import BIGGER, COMPARISON
 from chartproof.questions.wording import QuestionKind, question_kind
-from chartproof.reader._text import find_mentions, norm, numbers_written, similarity
 
 __all__ = [
     "Asked",

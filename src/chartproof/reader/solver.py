@@ -18,6 +18,7 @@ from chartproof.questions import (
     explain,
 )
 from chartproof.questions.cues import PATTERNS
+from chartproof.questions.labels import norm
 from chartproof.questions.matching import (
     cue_readings,
     match_question,
@@ -42,7 +43,6 @@ from chartproof.reader._kinds import (
 )
 from chartproof.reader._premises import Verdict, judge_premise
 from chartproof.reader._steps import numbered, resolve_steps
-from chartproof.reader._text import norm
 from chartproof.reader.perception.records import ChartReading
 from chartproof.types import ChartType, DataTable
 
