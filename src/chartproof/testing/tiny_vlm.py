@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from chartproof.model_files import local_weights
 from chartproof.models.hf import chat_inputs, conversation
 from chartproof.testing._tiny import byte_level_tokenizer, seeded_model, tiny_llama_config
 from chartproof.types import ModelRequest
@@ -144,7 +145,7 @@ def overfit_tiny_vlm(
     path = Path(folder)
     torch.manual_seed(seed)
     processor = transformers.AutoProcessor.from_pretrained(path, local_files_only=True)
-    model = transformers.AutoModelForImageTextToText.from_pretrained(path, local_files_only=True)
+    model = transformers.AutoModelForImageTextToText.from_pretrained(path, **local_weights())
     tokenizer = processor.tokenizer
     batches: list[dict[str, Any]] = []
     for request, target in examples:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 import numpy as np
 
 from chartproof.metrics.roscoe._common import Matrix, import_torch, length_batches, local_dir
+from chartproof.model_files import local_weights
 
 
 def _load_classifier(path: str | Path, device: str, what: str) -> tuple[Any, Any]:
@@ -21,7 +22,7 @@ def _load_classifier(path: str | Path, device: str, what: str) -> tuple[Any, Any
 
     folder = local_dir(path, what)
     tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-    model = AutoModelForSequenceClassification.from_pretrained(folder, local_files_only=True)
+    model = AutoModelForSequenceClassification.from_pretrained(folder, **local_weights())
     return model.eval().to(device), tokenizer
 
 

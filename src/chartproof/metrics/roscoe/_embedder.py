@@ -21,6 +21,7 @@ from chartproof.metrics.roscoe._common import (
     token_batches,
     unit_rows,
 )
+from chartproof.model_files import local_weights
 
 
 def default_minilm_path() -> Path:
@@ -76,8 +77,12 @@ class SentenceEmbedder:
             except ImportError as exc:
                 raise ImportError(f"embeddings need sentence-transformers: {INSTALL_TEXT}") from exc
             folder = local_dir(self.path or default_minilm_path(), "sentence embedder")
+            options = local_weights()
             self._model = SentenceTransformer(
-                str(folder), device=self.device, local_files_only=True
+                str(folder),
+                device=self.device,
+                local_files_only=True,
+                model_kwargs={k: v for k, v in options.items() if k == "use_kernels"},
             )
             self._model.eval()
             if self.device == "cpu":

@@ -19,7 +19,7 @@ from chartproof.metrics.roscoe._common import (
     token_batches,
 )
 from chartproof.metrics.roscoe._llama import LeanLlama
-from chartproof.model_files import smollm2_path
+from chartproof.model_files import local_weights, smollm2_path
 
 
 class CausalLMPerplexity:
@@ -81,7 +81,7 @@ class CausalLMPerplexity:
             if self._tokenizer.bos_token_id is None:
                 raise ValueError(f"perplexity model {folder}: its tokenizer has no BOS token")
             model: Any = AutoModelForCausalLM.from_pretrained(
-                folder, dtype=torch.float32, local_files_only=True
+                folder, dtype=torch.float32, **local_weights()
             )
             self._model = model.eval().to(self.device)
             if self.device == "cpu" and LeanLlama.supports(self._model):

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from chartproof.model_files import local_weights
 from chartproof.models.base import loading
 from chartproof.models.hf import adapter_fingerprint as _adapter_fingerprint
 from chartproof.models.hf import chat_inputs, checkpoint_fingerprint, conversation
@@ -257,9 +258,8 @@ def _load_base(kind: ModelKind, name: str, folder: Path, device: str, dtype: str
     transformers: Any = importlib.import_module("transformers")
     where = _device(device)
     common: dict[str, Any] = {
-        "local_files_only": True,
-        "trust_remote_code": False,
         "dtype": getattr(torch, training_dtype(where, dtype)),
+        **local_weights(),
     }
     if kind == "text":
         tokenizer = transformers.AutoTokenizer.from_pretrained(
