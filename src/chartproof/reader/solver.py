@@ -209,9 +209,10 @@ def _execute(
 ) -> ProgramResult | None:
     """Run a program; on a chart read from pixels, a program that finds two values too
     close to tell apart still answers from the values the reader has. Its sub-questions
-    (`quantity` arguments) are answered as the solver answers any question (`_ask`)."""
+    (`quantity` arguments) are answered as the solver answers any question (`_ask`), that
+    retry included, so such a program is not run again."""
     result = execute(program, args, view, ask=_ask)
-    if result is None and not view.value_labels:
+    if result is None and not view.value_labels and "quantity" not in program.slots.values():
         result = execute(program, args, replace(view, value_labels=True), ask=_ask)
     return result
 
@@ -367,10 +368,12 @@ def _cued(q: str, view: ChartView) -> Iterator[Solution]:
             yield _from_result(result)
 
 
-def _candidates(q: str, view: ChartView) -> Iterator[Solution]:
-    """Every answer the question programs give, most likely reading of the question first."""
+def _candidates(q: str, view: ChartView, *, cued: bool = True) -> Iterator[Solution]:
+    """Every answer the question programs give, most likely reading of the question first
+    (without the programs' own patterns when `cued` is False: the caller ran them)."""
     # Programs' own patterns first: they are specific ("have 24 value", "missed").
-    yield from _cued(q, view)
+    if cued:
+        yield from _cued(q, view)
     for cand in template_matches(q, view):
         result = _execute(cand.program, cand.args, view)
         if result is not None:
@@ -452,7 +455,7 @@ def _yes_no(q: str, view: ChartView) -> Solution:
     cued = next((sol for sol in _cued(q, view) if sol.answer in ("Yes", "No")), None)
     if cued is not None:
         return replace(cued, truth=cued.answer == "Yes")
-    for sol in _candidates(q, view):
+    for sol in _candidates(q, view, cued=False):
         if sol.answer in ("Yes", "No"):
             return sol
     verdict = judge_premise(q.rstrip("?"), view, 0.02)

@@ -61,7 +61,7 @@ from chartproof.questions.ops.extract import (
 )
 from chartproof.questions.ops.figure import crossing, has_extreme, lies_beyond, rank_is
 from chartproof.questions.ops.filter import count, first_where, forall_sum_gt, select, sum_where
-from chartproof.questions.ops.quantity import compare_quantities, quantity, times_of
+from chartproof.questions.ops.quantities import compare_quantities, quantity, times_of
 from chartproof.questions.ops.shape import (
     box_extreme,
     corr_band,

@@ -22,7 +22,7 @@ from chartproof.questions.cues import PATTERNS, Cue, reads
 from chartproof.questions.labels import find_mentions, norm
 from chartproof.questions.mentions import NUMBER_WORDS
 from chartproof.questions.ops.computed import cells_of
-from chartproof.questions.ops.quantity import number_of, written_number
+from chartproof.questions.ops.quantities import number_of, written_number
 from chartproof.questions.program import (
     ALL_CHARTS,
     Args,
