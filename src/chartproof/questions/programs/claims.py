@@ -214,12 +214,6 @@ class WedgeColorIs(_KeyColorIs):
 
 # ---------------------------------------------------------------- two quantities compared
 
-_COMPARED = re.compile(
-    r"^(?:is|are|was|were|does|do|did) ((?:the )?.+?) (?:is |are )?(less|greater|smaller|"
-    r"larger|higher|lower|more|bigger|fewer) than ((?:the )?.+?)$"
-)
-"""`figureqa.COMPARISON` with each side's article kept (the side is a phrase in its own
-right: "the median of green bars")."""
 _TIMES = re.compile(
     r"^(?:is|are|was|were) ((?:the )?.+?) (?:is |are )?(?:(\w+|\d+(?:\.\d+)?) times|"
     r"(twice|half)) (?:as \w+ as |of )?((?:the )?.+?)$"
@@ -242,7 +236,7 @@ def _share_series(left: str, right: str, view: ChartView) -> tuple[str, str]:
 
 def _compared_cue(bigger: bool) -> Cue:
     def cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
-        m = _COMPARED.match(_claim_text(question))
+        m = COMPARISON.match(_claim_text(question))
         if m is None or (m.group(2) in BIGGER) != bigger:
             return None
         a, b = _share_series(m.group(1), m.group(3), view)
