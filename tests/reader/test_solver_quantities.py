@@ -155,3 +155,34 @@ def test_cues_read_the_sides_and_the_ratio(question: str, program: str, args: di
 def test_zero_times_is_no_claim() -> None:
     found = [n for n, _, _ in cue_readings("Is Canada zero times Peru?", V["share"])]
     assert "quantity_times" not in found
+
+
+def test_the_caller_answers_the_sub_questions() -> None:
+    """`execute(..., ask=)` answers the sides; the parser does when no one is given."""
+    asked: list[str] = []
+
+    def nobody(question: str, view: ChartView) -> None:
+        asked.append(question)
+
+    args = {"a": "Canada", "b": "3"}
+    assert execute("quantity_greater", args, V["share"], ask=nobody) is None
+    # the phrase is asked as "What is the Canada?", then "What is the value of Canada?"
+    assert asked == ["What is the Canada?", "What is the value of Canada?"]
+    result = execute("quantity_greater", args, V["share"])
+    assert result is not None and result.answer.text() == "Yes"
+
+
+def test_grafted_operations_keep_their_references() -> None:
+    from chartproof.questions.trace import Tracer, ref
+
+    sub = Tracer(V["share"])
+    a = sub.add("read", "VE", "What is the value of Canada?", 40.0, "number")
+    sub.add("arith", "NC", "What is twice it?", 80.0, "number", depends_on=(a,),
+            args={"a": ref(a), "items": [ref(a), 2.0]})  # fmt: skip
+    tr = Tracer(V["share"])
+    tr.add("given", None, "What is 3?", 3.0, "number", exact=True)
+    last = tr.graft(sub.ops)
+    assert last is tr.ops[-1] and [op.id for op in tr.ops] == [0, 1, 2]
+    assert last.depends_on == (1,)
+    assert last.args == {"a": {"ref": 1}, "items": [{"ref": 1}, 2.0]}
+    assert tr.graft(()) is None
