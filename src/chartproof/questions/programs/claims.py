@@ -218,6 +218,8 @@ _TIMES = re.compile(
     r"^(?:is|are|was|were) ((?:the )?.+?) (?:is |are )?(?:(\w+|\d+(?:\.\d+)?) times|"
     r"(twice|half)) (?:as \w+ as |of )?((?:the )?.+?)$"
 )
+"""A claim that one quantity is k times another, normalised text: a, k as written (a
+number or a number word), "twice" or "half", b ("is a 3 times as large as the b")."""
 _HALF_OR_TWICE = {"twice": 2.0, "half": 0.5}
 
 
