@@ -8,6 +8,7 @@ change the shown numbers) and the palette's colour names are used.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -271,7 +272,24 @@ _COMPUTED = frozenset({
     "series_of_max",
     "series_of_min", "closest_value", "closest_value_in", "closest_series_at", "count_labels",
     "color_of_value_is", "value_is", "series_color_is", "wedge_color_is",
+    "quantity_greater", "quantity_less", "quantity_times",
 })  # fmt: skip
+
+_STATS = {"highest value": "max", "lowest value": "min", "median": "median", "total": "sum"}
+
+
+def _quantity(phrase: str, df: pd.DataFrame) -> float:
+    """The number a drawn quantity phrase names, from the table."""
+    n = parse_number(phrase)
+    if n is not None:
+        return n
+    m = re.fullmatch(r"the value of (.+) in (.+)", phrase)
+    if m and m.group(1) in df.columns:
+        return float(df.loc[m.group(2), m.group(1)])
+    m = re.fullmatch(r"the (highest value|lowest value|median|total) of (.+)", phrase)
+    if m and m.group(2) in df.columns:
+        return float(df[m.group(2)].agg(_STATS[m.group(1)]))
+    return float(df.loc[phrase, df.columns[0]])  # a label of a one-series chart
 
 
 def _computed_program(name: str, args: dict[str, Any], spec: ChartSpec, df: pd.DataFrame) -> Any:
@@ -314,6 +332,11 @@ def _computed_program(name: str, args: dict[str, Any], spec: ChartSpec, df: pd.D
         return float(len(df.index))
     if name in ("series_color_is", "wedge_color_is"):  # the key's colour or another family's
         return _colors(spec)[args.get("series", args.get("x"))] == args["color"]
+    if name.startswith("quantity_"):
+        a, b = _quantity(args["a"], df), _quantity(args["b"], df)
+        if name == "quantity_times":
+            return bool(abs(a / b - args["k"]) <= 0.05 * args["k"])
+        return bool(a > b if name == "quantity_greater" else a < b)
     if name == "value_is":  # within 5 % of the claim, at least 0.5
         return bool(abs(df.loc[x, s] - v) <= max(0.05 * abs(v), 0.5))
     # color_of_value_is: the question names the mark's own colour or one of another family

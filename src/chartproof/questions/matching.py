@@ -31,10 +31,12 @@ from chartproof.questions.ops.steps import STEP_QUESTIONS, StepQuestion
 from chartproof.questions.program import (
     ArgValue,
     Program,
+    execute,
     list_programs,
     program_for,
     render_slots,
 )
+from chartproof.questions.trace import Op
 from chartproof.questions.view import ChartView, chart_view
 from chartproof.types import ChartSpec, DataTable
 
@@ -42,6 +44,7 @@ __all__ = [
     "STAGES",
     "Parse",
     "QuestionMatch",
+    "answer_ops",
     "cue_readings",
     "match_question",
     "parse",
@@ -132,6 +135,17 @@ def parse(
                 if name in by_name:
                     out.append(Parse(by_name[name], args, f"cue: {why}"))
     return out
+
+
+def answer_ops(question: str, view: ChartView) -> tuple[Op, ...] | None:
+    """The operations answering a question on the chart, the last the answer: those of the
+    first reading `parse` gives that runs and answers; None when none does (the default
+    `trace.Ask`, how a program's `quantity` arguments are answered)."""
+    for found in parse(question, view):
+        result = execute(found.program, found.args, view)
+        if result is not None:
+            return result.ops
+    return None
 
 
 def cue_readings(
@@ -235,6 +249,8 @@ def _strict_bodies(kinds: Mapping[str, str], view: ChartView) -> tuple[tuple[str
             "color": lambda: _alternation(colors),
             "band": lambda: _alternation(CORRELATION_BANDS),
             "numbers": lambda: _NUMBERS,
+            # a phrase is read by its program's cue, which solves it as a question
+            "quantity": lambda: _alternation(()),
         }[kind]()
         out.append((name, body))
     return tuple(out)

@@ -22,26 +22,28 @@ from chartproof.questions.view import ChartView
 from chartproof.questions.wording import MAX, asks_label, has
 
 __all__ = [
+    "NUMBER_WORDS",
     "ORDINAL_WORD",
     "Mentions",
     "mentions",
     "words_to_numbers",
 ]
 
-_NUMBER_WORDS = {
+NUMBER_WORDS = {
     w: i
     for i, w in enumerate((
         "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
         "eleven", "twelve",
     ))
 }  # fmt: skip
+"""Small whole numbers written as words ("three" → 3)."""
 
 
 def words_to_numbers(text: str) -> str:
     """ "three percent" → "3 percent" (small numbers written as words)."""
     return re.sub(
-        r"\b(" + "|".join(_NUMBER_WORDS) + r")\b(?=\s+(?:percent|%|per cent))",
-        lambda m: str(_NUMBER_WORDS[m.group(1).lower()]),
+        r"\b(" + "|".join(NUMBER_WORDS) + r")\b(?=\s+(?:percent|%|per cent))",
+        lambda m: str(NUMBER_WORDS[m.group(1).lower()]),
         text,
         flags=re.I,
     )

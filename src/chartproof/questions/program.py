@@ -18,7 +18,7 @@ from chartproof.charts.kinds import kinds_where
 from chartproof.numeric import parse_number
 from chartproof.questions.chains import chain_problem
 from chartproof.questions.describe import marks_of, ordinal, position_word
-from chartproof.questions.trace import Op, TraceOp, Tracer
+from chartproof.questions.trace import Ask, Op, TraceOp, Tracer
 from chartproof.questions.view import ChartView, chart_view
 from chartproof.types import (
     Answer,
@@ -61,9 +61,11 @@ Args: TypeAlias = Mapping[str, ArgValue]
 ALL_CHARTS = kinds_where(lambda k: True)
 """Every chart type (registered ones included)."""
 
-SLOT_KINDS = ("x", "series", "number", "ordinal", "color", "band", "numbers")
+SLOT_KINDS = ("x", "series", "number", "ordinal", "color", "band", "numbers", "quantity")
 """Kinds of argument slots: an x label, a series name, a number, an ordinal (1 → "first"),
-a colour name, a correlation band, a list of numbers (passed as its text, "46, 43, 41")."""
+a colour name, a correlation band, a list of numbers (passed as its text, "46, 43, 41"), a
+quantity (a phrase naming a number: "38", "Canada", "the median of the green bars", passed
+as its text and answered as a question of its own when the program runs: `Tracer.ask`)."""
 
 DERIVED_SLOTS = ("y_title", "x_title", "marks", "mark", "side")
 """Slots filled from the chart rather than from arguments: the measured quantity, the x
@@ -224,6 +226,8 @@ class ProgramResult:
     """The chart it ran on."""
     ops: tuple[Op, ...]
     """Recorded operations; the last is the answer."""
+    ask: Ask | None = None
+    """How its sub-questions were answered (`Tracer.ask`; None: the one parser)."""
 
     @property
     def final(self) -> Op:
@@ -299,9 +303,12 @@ def execute(
     program: str | Program,
     args: Mapping[str, object],
     chart: ChartSpec | ChartView | DataTable,
+    *,
+    ask: Ask | None = None,
 ) -> ProgramResult | None:
     """Run a program with given arguments on a chart: a spec, a view, or a bare table (read
-    as a vertical bar chart of its first column; build a `ChartView` to say more).
+    as a vertical bar chart of its first column; build a `ChartView` to say more). `ask`
+    answers the sub-questions its `quantity` arguments ask (None: the one parser).
 
     Returns None when the chart makes the answer ambiguous (missing cells, ties, values too
     close to tell apart, a number no reader could get within tolerance). Raises ValueError
@@ -312,7 +319,7 @@ def execute(
     view = ChartView.from_table(chart) if isinstance(chart, DataTable) else chart_view(chart)
     if not prog.applies(view):
         return None
-    tr = Tracer(view)
+    tr = Tracer(view, ask=ask)
     final = prog.run(tr, typed)
     if final is None or final is not tr.ops[-1]:
         return None
@@ -324,7 +331,7 @@ def execute(
         final.depends_on,
     ):
         return None
-    return ProgramResult(program=prog, args=typed, view=view, ops=tuple(tr.ops))
+    return ProgramResult(program=prog, args=typed, view=view, ops=tuple(tr.ops), ask=ask)
 
 
 def replay(result: ProgramResult, overrides: Mapping[int, AnswerValue]) -> tuple[Op, ...]:
@@ -337,6 +344,6 @@ def replay(result: ProgramResult, overrides: Mapping[int, AnswerValue]) -> tuple
     A dependency is real when replacing a step's answer changes (or stops) the steps that
     depend on it.
     """
-    tr = Tracer(result.view, overrides)
+    tr = Tracer(result.view, overrides, ask=result.ask)
     result.program.run(tr, result.args)
     return tuple(tr.ops)

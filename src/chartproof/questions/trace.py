@@ -6,7 +6,7 @@ reasoning chain, the premises and the reference explanation of the question.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypedDict, Unpack
 
@@ -16,7 +16,7 @@ from chartproof.numeric import format_number
 from chartproof.questions.view import ChartView, round_sig
 from chartproof.types import Answer, AnswerKind, AnswerValue, Record, TaskType
 
-__all__ = ["MAX_TOLERANCE", "STEP_REF", "Op", "TraceOp", "Tracer", "ref", "ref_index"]
+__all__ = ["MAX_TOLERANCE", "STEP_REF", "Ask", "Op", "TraceOp", "Tracer", "ref", "ref_index"]
 
 MAX_TOLERANCE = 0.25
 """Largest relative tolerance a numeric answer may need; a question whose answer a reader
@@ -141,6 +141,22 @@ def value_text(v: AnswerValue) -> str:
     return v
 
 
+def _shifted(arg: JsonValue, by: int) -> JsonValue:
+    """An argument with every reference (`ref`) moved `by` operations on."""
+    i = ref_index(arg)
+    if i is not None:
+        return {"ref": i + by}
+    if isinstance(arg, list):
+        return [_shifted(a, by) for a in arg]
+    return arg
+
+
+Ask = Callable[[str, ChartView], Sequence[Op] | None]
+"""How a sub-question is answered on a chart: the operations of its answer, the last one
+the answer, or None when nothing answers it (`questions.matching.answer_ops` by default; a
+solver passes its own, e.g. the offline reader's order of readings)."""
+
+
 class OpDetails(TypedDict, total=False):
     """The optional fields of an operation `Tracer.add` records (see `Op`)."""
 
@@ -158,15 +174,23 @@ class Tracer:
 
     `overrides` replace the result of the operations with those ids as they are recorded,
     so a program replayed with them shows what its later steps derive from other earlier
-    answers (the dependency check of `chartproof.questions.chains.replay`).
+    answers (the dependency check of `chartproof.questions.chains.replay`). `ask` answers
+    the sub-questions a program asks as its arguments (`Ask`; None: the one parser's).
     """
 
-    __slots__ = ("ops", "overrides", "view")
+    __slots__ = ("ask", "ops", "overrides", "view")
 
-    def __init__(self, view: ChartView, overrides: Mapping[int, AnswerValue] | None = None) -> None:
+    def __init__(
+        self,
+        view: ChartView,
+        overrides: Mapping[int, AnswerValue] | None = None,
+        *,
+        ask: Ask | None = None,
+    ) -> None:
         self.view = view
         self.ops: list[Op] = []
         self.overrides: Mapping[int, AnswerValue] = overrides or {}
+        self.ask = ask
 
     def add(
         self,
@@ -196,6 +220,30 @@ class Tracer:
             rec.value = self.overrides[rec.id]
         self.ops.append(rec)
         return rec
+
+    def graft(self, ops: Sequence[Op]) -> Op | None:
+        """Record another trace's operations (a sub-question's answer, from `ask`) as steps
+        of this one, their dependencies and references renumbered; returns the last (the
+        sub-question's answer), None for no operations."""
+        by = len(self.ops)
+        last = None
+        for op in ops:
+            last = self.add(
+                op.op,
+                op.task_type,
+                op.question,
+                op.value,
+                op.kind,
+                depends_on=tuple(self.ops[by + d] for d in op.depends_on),
+                cells=op.cells,
+                args={k: _shifted(v, by) for k, v in op.args.items()},
+                note=op.note,
+                err=op.err,
+                exact=op.exact,
+                unit=op.unit,
+                free=op.free,
+            )
+        return last
 
     def link(self, op: Op | None, *deps: Op) -> Op | None:
         """Make `op` depend on earlier operations too (e.g. a read that needs the series a

@@ -1,39 +1,32 @@
-"""Answers in the question's own type: yes/no questions get "Yes" or "No" from a checked
-comparison, multiple-choice questions get one of their options, label questions a label.
+"""Answers in the question's own type: the form a question asks for (`asked`: yes/no,
+true/false, an option's letter), the yes/no questions a claim reads as, the option a
+computed answer stands for; label questions get a label.
 
-Yes/no questions are checked, never guessed: FigureQA's shapes are question programs
-(`questions/programs/figureqa.py`), and "Is A greater than B?" otherwise solves A and B as
-questions of their own and compares them. When no check applies
-the answer stays "unknown", with the reason."""
+Yes/no questions are checked by question programs (FigureQA's shapes, claims about a cell,
+a colour or two quantities: `questions/programs/figureqa.py`, `claims.py`), never here."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from chartproof.numeric import format_number, parse_number
+from chartproof.numeric import parse_number
 from chartproof.questions import ChartView
-from chartproof.questions.labels import find_mentions, norm, numbers_written, similarity
-from chartproof.questions.programs.figureqa import BIGGER, COMPARISON
+from chartproof.questions.labels import norm, numbers_written, similarity
 from chartproof.questions.wording import QuestionKind, question_kind
 
 __all__ = [
     "Asked",
-    "Check",
     "QuestionKind",
     "asked",
-    "check_yes_no",
     "choice_index",
     "claim_questions",
     "nearest_option",
     "options_in_text",
     "question_kind",
 ]
-
-Check = tuple[bool, str]
-"""A checked claim: whether it holds, and the sentence saying what was compared."""
 
 # ------------------------------------------------------------------ the form asked for
 
@@ -134,79 +127,6 @@ def claim_questions(statement: str) -> list[str]:
             stem = w[:-2] if w.endswith(("sses", "shes", "ches", "xes")) else w[:-1]
             out.append(f"Does {' '.join(words[:i])} {stem} {' '.join(words[i + 1 :])}?")
     return out
-
-
-# ------------------------------------------------------------------ yes/no checks
-
-Solver = Callable[[str], float | str | None]
-"""Answers a sub-question: a number, a label, or None when it cannot."""
-
-
-def _norm_q(question: str) -> str:
-    return " ".join(norm(question.replace("?", " ")).split())
-
-
-_TIMES = re.compile(
-    r"^(?:is|are|was|were) (?:the )?(.+?) (?:is |are )?(\w+|\d+(?:\.\d+)?) times (?:the |as \w+ as )?(.+?)$"
-)
-
-_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, "twice": 2, "half": 0.5}
-
-
-def _share_series(left: str, right: str, view: ChartView) -> tuple[str, str]:
-    """ "A in fairly well more than B": the series one side names holds for the other side
-    too, when that side names none."""
-    if len(view.series) < 2:
-        return left, right
-    sl, sr = find_mentions(left, view.series), find_mentions(right, view.series)
-    if sl and not sr:
-        return left, f"{right} in {sl[0]}"
-    if sr and not sl:
-        return f"{left} in {sr[0]}", right
-    return left, right
-
-
-def _value_of(phrase: str, solve: Solver, view: ChartView) -> tuple[float, str] | None:
-    """A phrase ("the median of green bars", "Canada", "38") as a number, solving it as a
-    question when it is not one."""
-    p = phrase.strip()
-    x = parse_number(p.rstrip("%").strip())
-    if x is not None:
-        return x, format_number(x)
-    for question in (f"What is the {p}?", f"What is the value of {p}?"):
-        got = solve(question)
-        if isinstance(got, float):
-            return got, format_number(got)
-    return None
-
-
-def check_yes_no(question: str, view: ChartView, solve: Solver) -> Check | None:
-    """Whether the yes/no question's claim holds on the chart, with what was compared; None
-    when no check applies."""
-    q = _norm_q(question)
-    m = _TIMES.match(q)
-    if m:
-        k = _NUMBER_WORDS.get(m.group(2)) or parse_number(m.group(2))
-        a, b = _value_of(m.group(1), solve, view), _value_of(m.group(3), solve, view)
-        if k is not None and a is not None and b is not None and b[0] != 0:
-            ratio = a[0] / b[0]
-            ok = abs(ratio - k) <= 0.05 * k
-            return ok, f"{a[1]} is {format_number(ratio)} times {b[1]}, against {format_number(k)}"
-    m = COMPARISON.match(q)
-    if m:
-        left, right = _share_series(m.group(1), m.group(3), view)
-        a, b = _value_of(left, solve, view), _value_of(right, solve, view)
-        if a is not None and b is not None:
-            bigger = m.group(2) in BIGGER
-            ok = a[0] > b[0] if bigger else a[0] < b[0]
-            word = "greater" if bigger else "less"
-            neg = "" if ok else " not"
-            return (
-                ok,
-                f"{m.group(1)} is {a[1]} and {m.group(3)} is {b[1]}; {a[1]} is{neg} {word} "
-                f"than {b[1]}",
-            )
-    return None
 
 
 # ------------------------------------------------------------------ multiple choice

@@ -27,14 +27,13 @@ from chartproof.questions.matching import (
 )
 from chartproof.questions.ops.steps import recall
 from chartproof.questions.program import ArgValue, get_program, program_for
-from chartproof.questions.trace import STEP_REF, Tracer
+from chartproof.questions.trace import STEP_REF, Op, Tracer
 from chartproof.reader._colours import human_colour_name, lightness_of
 from chartproof.reader._intents import intents
 from chartproof.reader._kinds import (
     Asked,
     QuestionKind,
     asked,
-    check_yes_no,
     choice_index,
     claim_questions,
     nearest_option,
@@ -78,6 +77,8 @@ class Solution:
     """Premise verdict, for true/false statements."""
     lead: str = ""
     """Words the question asked the reply to begin with ("My answer is")."""
+    ops: tuple[Op, ...] = field(default=(), repr=False, compare=False)
+    """The operations the answer was computed by (none for a premise or a guess)."""
 
     @property
     def known(self) -> bool:
@@ -199,6 +200,7 @@ def _from_result(result: ProgramResult) -> Solution:
         explanation=explain(result.ops),
         program=result.program.name,
         args=dict(result.args),
+        ops=result.ops,
     )
 
 
@@ -206,10 +208,12 @@ def _execute(
     program: Program, args: Mapping[str, ArgValue], view: ChartView
 ) -> ProgramResult | None:
     """Run a program; on a chart read from pixels, a program that finds two values too
-    close to tell apart still answers from the values the reader has."""
-    result = execute(program, args, view)
-    if result is None and not view.value_labels:
-        result = execute(program, args, replace(view, value_labels=True))
+    close to tell apart still answers from the values the reader has. Its sub-questions
+    (`quantity` arguments) are answered as the solver answers any question (`_ask`), that
+    retry included, so such a program is not run again."""
+    result = execute(program, args, view, ask=_ask)
+    if result is None and not view.value_labels and "quantity" not in program.slots.values():
+        result = execute(program, args, replace(view, value_labels=True), ask=_ask)
     return result
 
 
@@ -364,10 +368,12 @@ def _cued(q: str, view: ChartView) -> Iterator[Solution]:
             yield _from_result(result)
 
 
-def _candidates(q: str, view: ChartView) -> Iterator[Solution]:
-    """Every answer the question programs give, most likely reading of the question first."""
+def _candidates(q: str, view: ChartView, *, cued: bool = True) -> Iterator[Solution]:
+    """Every answer the question programs give, most likely reading of the question first
+    (without the programs' own patterns when `cued` is False: the caller ran them)."""
     # Programs' own patterns first: they are specific ("have 24 value", "missed").
-    yield from _cued(q, view)
+    if cued:
+        yield from _cued(q, view)
     for cand in template_matches(q, view):
         result = _execute(cand.program, cand.args, view)
         if result is not None:
@@ -433,35 +439,23 @@ def _typed(q: str, view: ChartView, kind: QuestionKind) -> Solution:
     return _no_program(view)
 
 
-def _sub_answer(q: str, view: ChartView) -> float | str | None:
-    """A sub-question's answer as a number or a label (None when it has none)."""
-    sol = _typed(q, view, question_kind(q))
-    if not sol.known:
-        return None
-    x = parse_number(sol.answer.rstrip("%"))
-    return x if x is not None else sol.answer
+def _ask(q: str, view: ChartView) -> tuple[Op, ...] | None:
+    """A sub-question a program asks (`Tracer.ask`: a side of "Is A greater than B?")
+    answered as the solver answers any question: the operations of its answer."""
+    return _typed(q, view, question_kind(q)).ops or None
 
 
 def _yes_no(q: str, view: ChartView) -> Solution:
     """Yes or No from the first check that applies: a question program's own yes/no
-    answer, a FigureQA-style claim, or a comparison of sub-questions solved one by one."""
+    answer (its template, then its own pattern: FigureQA's shapes, claims about a cell, a
+    colour or two quantities), then any program answering yes or no, then a premise."""
     exact = _exact(q, view)
     if exact is not None and exact.answer in ("Yes", "No"):
         return replace(exact, truth=exact.answer == "Yes")
     cued = next((sol for sol in _cued(q, view) if sol.answer in ("Yes", "No")), None)
     if cued is not None:
         return replace(cued, truth=cued.answer == "Yes")
-    checked = check_yes_no(q, view, lambda sub: _sub_answer(sub, view))
-    if checked is not None:
-        truth, reason = checked
-        word = "Yes" if truth else "No"
-        return Solution(
-            answer=word,
-            explanation=f"{reason[0].upper()}{reason[1:]}, so the answer is {word.lower()}.",
-            program="yes_no_check",
-            truth=truth,
-        )
-    for sol in _candidates(q, view):
+    for sol in _candidates(q, view, cued=False):
         if sol.answer in ("Yes", "No"):
             return sol
     verdict = judge_premise(q.rstrip("?"), view, 0.02)
@@ -565,7 +559,11 @@ def _direct(
             answer = op.answer() if op is not None else None
             if answer is not None:
                 return Solution(
-                    answer=answer.text(), explanation=explain(tr.ops), program=step.op, args=args
+                    answer=answer.text(),
+                    explanation=explain(tr.ops),
+                    program=step.op,
+                    args=args,
+                    ops=tuple(tr.ops),
                 )
     return None
 

@@ -61,6 +61,7 @@ from chartproof.questions.ops.extract import (
 )
 from chartproof.questions.ops.figure import crossing, has_extreme, lies_beyond, rank_is
 from chartproof.questions.ops.filter import count, first_where, forall_sum_gt, select, sum_where
+from chartproof.questions.ops.quantities import compare_quantities, quantity, times_of
 from chartproof.questions.ops.shape import (
     box_extreme,
     corr_band,
@@ -86,6 +87,7 @@ __all__ = [
     "color_is",
     "color_of",
     "compare",
+    "compare_quantities",
     "corr_band",
     "corr_class",
     "corr_direction",
@@ -123,6 +125,7 @@ __all__ = [
     "point_extreme",
     "point_spread",
     "position_of",
+    "quantity",
     "rank_is",
     "rank_of",
     "read",
@@ -135,6 +138,7 @@ __all__ = [
     "sort",
     "stack_total",
     "sum_where",
+    "times_of",
     "total_excluding",
     "total_of",
     "trend",

@@ -36,11 +36,11 @@ _CROSS = re.compile(
     r"(?: (?:each other|with)?)? ?(.*?)$"
 )
 COMPARISON = re.compile(
-    r"^(?:is|are|was|were|does|do|did) (?:the )?(.+?) (?:is |are )?(less|greater|smaller|"
-    r"larger|higher|lower|more|bigger|fewer) than (?:the )?(.+?)$"
+    r"^(?:is|are|was|were|does|do|did) ((?:the )?.+?) (?:is |are )?(less|greater|smaller|"
+    r"larger|higher|lower|more|bigger|fewer) than ((?:the )?.+?)$"
 )
 """A yes/no comparison of two things ("is a greater than b"), normalised text: a, the
-relation word, b."""
+relation word, b (each with its own "the": "the median of green bars")."""
 BIGGER = ("greater", "larger", "higher", "more", "bigger")
 """Relation words of COMPARISON that mean "greater"."""
 
@@ -273,7 +273,7 @@ def _beyond_cue(bigger: bool) -> Cue:
         m = COMPARISON.match(_q(question))
         if not m or (m.group(2) in BIGGER) != bigger:
             return None
-        a, b = _name(m.group(1), list(view.series)), _name(m.group(3), list(view.series))
+        a, b = (_name(re.sub(r"^the ", "", m.group(i)), list(view.series)) for i in (1, 3))
         return None if a is None or b is None or a == b else {"series": a, "series2": b}
 
     return reads(cue, PATTERN, "FigureQA: " + ("above" if bigger else "below") + " at every point")
