@@ -218,6 +218,12 @@ def test_a_drawn_charts_footnote_is_read_up_to_its_first_line() -> None:
         ("© Statista 2021", True),
         ("© Statista 2021 m", True),  # the fast recogniser reads the flag icon into it
         ("⑥ Statista 2021 W", True),  # and at times the "©" as another circled sign
+        ("⑤ Acme 2021m", True),
+        ("@ Statista 2021 N", True),  # or as "@"
+        ("② Ministry of Health, 2019", True),
+        ("@user 2020 tweets", False),  # no space after "@": a handle, not a credit
+        ("① Adults who say yes", False),  # no year: a numbered note
+        ("⑥ 2021", False),  # no name
         ("©Statista 2021", True),
         ("© 2020 Acme Corp.", True),
         ("(c) OECD 2019", True),

@@ -20,9 +20,14 @@ UNREAD_FOOTNOTE = "(footnote)"
 for marks (a line of small print left out of the text mask became a dark grey series and cost
 a Pew line chart its table)."""
 
-CREDIT_LINE = re.compile(r"^\W{0,2}(©|\(c\)|copyright\b)|\bstatista\s*\d{4}\b", re.IGNORECASE)
-"""A chart's credit line as the fast recogniser reads it: "© Statista 2021", its "©" at times
-read as "⑥" or "②"."""
+CREDIT_LINE = re.compile(
+    r"^\W{0,2}(?:©|\(c\)|copyright\b)"
+    r"|^\s*(?:@\s+|[\u2460-\u24ff]\s*)[a-z][^\d\n]{0,40}?\b(?:19|20)\d{2}(?!\d)",
+    re.IGNORECASE,
+)
+"""A chart's credit line as the fast recogniser reads it: "©", "(c)" or "Copyright" opening
+the line, or a sign the recogniser reads in place of "©" (an enclosed alphanumeric such as "⑥"
+or "②", or "@" and a space) before a name and a year ("⑥ Acme 2021")."""
 
 
 def page_footer(texts: Sequence[str], boxes: Sequence[Box]) -> list[int]:
