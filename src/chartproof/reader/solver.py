@@ -50,6 +50,7 @@ __all__ = [
     "Solution",
     "judge",
     "narrative",
+    "refers_to_steps",
     "reply",
     "solve",
     "unread",
@@ -270,7 +271,7 @@ def solve(
         kind = "yes_no"
     if options and all(norm(o) in ("yes", "no", "true", "false") for o in options):
         kind = "yes_no"
-    if _REFERS.search(q):
+    if refers_to_steps(q):
         solution = _direct(q, view, by_step) or _unknown(
             "The question combines earlier answers the request does not include, or in a way "
             "no step question declares, or they are not numbers."
@@ -569,6 +570,12 @@ def _direct(
 
 
 _REFERS = re.compile(STEP_REF.format(n=r"\d+") + r"|\b(?:from|in) steps \d", re.I)
+
+
+def refers_to_steps(question: str) -> bool:
+    """Whether a question combines earlier chain steps' answers ("the answer to step 2",
+    "from steps 1, 2 and 3"), which `solve` answers from those answers alone."""
+    return _REFERS.search(question) is not None
 
 
 def judge(statement: str, view: ChartView, *, rel: float = 0.0005) -> Solution:
