@@ -27,7 +27,7 @@ from chartproof.questions.describe import ordinal_value
 from chartproof.questions.labels import best_label, norm, numbers_written, similarity
 from chartproof.questions.mentions import mentions
 from chartproof.questions.ops.shape import CORRELATION_BANDS
-from chartproof.questions.ops.steps import STEP_QUESTIONS, StepQuestion
+from chartproof.questions.ops.steps import STEP_QUESTIONS, StepQuestion, name_steps, named_steps
 from chartproof.questions.program import (
     ArgValue,
     Program,
@@ -65,6 +65,8 @@ _ORDINAL = (
 _NUMBER = r"[-+\u2212]?[$€£¥]?\d[\d,]*(?:\.\d+)?%?"
 _NUMBERS = rf"{_NUMBER}(?:(?:,\s*|,?\s+and\s+){_NUMBER})+"
 """A list of numbers as written ("46, 43 and 41")."""
+_NAMED_STEPS = r".+?\(step \d+\)(?:,?\s+or\s+|,\s*).+?\(step \d+\)"
+"""Results named with their steps ("Berlin (step 3) or Vienna (step 9)", `name_steps`)."""
 _ANY = ".+?"
 
 
@@ -237,7 +239,7 @@ def template_regex(template: str, slots: tuple[str, ...]) -> tuple[re.Pattern[st
 
 def _strict_bodies(kinds: Mapping[str, str], view: ChartView) -> tuple[tuple[str, str], ...]:
     """Each argument slot's pattern: one of the chart's labels of its kind, or a number,
-    ordinal or list of numbers as written."""
+    ordinal, list of numbers or results named with their steps as written."""
     colors = tuple(sorted(set(view.colors.values())))
     out = []
     for name, kind in sorted(kinds.items()):
@@ -249,6 +251,7 @@ def _strict_bodies(kinds: Mapping[str, str], view: ChartView) -> tuple[tuple[str
             "color": lambda: _alternation(colors),
             "band": lambda: _alternation(CORRELATION_BANDS),
             "numbers": lambda: _NUMBERS,
+            "named_steps": lambda: _NAMED_STEPS,
             # a phrase is read by its program's cue, which solves it as a question
             "quantity": lambda: _alternation(()),
         }[kind]()
@@ -264,7 +267,8 @@ def resolve_slot(
 ) -> tuple[ArgValue, float] | None:
     """The chart value a slot's text stands for, with its likeness (0..1): a label of the
     slot's kind (`exact`: the same words in any case; else the nearest label, see `pick`),
-    a number, an ordinal, or a list of numbers. None when the text names none."""
+    a number, an ordinal, a list of numbers, or results named with their steps. None when
+    the text names none."""
     t = " ".join(text.split())
     if not exact:
         t = t.strip(" '\"")
@@ -274,6 +278,9 @@ def resolve_slot(
     if kind == "numbers":  # as the programs write a list: "46, 43, 41"
         listed = numbers_written(t) if re.fullmatch(_NUMBERS, t, re.I) else []
         return None if len(listed) < 2 else (", ".join(format_number(v) for v in listed), 1.0)
+    if kind == "named_steps":  # "Berlin (step 3), Amsterdam (step 6) or Vienna (step 9)"
+        named = named_steps(t)
+        return None if named is None else (name_steps(named), 1.0)
     options = {
         "x": view.x_labels,
         "series": view.series,

@@ -569,12 +569,15 @@ def _direct(
     return None
 
 
-_REFERS = re.compile(STEP_REF.format(n=r"\d+") + r"|\b(?:from|in) steps \d", re.I)
+_REFERS = re.compile(
+    STEP_REF.format(n=r"\d+") + r"|\b(?:from|in) steps \d|\(step \d+\)(?:,|\s+or\b)", re.I
+)
 
 
 def refers_to_steps(question: str) -> bool:
     """Whether a question combines earlier chain steps' answers ("the answer to step 2",
-    "from steps 1, 2 and 3"), which `solve` answers from those answers alone."""
+    "from steps 1, 2 and 3", "Berlin (step 3) or Vienna (step 9)"), which `solve` answers
+    from those answers alone."""
     return _REFERS.search(question) is not None
 
 
