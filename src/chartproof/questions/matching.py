@@ -24,7 +24,14 @@ from typing import Literal
 from chartproof.numeric import format_number, parse_number
 from chartproof.questions.cues import Cue, walk
 from chartproof.questions.describe import ordinal_value
-from chartproof.questions.labels import best_label, norm, numbers_written, similarity
+from chartproof.questions.labels import (
+    best_label,
+    labels_listed,
+    labels_written,
+    norm,
+    numbers_written,
+    similarity,
+)
 from chartproof.questions.mentions import mentions
 from chartproof.questions.ops.shape import CORRELATION_BANDS
 from chartproof.questions.ops.steps import STEP_QUESTIONS, StepQuestion, name_steps, named_steps
@@ -237,6 +244,12 @@ def template_regex(template: str, slots: tuple[str, ...]) -> tuple[re.Pattern[st
     return template_pattern(template, tuple((s, _ANY) for s in slots))
 
 
+def _listing(labels: Sequence[str]) -> str:
+    """One or more of the labels as a list writes them ("A, B and C")."""
+    one = _alternation(labels)
+    return rf"{one}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+){one})*"
+
+
 def _strict_bodies(kinds: Mapping[str, str], view: ChartView) -> tuple[tuple[str, str], ...]:
     """Each argument slot's pattern: one of the chart's labels of its kind, or a number,
     ordinal, list of numbers or results named with their steps as written."""
@@ -252,6 +265,8 @@ def _strict_bodies(kinds: Mapping[str, str], view: ChartView) -> tuple[tuple[str
             "band": lambda: _alternation(CORRELATION_BANDS),
             "numbers": lambda: _NUMBERS,
             "named_steps": lambda: _NAMED_STEPS,
+            "x_list": lambda: _listing(view.x_labels),
+            "series_list": lambda: _listing(view.series),
             # a phrase is read by its program's cue, which solves it as a question
             "quantity": lambda: _alternation(()),
         }[kind]()
@@ -281,6 +296,8 @@ def resolve_slot(
     if kind == "named_steps":  # "Berlin (step 3), Amsterdam (step 6) or Vienna (step 9)"
         named = named_steps(t)
         return None if named is None else (name_steps(named), 1.0)
+    if kind in ("x_list", "series_list"):
+        return _resolve_list(t, view.x_labels if kind == "x_list" else view.series, view, exact)
     options = {
         "x": view.x_labels,
         "series": view.series,
@@ -297,6 +314,24 @@ def resolve_slot(
         # One series: questions name it by a column name the image may not show.
         return view.series[0], 0.5
     return found
+
+
+def _resolve_list(
+    t: str, options: Sequence[str], view: ChartView, exact: bool
+) -> tuple[ArgValue, float] | None:
+    """One or more labels as a list writes them ("A, B and C", `labels_listed`): the labels
+    as written, else (not `exact`) each part the nearest label, its likeness the least."""
+    found = labels_written(t, options)
+    if found is not None:
+        return labels_listed(found), 1.0
+    if exact:
+        return None
+    picked = [pick(part, options) for part in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", t)]
+    if all(p is not None for p in picked):
+        return labels_listed([p[0] for p in picked if p]), min(p[1] for p in picked if p)
+    if options == view.series and len(view.series) == 1:
+        return view.series[0], 0.5  # as for one series: named by a column the image may not show
+    return None
 
 
 def pick(text: str, options: Iterable[str]) -> tuple[str, float] | None:
