@@ -3,6 +3,7 @@ of a phrase among a chart's labels, and the numbers a text writes."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from difflib import SequenceMatcher
@@ -17,6 +18,7 @@ __all__ = [
     "labels_written",
     "loose_mention",
     "norm",
+    "norm_question",
     "numbers_written",
     "plain_math",
     "similarity",
@@ -57,6 +59,13 @@ def norm(text: str) -> str:
     t = t.replace("∆", "δ").replace("µ", "μ").replace("−", "-").translate(_SUPERSCRIPTS)
     t = _NON_ALNUM.sub(" ", t.replace("'", ""))
     return " ".join(w.strip(".") for w in t.split() if w.strip("."))
+
+
+@functools.lru_cache(maxsize=256)
+def norm_question(question: str) -> str:
+    """`norm` of a question ("?" and other punctuation dropped), kept for the many cues
+    that read the same question."""
+    return norm(question)
 
 
 def similarity(a: str, b: str) -> float:
