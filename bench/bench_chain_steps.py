@@ -26,9 +26,10 @@ from typing import Any
 def _steps(folder: Path) -> list[dict[str, Any]]:
     """One row per chain step: its op, whether it refers to earlier steps, the reply."""
     from chartproof.metrics.chains import step_right
+    from chartproof.questions.ops.steps import refers_to_steps
     from chartproof.questions.program import execute
     from chartproof.questions.view import chart_view
-    from chartproof.reader.solver import refers_to_steps, solve
+    from chartproof.reader.solver import solve
     from chartproof.types import Sample
 
     rows = []

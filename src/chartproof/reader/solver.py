@@ -25,9 +25,9 @@ from chartproof.questions.matching import (
     step_matches,
     template_matches,
 )
-from chartproof.questions.ops.steps import recall
+from chartproof.questions.ops.steps import recall, refers_to_steps
 from chartproof.questions.program import ArgValue, get_program, program_for
-from chartproof.questions.trace import STEP_REF, Op, Tracer
+from chartproof.questions.trace import Op, Tracer
 from chartproof.reader._colours import human_colour_name, lightness_of
 from chartproof.reader._intents import intents
 from chartproof.reader._kinds import (
@@ -50,7 +50,6 @@ __all__ = [
     "Solution",
     "judge",
     "narrative",
-    "refers_to_steps",
     "reply",
     "solve",
     "unread",
@@ -567,18 +566,6 @@ def _direct(
                     ops=tuple(tr.ops),
                 )
     return None
-
-
-_REFERS = re.compile(
-    STEP_REF.format(n=r"\d+") + r"|\b(?:from|in) steps \d|\(step \d+\)(?:,|\s+or\b)", re.I
-)
-
-
-def refers_to_steps(question: str) -> bool:
-    """Whether a question combines earlier chain steps' answers ("the answer to step 2",
-    "from steps 1, 2 and 3", "Berlin (step 3) or Vienna (step 9)"), which `solve` answers
-    from those answers alone."""
-    return _REFERS.search(question) is not None
 
 
 def judge(statement: str, view: ChartView, *, rel: float = 0.0005) -> Solution:

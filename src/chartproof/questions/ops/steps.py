@@ -27,6 +27,7 @@ __all__ = [
     "named_steps",
     "read_label",
     "recall",
+    "refers_to_steps",
     "step_question",
     "step_slot",
 ]
@@ -93,6 +94,18 @@ def named_steps(text: str) -> list[tuple[str, int]] | None:
         out.append((m.group(1).strip(), int(m.group(2))))
         pos = m.end()
     return out if len(out) >= 2 else None
+
+
+_REFERS = re.compile(
+    STEP_REF.format(n=r"\d+") + r"|\b(?:from|in) steps \d|\(step \d+\)(?:,|\s+or\b)", re.I
+)
+
+
+def refers_to_steps(question: str) -> bool:
+    """Whether a question combines earlier chain steps' answers, as the step questions
+    write them: "the answer to step 2", "from steps 1, 2 and 3", "Berlin (step 3) or
+    Vienna (step 9)" (a solver answers it from those answers alone)."""
+    return _REFERS.search(question) is not None
 
 
 _LABEL = re.compile(r"\bin (.+?)\?*$")
