@@ -255,9 +255,11 @@ def reader_revision() -> str:
 @functools.cache
 def _code_hash() -> str:
     """Short hash of the reader's Python sources (its package: the solver and perception),
+    the question programs and step questions it answers through (`chartproof.questions`),
     the shared OCR package it reads text with, and the OCR runtime and versions
     (`chartproof.ocr.engine_identity`), which can change a character now and then."""
-    return _sources_hash(Path(__file__).resolve().parent)
+    here = Path(__file__).resolve().parent
+    return _sources_hash(here, here.parent / "questions")
 
 
 @functools.cache
@@ -267,13 +269,17 @@ def _perception_hash() -> str:
     return _sources_hash(Path(__file__).resolve().parent / "perception")
 
 
-def _sources_hash(root: Path) -> str:
+def _sources_hash(root: Path, *more: Path) -> str:
     import chartproof.ocr
 
     digest = hashlib.sha256()
     for f in sorted(root.rglob("*.py")):
         digest.update(f.relative_to(root).as_posix().encode())
         digest.update(f.read_bytes())
+    for extra in more:  # named by their package, so `root` alone hashes as it always did
+        for f in sorted(extra.rglob("*.py")):
+            digest.update(f"chartproof/{extra.name}/{f.relative_to(extra).as_posix()}".encode())
+            digest.update(f.read_bytes())
     ocr_root = Path(chartproof.ocr.__file__).resolve().parent
     for f in sorted(ocr_root.rglob("*.py")):
         digest.update(b"chartproof/ocr/" + f.relative_to(ocr_root).as_posix().encode())
