@@ -268,7 +268,7 @@ def recompute(name: str, args: dict[str, Any], spec: ChartSpec) -> Any:
 
 _COMPUTED = frozenset({
     "count_equal", "count_equal_all", "missing_value", "gap_of_maxima", "gap_of_minima",
-    "count_totals_above", "count_totals_below", "total_excluding", "total_excluding_two",
+    "count_totals_above", "count_totals_below", "total_excluding",
     "series_of_max",
     "series_of_min", "closest_value", "closest_value_in", "closest_series_at", "count_labels",
     "color_of_value_is", "value_is", "series_color_is", "wedge_color_is",
@@ -292,11 +292,17 @@ def _quantity(phrase: str, df: pd.DataFrame) -> float:
     return float(df.loc[phrase, df.columns[0]])  # a label of a one-series chart
 
 
+def _listed(text: str, labels: Any) -> list[str]:
+    """The labels a list such as "A, B and C" names (each between commas or "and")."""
+    sep = r"(?:, and |, | and )"
+    return [lab for lab in labels if re.search(rf"(?:^|{sep}){re.escape(lab)}(?:$|{sep})", text)]
+
+
 def _computed_program(name: str, args: dict[str, Any], spec: ChartSpec, df: pd.DataFrame) -> Any:
     """The human questions of the "computed" family."""
     s, x, v, t = args.get("series"), args.get("x"), args.get("value"), args.get("threshold")
     if name in ("count_equal", "count_equal_all"):
-        cells = df[s] if name == "count_equal" else df.stack()
+        cells = df[_listed(s, df.columns)].stack() if name == "count_equal" else df.stack()
         return float(((cells - v).abs() <= 1e-9 + 0.005 * abs(v)).sum())
     if name == "missing_value":
         listed = [parse_number(p) for p in args["values"].split(", ")]
@@ -316,8 +322,8 @@ def _computed_program(name: str, args: dict[str, Any], spec: ChartSpec, df: pd.D
     if name in ("count_totals_above", "count_totals_below"):
         totals = df.sum(axis=1, min_count=1).dropna()
         return float((totals > t if name == "count_totals_above" else totals < t).sum())
-    if name in ("total_excluding", "total_excluding_two"):
-        return df[s].drop(index=[x, args.get("x2", x)]).sum()
+    if name == "total_excluding":
+        return df[s].drop(index=_listed(x, df.index)).sum()
     if name == "series_of_max":
         return df.max().idxmax()
     if name == "series_of_min":

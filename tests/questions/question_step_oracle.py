@@ -162,7 +162,14 @@ def _combine(op: TraceOp, answers: dict[int, str]) -> str:
     """Steps computed from earlier answers alone."""
     a, name = op.args, op.op
     if name == "best_of":
-        scored = [(r["label"], _num(answers[int(r["ref"])])) for r in a["results"]]
+        # a name an earlier step found is that step's answer
+        scored = [
+            (
+                _dep(r["label_ref"], answers) if "label_ref" in r else r["label"],
+                _num(answers[int(r["ref"])]),
+            )
+            for r in a["results"]
+        ]
         pick = max if a["which"] == "max" else min
         return pick(scored, key=lambda p: p[1])[0]
     if name == "arith":

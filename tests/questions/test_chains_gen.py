@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import statistics
+from collections import Counter
 from collections.abc import Callable
 from functools import partial
 
@@ -32,7 +34,7 @@ from chartproof.questions import (
 from chartproof.questions.chains import PERCEPTION, REASONING, chain_problem
 from chartproof.questions.program import replay
 from chartproof.questions.trace import Op
-from chartproof.questions.view import ChartView
+from chartproof.questions.view import ChartView, chart_view
 from chartproof.types import AnswerValue, ChartSpec, ChartType
 
 CHART_TYPES: tuple[ChartType, ...] = (
@@ -217,6 +219,45 @@ def test_every_dependency_is_real() -> None:
                 assert changed, (item.program, d, op.id, op.op, op.question)
                 checked += 1
     assert checked > 1000
+
+
+_STEPS_NAMED = re.compile(r"\bsteps? ((?:\d+(?:,? and |, | or )?)+)")
+
+
+def test_every_step_request_carries_the_names_its_answer_needs() -> None:
+    """The chain protocol sends a step its question and the (question, answer) pairs of its
+    `depends_on` steps only. So its question names no other step, and every chart label in
+    its answer is either read off the chart by the step (one of its cells) or named in what
+    the request carries: a step that only combines earlier results cannot name a series no
+    passed step names (as "Which series has the largest of the results of steps 3, 6, 9?"
+    did, its steps being "What is the answer to step 2 minus the answer to step 1?")."""
+    checked: Counter[str] = Counter()
+    for item, spec in ITEMS + [pair for seed in sorted(CHARTR) for pair in CHARTR[seed]]:
+        view = chart_view(spec)
+        labels = set(view.x_labels) | set(view.series)
+        for st, op in zip(item.chain, item.trace, strict=False):
+            assert op.id == st.id
+            named = {
+                int(n) for m in _STEPS_NAMED.finditer(st.question) for n in re.findall(r"\d+", m[1])
+            }
+            assert named <= {d + 1 for d in st.depends_on}, (item.program, st.question)
+            if not st.depends_on:
+                continue
+            carried = " ".join(
+                [st.question]
+                + [f"{item.chain[d].question} {item.chain[d].answer.text()}" for d in st.depends_on]
+            )
+            value = st.answer.value
+            read = {c for cell in op.cells for c in cell}
+            for label in value if isinstance(value, (list, tuple)) else (value,):
+                if isinstance(label, str) and label in labels and label not in read:
+                    assert re.search(rf"(?<!\w){re.escape(label)}(?!\w)", carried), (
+                        item.program,
+                        st.question,
+                        label,
+                    )
+                    checked[op.op] += 1
+    assert checked["best_of"] >= 20 and checked["nth_of"] > 0, checked
 
 
 def test_replay_without_overrides_reproduces_the_chain() -> None:

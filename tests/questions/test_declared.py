@@ -149,9 +149,11 @@ def test_step_questions_parse_back_what_the_ops_write() -> None:
         (boxes, ops.read_box(Tracer(boxes), "q3", "Group B"), {"x": "Group B"}),
     ]
     # tested below and in tests/reader/test_solver_steps.py: they need earlier steps
-    combine = {"arith", "compare", "larger", "equal", "nth_of", "extreme", "select", "total_of"}
+    combine = {
+        "arith", "compare", "larger", "equal", "nth_of", "extreme", "select", "total_of", "best_of",
+    }  # fmt: skip
     assert {s.op for s in STEP_QUESTIONS} == {"kth_value", "sort", "read_box"} | combine
-    assert len(STEP_QUESTIONS) == 4 + 2 + 5 + (6 + 1) + 2 + 1 + 1 + 1 + 2 + 3 + 2
+    assert len(STEP_QUESTIONS) == 4 + 2 + 5 + (6 + 1) + 2 + 1 + 1 + 1 + 2 + 3 + 2 + 2
     for view, op, slots in written:
         assert op is not None
         fits = []
@@ -241,3 +243,60 @@ def test_sums_and_selections_of_earlier_reads_rerun_on_the_recalled_answers(
     recall(again, answers)
     rerun = found[0][0].run(again, found[0][1])
     assert rerun is not None and rerun.value == op.value
+
+
+@pytest.mark.parametrize(
+    ("which", "named_by_step", "question", "value"),
+    [
+        ("max", False, "Which Country has the largest result: A (step 1), B (step 2) or C "
+         "(step 3)?", "A"),
+        ("min", False, "Which Country has the smallest result: A (step 1), B (step 2) or C "
+         "(step 3)?", "B"),
+        # names found by earlier steps are named by those steps, which the step depends on
+        ("max", True, "Which series has the largest result: the series from step 1 (step 3) "
+         "or the series from step 2 (step 4)?", "Sales"),
+        ("min", True, "Which series has the smallest result: the series from step 1 (step 3) "
+         "or the series from step 2 (step 4)?", "Costs"),
+    ],
+)  # fmt: skip
+def test_best_of_names_every_result_and_reruns_on_the_recalled_answers(
+    which: str, named_by_step: bool, question: str, value: str
+) -> None:
+    """The largest / smallest of earlier results names each candidate with the step of its
+    result; its request then carries every name (depends_on holds the steps that found a
+    name), and parsed back it reruns on the recalled answers with the same result."""
+    from chartproof.questions.matching import step_matches
+    from chartproof.questions.ops.steps import recall
+    from chartproof.questions.trace import Tracer
+
+    if named_by_step:  # Sales 73, Costs 37 in all
+        view = chart_view(category_spec("grouped_bar", series=TWO))
+        tr = Tracer(view)
+        keys = [ops.key_of_color(tr, view.colors[s]) for s in ("Sales", "Costs")]
+        sums = [ops.aggregate(tr, k, "sum") for k in keys if k is not None]
+        named = [(k, t) for k, t in zip(keys, sums, strict=True) if k and t]
+        op = ops.best_of(tr, tuple(named), which, "series")
+        deps: tuple[int, ...] = (0, 1, 2, 3)
+    else:
+        view = chart_view(
+            category_spec(
+                "vbar", x=("A", "B", "C"), x_kind="category", series={"Sales": (12.0, 5.0, 9.0)}
+            )
+        )
+        tr = Tracer(view)
+        reads = [(x, ops.read(tr, "Sales", x)) for x in ("A", "B", "C")]
+        op = ops.best_of(tr, tuple((x, r) for x, r in reads if r), which, "Country")
+        deps = (0, 1, 2)
+    assert op is not None
+    assert (op.question, op.value, op.depends_on) == (question, value, deps)
+    answers = {o.id + 1: (o.question, o.text()) for o in tr.ops if o is not op}
+    # what the request carries: the names found by steps 1 and 2 written in (as the reader does)
+    asked = question
+    for k, (_, answer) in answers.items():
+        asked = asked.replace(f"the series from step {k} ", f"{answer} ")
+    found_q = step_matches(asked, view)
+    assert found_q and found_q[0][0].op == "best_of", asked
+    again = Tracer(view)
+    recall(again, answers)
+    rerun = found_q[0][0].run(again, found_q[0][1])
+    assert rerun is not None and rerun.value == value

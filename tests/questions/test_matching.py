@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from question_factory import category_spec, random_spec
 
 from chartproof.questions import ChartView, execute, make_questions
@@ -61,3 +62,46 @@ def test_templates_are_exposed_as_data() -> None:
     assert len(templates) >= 75
     assert all(len(t) >= 3 for t in templates.values())
     assert "{series}" in templates["value_at"][0]
+
+
+LABELS = ("Food and drink", "Food", "Rent", "A, B", "C", "2018", "2005")
+
+# (text, the labels it lists or None): hand-written lists, labels holding "and" or a comma
+LISTS = [
+    ("Rent", ["Rent"]),
+    ("rent and food", ["Rent", "Food"]),
+    ("Food and drink and Rent", ["Food and drink", "Rent"]),
+    ("Rent, Food and drink", ["Rent", "Food and drink"]),
+    ("A, B and C", ["A, B", "C"]),
+    ("2018, 2005, and Rent", ["2018", "2005", "Rent"]),
+    ("Rent, Costs", None),  # Costs is no label
+    ("Rentals", None),
+    ("and Rent", None),
+    ("Rent and", None),
+    ("", None),
+]
+
+
+@pytest.mark.parametrize(("text", "labels"), LISTS)
+def test_labels_written_reads_a_list_back(text: str, labels: list[str] | None) -> None:
+    from chartproof.questions.labels import labels_listed, labels_written
+
+    assert labels_written(text, LABELS) == labels
+    if labels:
+        assert labels_written(labels_listed(labels), LABELS) == labels
+
+
+@pytest.mark.parametrize(
+    ("question", "normed"),
+    [
+        ("Is Olive the maximum?", "is olive the maximum"),
+        ("Is A? greater than  B?", "is a greater than b"),
+        ("Is the colour of 'Don’t know' red?", "is the colour of dont know red"),
+        ("Is $\\alpha$ 3.5 times 1.?", "is α 3.5 times 1"),
+    ],
+)
+def test_norm_question_is_norm(question: str, normed: str) -> None:
+    """The one normaliser the claim and FigureQA cues read questions with."""
+    from chartproof.questions.labels import norm, norm_question
+
+    assert norm_question(question) == norm(question) == normed

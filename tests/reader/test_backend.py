@@ -209,6 +209,34 @@ def test_cache_identity_tracks_mode_and_reader_code() -> None:
     assert version and len(code) == 12 and int(code, 16) >= 0
 
 
+def test_cache_identity_tracks_the_question_programs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader answers through `chartproof.questions` (programs, step questions): a
+    change there changes its revision, so cached replies do not outlive it; the readings'
+    revision (perception and OCR only) stays."""
+    from chartproof.reader import backend
+
+    questions = tmp_path / "chartproof" / "questions"
+    questions.mkdir(parents=True)
+    (questions / "ops.py").write_text("A = 1\n", encoding="utf-8")
+    reader = Path(backend.__file__).resolve().parent
+    before = backend._sources_hash(reader, questions)
+    (questions / "ops.py").write_text("A = 2\n", encoding="utf-8")
+    assert backend._sources_hash(reader, questions) != before
+    assert backend._sources_hash(reader) == backend._sources_hash(reader)
+    perception = backend.reader_revision()
+    backend._code_hash.cache_clear()
+    monkeypatch.setattr(backend, "__file__", str(tmp_path / "chartproof" / "reader" / "b.py"))
+    (tmp_path / "chartproof" / "reader").mkdir()
+    first = backend._code_hash()
+    backend._code_hash.cache_clear()
+    (questions / "ops.py").write_text("A = 3\n", encoding="utf-8")
+    assert backend._code_hash() != first
+    backend._code_hash.cache_clear()
+    assert backend.reader_revision() == perception
+
+
 def test_choices_in_the_metadata_get_one_of_the_options() -> None:
     backend = ReaderBackend(ReaderSettings(table="gold"))
     csv = SPECS["stacked"].table.to_csv()  # West: Online 35 + Retail 25 = 60

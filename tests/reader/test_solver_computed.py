@@ -45,6 +45,13 @@ V = _views()
 # (chart, program, arguments, answer, words the explanation says), computed by hand.
 PROGRAM_CASES = [
     ("views", "count_equal", {"series": "Favorable", "value": 38}, "1", "1 of the 4 values"),
+    # any number of series: 36 is Unfavorable's 2010 value and no Favorable one; 18 is
+    # Often's All adults value and Sometimes' Hispanics value
+    ("views", "count_equal", {"series": "Unfavorable and Favorable", "value": 36}, "1",
+     "1 of the 8 values of Unfavorable and Favorable equal 36"),
+    ("stack", "count_equal", {"series": "Often and Sometimes", "value": 18}, "2",
+     "2 of the 8 values"),
+    ("stack", "count_equal", {"series": "Sometimes", "value": 18}, "1", "1 of the 4 values"),
     ("views", "count_equal_all", {"value": 36}, "1", "1 of the 8 values equal 36"),
     ("stack", "count_equal_all", {"value": 18}, "2", "2 of the 8 values"),
     ("views", "missing_value", {"values": "35, 54, 24"}, "36", "leaves out 36"),
@@ -56,8 +63,12 @@ PROGRAM_CASES = [
     # totals 33, 65, 40, 43: 40 is not above 40
     ("stack", "count_totals_above", {"threshold": 40}, "2", "Adding the 2 series"),
     ("views", "total_excluding", {"series": "Favorable", "x": "2018"}, "130", "other than 2018"),
-    ("views", "total_excluding_two", {"series": "Favorable", "x": "2018", "x2": "2005"}, "87",
-     "the 2 labels other than 2018, 2005"),
+    ("views", "total_excluding", {"series": "Favorable", "x": "2018 and 2005"}, "87",
+     "the 2 labels other than 2018 and 2005"),  # 49 + 38
+    ("views", "total_excluding", {"series": "Unfavorable", "x": "2018, 2005 and 2015"}, "36",
+     "the 1 label other than 2018, 2005 and 2015"),
+    ("stack", "total_excluding", {"series": "Sometimes", "x": "Blacks, Whites and Hispanics"},
+     "25", "other than Blacks, Whites and Hispanics"),  # All adults alone
     ("views", "series_of_max", {}, "Favorable", "88, shown by Favorable at 2018"),
     ("views", "series_of_min", {}, "Unfavorable", "24, shown by Unfavorable at 2018"),
     ("views", "closest_value", {"value": 50}, "2010", "closest to 50 is 49"),
@@ -87,6 +98,9 @@ NO_ANSWER = [
     ("views", "closest_value", {"value": 500}),  # nothing within 10 %
     ("pie", "color_of_value_is", {"value": 50, "color": "gray"}),  # no mark shows 50
     ("views", "total_excluding", {"series": "Favorable", "x": "2020"}),  # no such label
+    ("views", "total_excluding", {"series": "Favorable", "x": "2018 and 2020"}),
+    ("views", "total_excluding", {"series": "Favorable", "x": "2005, 2010, 2015 and 2018"}),
+    ("views", "count_equal", {"series": "Favorable and Costs", "value": 38}),  # no Costs
     ("views", "value_is", {"series": "Favorable", "x": "2020", "value": 38}),  # no such label
 ]
 
@@ -130,8 +144,12 @@ CUE_CASES = [
      {"threshold": 40.0}),
     ("stack", "What is the total of Often excluding Blacks?", "total_excluding",
      {"series": "Often", "x": "Blacks"}),
-    ("stack", "What is the sum of Sometimes, excluding Blacks and Whites?", "total_excluding_two",
-     {"series": "Sometimes", "x": "Blacks", "x2": "Whites"}),
+    ("stack", "What is the sum of Sometimes, excluding Blacks and Whites?", "total_excluding",
+     {"series": "Sometimes", "x": "Blacks and Whites"}),
+    ("stack", "What is the total of Often except Blacks, Whites and All adults?",
+     "total_excluding", {"series": "Often", "x": "Blacks, Whites and All adults"}),
+    ("stack", "How many bars of Often and Sometimes have 18 value?", "count_equal",
+     {"series": "Often and Sometimes", "value": 18.0}),
     ("views", "Which answer response has the lowest value on this graph?", "series_of_min", {}),
     ("stack", "How many groups are represented in the chart?", "count_labels", {}),
     ("pie", "Is the color of the segment with 22% value gray?", "color_of_value_is",

@@ -77,6 +77,43 @@ def countries() -> ChartView:
             [5, 7],
             "18",
         ),
+        (  # the result each candidate has, named with its step (best_of)
+            "Which series has the largest result: Berlin (step 3), Amsterdam (step 6) or "
+            "Vienna (step 9)?",
+            [("What is the answer to step 2 minus the answer to step 1?", "-137"),
+             ("What is the answer to step 5 minus the answer to step 4?", "-88"),
+             ("What is the answer to step 8 minus the answer to step 7?", "-141")],
+            [3, 6, 9],
+            "Amsterdam",
+        ),
+        (
+            "Which Country has the smallest result: France (step 1), Germany (step 2) or "
+            "Italy (step 3)?",
+            [("What is the median of France?", "4.5"), ("What is the median of Germany?", "3"),
+             ("What is the median of Italy?", "3.25")],
+            [1, 2, 3],
+            "Germany",
+        ),
+        (  # names that earlier steps found: the model's own answers to steps 1 and 2
+            "Which series has the largest result: the series from step 1 (step 3) or the "
+            "series from step 2 (step 4)?",
+            [("Which series is drawn in blue?", "2019"),
+             ("Which series is drawn in orange?", "2020"),
+             ("What is the total of the series from step 1?", "69"),
+             ("What is the total of the series from step 2?", "75")],
+            [1, 2, 3, 4],
+            "2020",
+        ),
+        (  # ... and as the model gave them, right or wrong
+            "Which series has the largest result: the series from step 1 (step 3) or the "
+            "series from step 2 (step 4)?",
+            [("Which series is drawn in blue?", "Exports"),
+             ("Which series is drawn in orange?", "Imports"),
+             ("What is the total of the series from step 1?", "80"),
+             ("What is the total of the series from step 2?", "75")],
+            [1, 2, 3, 4],
+            "Exports",
+        ),
     ],
 )  # fmt: skip
 def test_steps_that_build_on_earlier_answers(

@@ -3,6 +3,7 @@ of a phrase among a chart's labels, and the numbers a text writes."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from difflib import SequenceMatcher
@@ -13,8 +14,11 @@ __all__ = [
     "aliases",
     "best_label",
     "find_mentions",
+    "labels_listed",
+    "labels_written",
     "loose_mention",
     "norm",
+    "norm_question",
     "numbers_written",
     "plain_math",
     "similarity",
@@ -57,6 +61,13 @@ def norm(text: str) -> str:
     return " ".join(w.strip(".") for w in t.split() if w.strip("."))
 
 
+@functools.lru_cache(maxsize=256)
+def norm_question(question: str) -> str:
+    """`norm` of a question ("?" and other punctuation dropped), kept for the many cues
+    that read the same question."""
+    return norm(question)
+
+
 def similarity(a: str, b: str) -> float:
     """0..1 likeness of two labels after normalisation (1 = equal)."""
     na, nb = norm(a), norm(b)
@@ -86,6 +97,35 @@ def numbers_written(text: str) -> list[float]:
         x = parse_number(m.group(0).replace("−", "-"))
         if x is not None:
             out.append(x)
+    return out
+
+
+_LIST_SEP = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
+
+
+def labels_listed(labels: Sequence[str]) -> str:
+    """Labels as a question lists them: "A", "A and B", "A, B and C"."""
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + f" and {labels[-1]}"
+
+
+def labels_written(text: str, options: Sequence[str]) -> list[str] | None:
+    """The labels of `options` a list such as `labels_listed` writes names, in order (any
+    case; commas and "and" between them, also inside a label: "Food and drink and Rent");
+    None unless the whole text is such a list."""
+    opts = sorted({o for o in options if o.strip()}, key=len, reverse=True)
+    if not opts:
+        return None
+    one = "(?:" + "|".join(re.escape(" ".join(o.split())) for o in opts) + ")"
+    t = " ".join(text.split())
+    by_text = {" ".join(o.split()).lower(): o for o in options}
+    out: list[str] = []
+    pos = 0
+    while pos < len(t) or not out:  # the longest label at each place
+        head = re.match(f"{_LIST_SEP if out else ''}({one})(?=$|{_LIST_SEP})", t[pos:], re.I)
+        if head is None:
+            return None
+        out.append(by_text[head.group(1).lower()])
+        pos += head.end()
     return out
 
 

@@ -24,10 +24,17 @@ from typing import Literal
 from chartproof.numeric import format_number, parse_number
 from chartproof.questions.cues import Cue, walk
 from chartproof.questions.describe import ordinal_value
-from chartproof.questions.labels import best_label, norm, numbers_written, similarity
+from chartproof.questions.labels import (
+    best_label,
+    labels_listed,
+    labels_written,
+    norm,
+    numbers_written,
+    similarity,
+)
 from chartproof.questions.mentions import mentions
 from chartproof.questions.ops.shape import CORRELATION_BANDS
-from chartproof.questions.ops.steps import STEP_QUESTIONS, StepQuestion
+from chartproof.questions.ops.steps import STEP_QUESTIONS, StepQuestion, name_steps, named_steps
 from chartproof.questions.program import (
     ArgValue,
     Program,
@@ -65,6 +72,8 @@ _ORDINAL = (
 _NUMBER = r"[-+\u2212]?[$€£¥]?\d[\d,]*(?:\.\d+)?%?"
 _NUMBERS = rf"{_NUMBER}(?:(?:,\s*|,?\s+and\s+){_NUMBER})+"
 """A list of numbers as written ("46, 43 and 41")."""
+_NAMED_STEPS = r".+?\(step \d+\)(?:,?\s+or\s+|,\s*).+?\(step \d+\)"
+"""Results named with their steps ("Berlin (step 3) or Vienna (step 9)", `name_steps`)."""
 _ANY = ".+?"
 
 
@@ -235,9 +244,15 @@ def template_regex(template: str, slots: tuple[str, ...]) -> tuple[re.Pattern[st
     return template_pattern(template, tuple((s, _ANY) for s in slots))
 
 
+def _listing(labels: Sequence[str]) -> str:
+    """One or more of the labels as a list writes them ("A, B and C")."""
+    one = _alternation(labels)
+    return rf"{one}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+){one})*"
+
+
 def _strict_bodies(kinds: Mapping[str, str], view: ChartView) -> tuple[tuple[str, str], ...]:
     """Each argument slot's pattern: one of the chart's labels of its kind, or a number,
-    ordinal or list of numbers as written."""
+    ordinal, list of numbers or results named with their steps as written."""
     colors = tuple(sorted(set(view.colors.values())))
     out = []
     for name, kind in sorted(kinds.items()):
@@ -249,6 +264,9 @@ def _strict_bodies(kinds: Mapping[str, str], view: ChartView) -> tuple[tuple[str
             "color": lambda: _alternation(colors),
             "band": lambda: _alternation(CORRELATION_BANDS),
             "numbers": lambda: _NUMBERS,
+            "named_steps": lambda: _NAMED_STEPS,
+            "x_list": lambda: _listing(view.x_labels),
+            "series_list": lambda: _listing(view.series),
             # a phrase is read by its program's cue, which solves it as a question
             "quantity": lambda: _alternation(()),
         }[kind]()
@@ -264,7 +282,8 @@ def resolve_slot(
 ) -> tuple[ArgValue, float] | None:
     """The chart value a slot's text stands for, with its likeness (0..1): a label of the
     slot's kind (`exact`: the same words in any case; else the nearest label, see `pick`),
-    a number, an ordinal, or a list of numbers. None when the text names none."""
+    a number, an ordinal, a list of numbers, or results named with their steps. None when
+    the text names none."""
     t = " ".join(text.split())
     if not exact:
         t = t.strip(" '\"")
@@ -274,6 +293,11 @@ def resolve_slot(
     if kind == "numbers":  # as the programs write a list: "46, 43, 41"
         listed = numbers_written(t) if re.fullmatch(_NUMBERS, t, re.I) else []
         return None if len(listed) < 2 else (", ".join(format_number(v) for v in listed), 1.0)
+    if kind == "named_steps":  # "Berlin (step 3), Amsterdam (step 6) or Vienna (step 9)"
+        named = named_steps(t)
+        return None if named is None else (name_steps(named), 1.0)
+    if kind in ("x_list", "series_list"):
+        return _resolve_list(t, view.x_labels if kind == "x_list" else view.series, view, exact)
     options = {
         "x": view.x_labels,
         "series": view.series,
@@ -290,6 +314,24 @@ def resolve_slot(
         # One series: questions name it by a column name the image may not show.
         return view.series[0], 0.5
     return found
+
+
+def _resolve_list(
+    t: str, options: Sequence[str], view: ChartView, exact: bool
+) -> tuple[ArgValue, float] | None:
+    """One or more labels as a list writes them ("A, B and C", `labels_listed`): the labels
+    as written, else (not `exact`) each part the nearest label, its likeness the least."""
+    found = labels_written(t, options)
+    if found is not None:
+        return labels_listed(found), 1.0
+    if exact:
+        return None
+    picked = [pick(part, options) for part in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", t)]
+    if all(p is not None for p in picked):
+        return labels_listed([p[0] for p in picked if p]), min(p[1] for p in picked if p)
+    if options == view.series and len(view.series) == 1:
+        return view.series[0], 0.5  # as for one series: named by a column the image may not show
+    return None
 
 
 def pick(text: str, options: Iterable[str]) -> tuple[str, float] | None:

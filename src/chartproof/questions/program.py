@@ -61,11 +61,16 @@ Args: TypeAlias = Mapping[str, ArgValue]
 ALL_CHARTS = kinds_where(lambda k: True)
 """Every chart type (registered ones included)."""
 
-SLOT_KINDS = ("x", "series", "number", "ordinal", "color", "band", "numbers", "quantity")
-"""Kinds of argument slots: an x label, a series name, a number, an ordinal (1 → "first"),
-a colour name, a correlation band, a list of numbers (passed as its text, "46, 43, 41"), a
-quantity (a phrase naming a number: "38", "Canada", "the median of the green bars", passed
-as its text and answered as a question of its own when the program runs: `Tracer.ask`)."""
+SLOT_KINDS = (
+    "x", "series", "x_list", "series_list", "number", "ordinal", "color", "band", "numbers",
+    "quantity",
+)  # fmt: skip
+"""Kinds of argument slots: an x label, a series name, one or more of either (passed as the
+text that lists them, "A, B and C": `labels.labels_listed`), a number, an ordinal (1 →
+"first"), a colour name, a correlation band, a list of numbers (passed as its text, "46, 43,
+41"), a quantity (a phrase naming a number: "38", "Canada", "the median of the green bars",
+passed as its text and answered as a question of its own when the program runs:
+`Tracer.ask`)."""
 
 DERIVED_SLOTS = ("y_title", "x_title", "marks", "mark", "side")
 """Slots filled from the chart rather than from arguments: the measured quantity, the x

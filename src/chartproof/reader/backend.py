@@ -254,10 +254,10 @@ def reader_revision() -> str:
 
 @functools.cache
 def _code_hash() -> str:
-    """Short hash of the reader's Python sources (its package: the solver and perception),
-    the shared OCR package it reads text with, and the OCR runtime and versions
-    (`chartproof.ocr.engine_identity`), which can change a character now and then."""
-    return _sources_hash(Path(__file__).resolve().parent)
+    """Short hash of the reader's Python sources (solver, perception), the programs and step
+    questions it answers through (`chartproof.questions`), the shared OCR package and the
+    OCR runtime and versions (`chartproof.ocr.engine_identity`, a character now and then)."""
+    return _sources_hash(Path(__file__).resolve().parent, Path(__file__).parents[1] / "questions")
 
 
 @functools.cache
@@ -267,17 +267,17 @@ def _perception_hash() -> str:
     return _sources_hash(Path(__file__).resolve().parent / "perception")
 
 
-def _sources_hash(root: Path) -> str:
+def _sources_hash(root: Path, *more: Path) -> str:
     import chartproof.ocr
 
     digest = hashlib.sha256()
     for f in sorted(root.rglob("*.py")):
         digest.update(f.relative_to(root).as_posix().encode())
         digest.update(f.read_bytes())
-    ocr_root = Path(chartproof.ocr.__file__).resolve().parent
-    for f in sorted(ocr_root.rglob("*.py")):
-        digest.update(b"chartproof/ocr/" + f.relative_to(ocr_root).as_posix().encode())
-        digest.update(f.read_bytes())
+    for package in (Path(chartproof.ocr.__file__).resolve().parent, *more):
+        for f in sorted(package.rglob("*.py")):
+            digest.update(f"chartproof/{package.name}/{f.relative_to(package).as_posix()}".encode())
+            digest.update(f.read_bytes())
     digest.update(chartproof.ocr.engine_identity().encode())
     return digest.hexdigest()[:12]
 

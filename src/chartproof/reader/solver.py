@@ -25,9 +25,9 @@ from chartproof.questions.matching import (
     step_matches,
     template_matches,
 )
-from chartproof.questions.ops.steps import recall
+from chartproof.questions.ops.steps import recall, refers_to_steps
 from chartproof.questions.program import ArgValue, get_program, program_for
-from chartproof.questions.trace import STEP_REF, Op, Tracer
+from chartproof.questions.trace import Op, Tracer
 from chartproof.reader._colours import human_colour_name, lightness_of
 from chartproof.reader._intents import intents
 from chartproof.reader._kinds import (
@@ -270,7 +270,7 @@ def solve(
         kind = "yes_no"
     if options and all(norm(o) in ("yes", "no", "true", "false") for o in options):
         kind = "yes_no"
-    if _REFERS.search(q):
+    if refers_to_steps(q):
         solution = _direct(q, view, by_step) or _unknown(
             "The question combines earlier answers the request does not include, or in a way "
             "no step question declares, or they are not numbers."
@@ -566,9 +566,6 @@ def _direct(
                     ops=tuple(tr.ops),
                 )
     return None
-
-
-_REFERS = re.compile(STEP_REF.format(n=r"\d+") + r"|\b(?:from|in) steps \d", re.I)
 
 
 def judge(statement: str, view: ChartView, *, rel: float = 0.0005) -> Solution:

@@ -4,11 +4,21 @@ stack totals and counts of chart elements (ChartR NC)."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping
 
 from chartproof.questions.describe import marks_of, series_mark
 from chartproof.questions.ops.compare import labelled_values
 from chartproof.questions.ops.extract import Label, refs, resolve
-from chartproof.questions.ops.steps import StepRun, combining, step_question, step_slot
+from chartproof.questions.ops.steps import (
+    StepRun,
+    combining,
+    given,
+    name_steps,
+    named_steps,
+    step_question,
+    step_slot,
+)
+from chartproof.questions.program import ArgValue
 from chartproof.questions.trace import Op, Tracer, ref
 from chartproof.questions.view import ChartView
 
@@ -132,27 +142,61 @@ def widest_gap(tr: Tracer, series: str, exclude: tuple[str, str]) -> Op | None:
     )
 
 
-def best_of(tr: Tracer, results: tuple[tuple[str, Op], ...], which: str, kind: str) -> Op | None:
+def _best_of_run(which: str) -> StepRun:
+    def run(tr: Tracer, args: Mapping[str, ArgValue]) -> Op | None:
+        named = named_steps(str(args["results"]))
+        if named is None:
+            return None
+        slots = {str(i): n for i, (_, n) in enumerate(named)}
+        found = given(tr, slots, *slots)
+        if found is None:
+            return None
+        return best_of(tr, tuple(zip([n for n, _ in named], found, strict=True)), which, "")
+
+    return run
+
+
+_BEST_Q = {
+    which: step_question(
+        "best_of",
+        f"Which {{kind}} has the {word} result: {{results}}?",
+        _best_of_run(which),
+        results="named_steps",
+    )
+    for which, word in (("max", "largest"), ("min", "smallest"))
+}
+"""What `best_of` asks: every candidate named with the step of its result."""
+
+
+def best_of(tr: Tracer, results: tuple[tuple[Label, Op], ...], which: str, kind: str) -> Op | None:
     """Which of several earlier numeric results, each named (e.g. by its series), is
-    largest ("max") or smallest ("min") (VC)."""
+    largest ("max") or smallest ("min") (VC). The question names every candidate with the
+    step of its result ("Berlin (step 3), Amsterdam (step 6) or Vienna (step 9)"); a name
+    an earlier step found is named by that step ("the series from step 1 (step 3)") and
+    becomes a dependency, so the step's request carries every name it needs."""
     view = tr.view
-    if len(results) < 2 or len({n for n, _ in results}) != len(results):
+    named = [(resolve(tr, label, kind), op) for label, op in results]
+    names = [n for (n, _, _), _ in named]
+    if len(results) < 2 or len(set(names)) != len(names) or not all(names):
         return None
-    ranked = sorted(results, key=lambda p: p[1].number(), reverse=which == "max")
-    (top, a), (_, b) = ranked[0], ranked[1]
+    ranked = sorted(named, key=lambda p: p[1].number(), reverse=which == "max")
+    ((top, _, _), a), (_, b) = ranked[0], ranked[1]
     if not view.distinct(a.number(), b.number(), err_a=a.err, err_b=b.err):
         return None
-    refs = ", ".join(str(op.id + 1) for _, op in results)
     word = "largest" if which == "max" else "smallest"
+    cands = name_steps([(text, op.id + 1) for (_, text, _), op in named])
+    deps = {d.id: d for (_, _, found), op in named for d in (*found, op)}
     return tr.add(
         "best_of",
         "VC",
-        f"Which {kind} has the {word} of the results of steps {refs}?",
+        _BEST_Q[which].format(kind=kind, results=cands),
         top,
         "text",
-        depends_on=tuple(op for _, op in results),
+        depends_on=tuple(deps[i] for i in sorted(deps)),
         args={
-            "results": [{"label": n, "ref": op.id} for n, op in results],
+            "results": [
+                {"label": n, "ref": op.id, **refs("label", found)} for (n, _, found), op in named
+            ],
             "which": which,
             "kind": kind,
         },

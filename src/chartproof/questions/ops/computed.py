@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from chartproof.questions.colours import same_colour
 from chartproof.questions.describe import mark_name, series_mark
-from chartproof.questions.labels import norm, similarity
+from chartproof.questions.labels import labels_listed, norm, similarity
 from chartproof.questions.ops.compare import superlative, word
 from chartproof.questions.ops.extract import color_of
 from chartproof.questions.ops.extract import read as ops_read
@@ -59,16 +59,17 @@ def _clear(view: ChartView, values: Sequence[float], target: float) -> bool:
     return all(_same(v, target) or view.distinct(v, target) for v in values)
 
 
-def count_equal(tr: Tracer, value: float, series: str | None = None) -> Op | None:
-    """How many shown values (of one series, or of all) equal `value` (NC)."""
+def count_equal(tr: Tracer, value: float, series: Sequence[str] | None = None) -> Op | None:
+    """How many shown values (of the given series, or of all) equal `value` (NC)."""
     view = tr.view
-    if series is not None and series not in view.values:
+    if series is not None and (not series or any(s not in view.values for s in series)):
         return None
-    cells = cells_of(view, (series,) if series is not None else view.series)
+    cells = cells_of(view, series if series is not None else view.series)
     if not cells or not _clear(view, [v for *_, v in cells], value):
         return None
     n = sum(_same(v, value) for *_, v in cells)
-    where = f" of {series}" if series is not None else ""
+    named = labels_listed(list(series)) if series is not None else None
+    where = f" of {named}" if named is not None else ""
     return tr.add(
         "count_equal",
         "NC",
@@ -76,7 +77,7 @@ def count_equal(tr: Tracer, value: float, series: str | None = None) -> Op | Non
         float(n),
         "number",
         cells=tuple((x, s) for x, s, _ in cells),
-        args={"value": value, "series": series},
+        args={"value": value, "series": named},
         note=f"{n} of the {len(cells)} values{where} equal {view.fmt(value)}",
         exact=True,
     )
@@ -158,15 +159,17 @@ def total_excluding(tr: Tracer, series: str, left_out: Sequence[str]) -> Op | No
     if not kept:
         return None
     total = sum(v for _, v in kept)
+    names = labels_listed(list(left_out))
     return tr.add(
         "total_excluding",
         "NC",
-        f"What is the total of {series} excluding {', '.join(left_out)}?",
+        f"What is the total of {series} excluding {names}?",
         total,
         "number",
         cells=tuple((x, series) for x, _ in kept),
         args={"series": series, "left_out": list(left_out)},
-        note=f"Adding {series} over the {len(kept)} labels other than {', '.join(left_out)} "
+        note=f"Adding {series} over the {len(kept)} label{'s' if len(kept) != 1 else ''} "
+        f"other than {names} "
         f"gives {view.fmt(total)}",
         err=sum(view.read_error(v) for _, v in kept),
         unit=view.unit,

@@ -7,7 +7,7 @@ answers recorded as operations (`recall`), the way the chain recorded them."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -23,8 +23,11 @@ __all__ = [
     "StepRun",
     "combining",
     "given",
+    "name_steps",
+    "named_steps",
     "read_label",
     "recall",
+    "refers_to_steps",
     "step_question",
     "step_slot",
 ]
@@ -66,6 +69,43 @@ def step_slot(name: str) -> str:
     """A template's reference to an earlier step whose number fills slot `name` ("the
     answer to step {a}"; declare the slot as a "number")."""
     return STEP_REF.format(n=f"{{{name}}}")
+
+
+_NAMED = re.compile(
+    r"\s*((?:(?!\(step \d).)+?)\s+\(step (\d+)\)(?:,?\s+or\s+|,\s*|\s*$)", re.I | re.S
+)
+
+
+def name_steps(named: Sequence[tuple[str, int]]) -> str:
+    """Results named with their steps, as a step question lists its candidates: "Berlin
+    (step 3), Amsterdam (step 6) or Vienna (step 9)" (`named_steps` reads it back)."""
+    parts = [f"{label} (step {n})" for label, n in named]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + f" or {parts[-1]}"
+
+
+def named_steps(text: str) -> list[tuple[str, int]] | None:
+    """The (name, step) pairs a list written by `name_steps` holds; None unless the whole
+    text is such a list of at least two."""
+    out, pos, text = [], 0, text.strip()
+    while pos < len(text):
+        m = _NAMED.match(text, pos)
+        if m is None:
+            return None
+        out.append((m.group(1).strip(), int(m.group(2))))
+        pos = m.end()
+    return out if len(out) >= 2 else None
+
+
+_REFERS = re.compile(
+    STEP_REF.format(n=r"\d+") + r"|\b(?:from|in) steps \d|\(step \d+\)(?:,|\s+or\b)", re.I
+)
+
+
+def refers_to_steps(question: str) -> bool:
+    """Whether a question combines earlier chain steps' answers, as the step questions
+    write them: "the answer to step 2", "from steps 1, 2 and 3", "Berlin (step 3) or
+    Vienna (step 9)" (a solver answers it from those answers alone)."""
+    return _REFERS.search(question) is not None
 
 
 _LABEL = re.compile(r"\bin (.+?)\?*$")

@@ -17,6 +17,7 @@ import random
 from collections.abc import Callable
 
 from chartproof.questions import ops
+from chartproof.questions.ops.extract import Label
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import (
     BARS,
@@ -88,12 +89,12 @@ def _best_by_colour(tr: Tracer, per_series: Callable[[Op], Op | None], label: st
     keyed = _series_by_colour(tr)
     if keyed is None:
         return None
-    found: list[tuple[str, Op]] = []
+    found: list[tuple[Label, Op]] = []
     for who in keyed:
         step = per_series(who)
         if step is None:
             return None
-        found.append((str(who.value), step))
+        found.append((who, step))  # named by its CI step ("the series from step 1")
     return ops.best_of(tr, tuple(found), "max", label)
 
 

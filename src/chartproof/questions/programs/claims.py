@@ -19,7 +19,7 @@ from chartproof.numeric import format_number, parse_number
 from chartproof.questions import ops
 from chartproof.questions.colours import colour_in_question, same_colour
 from chartproof.questions.cues import PATTERNS, Cue, reads
-from chartproof.questions.labels import find_mentions, norm
+from chartproof.questions.labels import find_mentions, norm, norm_question
 from chartproof.questions.mentions import NUMBER_WORDS
 from chartproof.questions.ops.computed import cells_of
 from chartproof.questions.ops.quantities import number_of, written_number
@@ -73,17 +73,13 @@ COMPARED = PATTERNS.stop - 1
 cannot be checked may still read as a comparison: "3 times more than")."""
 
 
-def _claim_text(question: str) -> str:
-    return " ".join(norm(question.replace("?", " ")).split())
-
-
 def _value_claim_cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
     """ "Is the value of Germany in 2015 34?", "Is the value of 2015 337.8?": the claimed
     value is the number that is not a label or a series of the chart, the cell is what the
     rest names, read through the one parser as "What is the value of ...?"."""
     from chartproof.questions.matching import parse  # the parser walks this registry
 
-    q = _claim_text(question)
+    q = norm_question(question)
     if COMPARISON.match(q) or _OTHER_CLAIM.search(q):
         return None  # the claims of other programs: "greater than", "k times", a colour
     names = {norm(x) for x in (*view.x_labels, *view.series)}
@@ -144,7 +140,7 @@ def _key_colour_cue(slot: str) -> Cue:
     def cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
         from chartproof.questions.matching import parse  # the parser walks this registry
 
-        m = _COLOUR_CLAIM.match(_claim_text(question))
+        m = _COLOUR_CLAIM.match(norm_question(question))
         if m is None or (view.kind.color_keys == "x") != (slot == "x"):
             return None
         said = colour_in_question(m.group(2)) or m.group(2)  # "graph green": green
@@ -238,7 +234,7 @@ def _share_series(left: str, right: str, view: ChartView) -> tuple[str, str]:
 
 def _compared_cue(bigger: bool) -> Cue:
     def cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
-        m = COMPARISON.match(_claim_text(question))
+        m = COMPARISON.match(norm_question(question))
         if m is None or (m.group(2) in BIGGER) != bigger:
             return None
         a, b = _share_series(m.group(1), m.group(3), view)
@@ -248,7 +244,7 @@ def _compared_cue(bigger: bool) -> Cue:
 
 
 def _times_cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
-    m = _TIMES.match(_claim_text(question))
+    m = _TIMES.match(norm_question(question))
     if m is None:
         return None
     said = m.group(2)

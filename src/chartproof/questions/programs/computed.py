@@ -15,7 +15,13 @@ from chartproof.numeric import format_number, parse_number
 from chartproof.questions import ops
 from chartproof.questions.colours import colour_in_question, same_colour, series_of_colour_word
 from chartproof.questions.cues import NAMED_VALUE, PATTERN, Cue, reads
-from chartproof.questions.labels import find_mentions, norm, numbers_written
+from chartproof.questions.labels import (
+    find_mentions,
+    labels_listed,
+    labels_written,
+    norm,
+    numbers_written,
+)
 from chartproof.questions.ops.computed import cells_of, nearest
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import CATEGORY, pick_series, threshold_between
@@ -39,7 +45,6 @@ __all__ = [
     "SeriesOfMax",
     "SeriesOfMin",
     "TotalExcluding",
-    "TotalExcludingTwo",
 ]
 
 FAMILY = "computed"
@@ -75,8 +80,8 @@ _OCCURRENCES = re.compile(r"\boccurr?ences?\b.*\bvalue (?:of )?(-?\d+(?:\.\d+)?)
 
 
 def _count_cue(named: bool) -> Cue:
-    """ "How many navy blue bars have 24 value?" (`named`: of the series it names),
-    "the occurrences of bar with value 5" (of every series)."""
+    """ "How many navy blue bars have 24 value?" (`named`: of the series it names, every
+    one), "the occurrences of bar with value 5" (of every series)."""
 
     def cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
         q = norm(question)
@@ -90,7 +95,7 @@ def _count_cue(named: bool) -> Cue:
         if bool(series) != named:
             return None
         value = float(number)
-        return {"series": series[0], "value": value} if named else {"value": value}
+        return {"series": labels_listed(series), "value": value} if named else {"value": value}
 
     return reads(
         cue, PATTERN, "how many of one series have a value" if named else "how many have a value"
@@ -104,7 +109,7 @@ def _sample_value(view: ChartView, rng: random.Random, series: str | None) -> fl
 
 @register
 class CountEqual(_Computed):
-    """How many values of one series equal a number."""
+    """How many values of one or more series equal a number."""
 
     name = "count_equal"
     task_type = "NC"
@@ -113,7 +118,7 @@ class CountEqual(_Computed):
         "How many times does {series} show the value {value}?",
         "In how many places is {series} equal to {value}?",
     )
-    slots = slot_kinds(series="series", value="number")
+    slots = slot_kinds(series="series_list", value="number")
     cues = (_count_cue(named=True),)
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
@@ -122,7 +127,8 @@ class CountEqual(_Computed):
         return None if ss is None or v is None else {"series": ss[0], "value": v}
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
-        return ops.count_equal(tr, float(args["value"]), str(args["series"]))
+        series = labels_written(str(args["series"]), tr.view.series)
+        return None if series is None else ops.count_equal(tr, float(args["value"]), series)
 
 
 @register
@@ -337,29 +343,25 @@ _EXCEPT = re.compile(
 )
 
 
-def _excluding_cue(labels: int) -> Cue:
+def _excluding_cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
     """ "What is the total number of programs excluding the national average?": the sum of
     one series (the one named before "excluding", else the first) over the other labels;
-    `labels` left out (one, or two: "excluding A and B")."""
-
-    def cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
-        q = norm(question)
-        m = _EXCEPT.search(q)
-        if m is None or not has(q, "total", "sum", "combined", "altogether"):
-            return None
-        left_out = find_mentions(m.group(1), view.x_labels)
-        named = _named_series(q[: m.start()], view)
-        series = named[0] if named else (view.series[0] if view.series else None)
-        if len(left_out) != labels or series is None:
-            return None
-        return {"series": series, "x": left_out[0], **({"x2": left_out[1]} if labels == 2 else {})}
-
-    return reads(cue, PATTERN, f"total excluding {labels} label(s)")
+    every label named after "excluding" left out ("excluding A, B and C")."""
+    q = norm(question)
+    m = _EXCEPT.search(q)
+    if m is None or not has(q, "total", "sum", "combined", "altogether"):
+        return None
+    left_out = find_mentions(m.group(1), view.x_labels)
+    named = _named_series(q[: m.start()], view)
+    series = named[0] if named else (view.series[0] if view.series else None)
+    if not left_out or series is None:
+        return None
+    return {"series": series, "x": labels_listed(left_out)}
 
 
 @register
 class TotalExcluding(_Computed):
-    """The sum of a series over every x label but one."""
+    """The sum of a series over every x label but those left out (one or more)."""
 
     name = "total_excluding"
     task_type = "NC"
@@ -368,33 +370,18 @@ class TotalExcluding(_Computed):
         "What is the sum of {series} over every {x_title} value except {x}?",
         "Adding up {series}, what is the total without {x}?",
     )
-    slots = slot_kinds(series="series", x="x")
-    cues = (_excluding_cue(1),)
+    slots = slot_kinds(series="series", x="x_list")
+    cues = (reads(_excluding_cue, PATTERN, "total excluding labels"),)
 
     def sample(self, view: ChartView, rng: random.Random) -> dict[str, ArgValue] | None:
         ss = pick_series(view, rng)
-        if ss is None or view.n < len(self.slots) + 1 or not view.x_unique:
+        if ss is None or view.n < 3 or not view.x_unique:
             return None
-        xs = rng.sample(list(view.x_labels), len(self.slots) - 1)
-        return {"series": ss[0], **dict(zip(("x", "x2"), xs, strict=False))}
+        return {"series": ss[0], "x": rng.sample(list(view.x_labels), 1)[0]}
 
     def run(self, tr: Tracer, args: Args) -> Op | None:
-        left_out = tuple(str(args[k]) for k in ("x", "x2") if k in args)
-        return ops.total_excluding(tr, str(args["series"]), left_out)
-
-
-@register
-class TotalExcludingTwo(TotalExcluding):
-    """The sum of a series over every x label but two."""
-
-    name = "total_excluding_two"
-    templates = (
-        "What is the total {series} excluding {x} and {x2}?",
-        "What is the sum of {series} over every {x_title} value except {x} and {x2}?",
-        "Adding up {series}, what is the total without {x} and {x2}?",
-    )
-    slots = slot_kinds(series="series", x="x", x2="x")
-    cues = (_excluding_cue(2),)
+        left_out = labels_written(str(args["x"]), tr.view.x_labels)
+        return None if left_out is None else ops.total_excluding(tr, str(args["series"]), left_out)
 
 
 # ---------------------------------------------------------------- the series of the extreme

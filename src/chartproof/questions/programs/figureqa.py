@@ -7,7 +7,6 @@ cues read FigureQA's own wording (the templates' words, fuzzily matched names)."
 
 from __future__ import annotations
 
-import functools
 import itertools
 import random
 import re
@@ -15,7 +14,7 @@ from typing import ClassVar, cast
 
 from chartproof.questions import ops
 from chartproof.questions.cues import PATTERN, Cue, reads
-from chartproof.questions.labels import best_label, norm
+from chartproof.questions.labels import best_label, norm_question
 from chartproof.questions.ops.figure import RANKS, entities, extreme_scores, rank_scores
 from chartproof.questions.program import Args, ArgValue, Program, register, slot_kinds
 from chartproof.questions.programs._pick import CATEGORY, LINES, pick_series
@@ -43,12 +42,6 @@ COMPARISON = re.compile(
 relation word, b (each with its own "the": "the median of green bars")."""
 BIGGER = ("greater", "larger", "higher", "more", "bigger")
 """Relation words of COMPARISON that mean "greater"."""
-
-
-@functools.lru_cache(maxsize=256)
-def _q(question: str) -> str:
-    """The question normalised once for every cue that reads it."""
-    return " ".join(norm(question.replace("?", " ")).split())
 
 
 def _name(phrase: str, options: list[str]) -> str | None:
@@ -83,7 +76,7 @@ class FigureProgram(Program):
 
 def _rank_cue(what: str) -> Cue:
     def cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
-        m = _RANK.match(_q(question))
+        m = _RANK.match(norm_question(question))
         name = _name(m.group(1), list(entities(view))) if m and m.group(2) == what else None
         return None if name is None else {"name": name}
 
@@ -92,7 +85,7 @@ def _rank_cue(what: str) -> Cue:
 
 def _has_cue(top: bool, area: bool) -> Cue:
     def cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
-        m = _HAS.match(_q(question))
+        m = _HAS.match(norm_question(question))
         if m is None or (m.group(2) in ("highest", "maximum")) != top:
             return None
         if (m.group(3) != "value") != area:
@@ -201,7 +194,7 @@ def _cross_cue(after: bool) -> Cue:
     """ "Does Olive intersect Teal?", "Do A and B cross after 2015?"."""
 
     def cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
-        q = _q(question)
+        q = norm_question(question)
         m = _CROSS.match(q)
         if not m or len(view.series) < 2:
             return None
@@ -270,7 +263,7 @@ def _beyond_cue(bigger: bool) -> Cue:
     """ "Is Olive greater than Teal?" on curves: strictly above (below) at every point."""
 
     def cue(question: str, view: ChartView) -> dict[str, ArgValue] | None:
-        m = COMPARISON.match(_q(question))
+        m = COMPARISON.match(norm_question(question))
         if not m or (m.group(2) in BIGGER) != bigger:
             return None
         a, b = (_name(re.sub(r"^the ", "", m.group(i)), list(view.series)) for i in (1, 3))
