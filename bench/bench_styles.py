@@ -240,7 +240,8 @@ def echarts_option(spec: ChartSpec) -> dict[str, Any]:
         | ({"showSymbol": spec.style.markers} if kind == "line" else {})
         for name, vs in series
     ]
-    cat_axis = {"type": "category", "data": cats}
+    # every category label drawn: ECharts leaves out labels it guesses would overlap
+    cat_axis = {"type": "category", "data": cats, "axisLabel": {"interval": 0}}
     if _horizontal(spec):
         out["xAxis"] = {**y_axis, "type": "value"}
         out["yAxis"] = {**x_axis, **cat_axis, "nameGap": 60}
@@ -290,6 +291,7 @@ def chartjs_config(spec: ChartSpec) -> dict[str, Any]:
             d["pointRadius"] = 3 if spec.style.markers else 0
     plugins["legend"] = {"display": len(series) > 1}
     cat, val = titled(spec.style.x_title), titled(spec.style.y_title)
+    cat["ticks"] = {"autoSkip": False}  # every category label (Chart.js skips crowded ones)
     if _horizontal(spec):
         options["indexAxis"] = "y"
         options["scales"] = {"x": val, "y": cat}
