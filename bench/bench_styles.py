@@ -47,6 +47,7 @@ import numpy as np
 from chartproof.charts import render
 from chartproof.charts.suites.chartr import CHARTR
 from chartproof.metrics.accuracy import relaxed_accuracy
+from chartproof.numeric import parse_number
 from chartproof.questions import make_questions
 from chartproof.reader import solve, view_of, view_of_table
 from chartproof.reader.perception import get_engine
@@ -439,11 +440,48 @@ class Browser:
 # ---------------------------------------------------------------------- scoring
 
 
+def _xy(table: DataTable) -> list[tuple[float, float]]:
+    """The (x, y) points of a table: the first column's numbers (or labels that parse as
+    numbers) against each numeric column's value in the row."""
+    out: list[tuple[float, float]] = []
+    ys = [i for i, c in enumerate(table.columns) if i > 0 and c.kind == "number"]
+    for row in table.rows:
+        x = row[0] if isinstance(row[0], float) else parse_number(str(row[0]))
+        for i in ys:
+            y = row[i]
+            if x is not None and isinstance(y, float):
+                out.append((x, y))
+    return out
+
+
+def point_recovery(
+    pred: DataTable | None, gold: list[tuple[float, float]], tol: float = 0.05
+) -> tuple[int, int]:
+    """(gold points matched, gold points) of a scatter chart, whose points have no labels to
+    match cells by: read and gold points paired one to one (scipy's assignment, least
+    summed distance in axis ranges), a pair counting when it lies within `tol` of the gold
+    points' x range and of their y range."""
+    from scipy.optimize import linear_sum_assignment
+
+    want = np.array(gold, dtype=float).reshape(-1, 2)
+    got = np.array(_xy(pred) if pred is not None else [], dtype=float).reshape(-1, 2)
+    if len(want) == 0 or len(got) == 0:
+        return 0, len(want)
+    span = np.maximum(np.ptp(want, axis=0), 1e-12)
+    off = np.abs(want[:, None, :] - got[None, :, :]) / span  # gold x read x axis
+    rows, cols = linear_sum_assignment(off.sum(axis=2))
+    return int((off[rows, cols].max(axis=1) <= tol).sum()), len(want)
+
+
 def score(spec: ChartSpec, table: DataTable | None, view: Any, per_chart: int) -> dict[str, Any]:
     """One image's figures from what was read (`table` and its question `view`, None when
-    no chart was found): cells right of the gold table's numeric cells (none for scatter)
-    and the generated questions answered right of those the gold table answers."""
-    cells = (0, 0) if spec.chart_type == "scatter" else table_recovery(table, spec.table)
+    no chart was found): cells right of the gold table's numeric cells (a scatter chart's
+    points: `point_recovery`) and the generated questions answered right of those the gold
+    table answers."""
+    if spec.chart_type == "scatter":
+        cells = point_recovery(table, [p for _, ps in _points(spec) for p in ps])
+    else:
+        cells = table_recovery(table, spec.table)
     gold = view_of_table(spec.table, spec.chart_type, x_title=spec.style.x_title)
     right = asked = 0.0
     for item in make_questions(spec, seed=0, per_chart=per_chart, with_premises=False):

@@ -146,6 +146,24 @@ def test_scoring_counts_cells_within_5_percent_and_answerable_questions(
     assert nothing == {"cells": [0, 6], "qa": [0.0, asked]}
 
 
+def test_scatter_points_are_matched_one_to_one_within_5_percent_of_each_range(
+    bench: ModuleType,
+) -> None:
+    gold = [(0.0, 0.0), (10.0, 100.0), (5.0, 50.0)]  # ranges: x 10, y 100
+    # (0.4, 3): 4 % and 3 % off; (10, 100) exact; (5, 60): y 10 % off; (9.8, 99) would also
+    # fit (10, 100) but that gold point is taken, and it is 48 % from (5, 50)
+    read = DataTable.from_csv("x,y\n0.4,3\n10,100\n5,60\n9.8,99\n")
+    assert bench.point_recovery(read, gold) == (2, 3)
+    assert bench.point_recovery(read, gold, tol=0.1) == (3, 3)
+    # a reading as lines: x labels as text, one column per series
+    wide = DataTable.from_csv("Year,A,B\n0,0,50\n10,100,\n")
+    assert bench.point_recovery(wide, gold) == (2, 3)
+    assert bench.point_recovery(None, gold) == (0, 3)
+    [(_, spec)] = bench.tables(["scatter"], 1, 0)
+    n = len(spec.table.rows)
+    assert bench.score(spec, spec.table, None, 2)["cells"] == [n, n]
+
+
 def test_summary_per_library_and_type(bench: ModuleType) -> None:
     rows = [
         {"library": "echarts", "type": "bar", "found": True, "read_as": "vbar",
