@@ -79,7 +79,7 @@ def clip_box(box: Box, w: int, h: int, pad: int = 0) -> tuple[int, int, int, int
     return x0, y0, x1, y1
 
 
-def _is_blend(c: np.ndarray, strong: np.ndarray, bg: np.ndarray) -> bool:
+def is_blend(c: np.ndarray, strong: np.ndarray, bg: np.ndarray) -> bool:
     """c lies on the segment between the background and a stronger colour: antialiasing."""
     d = strong - bg
     n2 = float(d @ d)
@@ -192,7 +192,7 @@ def color_layers(
             continue
         if any(np.linalg.norm(c - o) < 10 for o in chosen):
             continue
-        if any(_is_blend(c, o, bg) for o in chosen) and not _solid(keys == key, text):
+        if any(is_blend(c, o, bg) for o in chosen) and not _solid(keys == key, text):
             continue
         chosen.append(c)
     layers: list[ColorLayer] = []

@@ -131,7 +131,7 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     lines = _line_layers(scene, layout, dark)
     titles = _titles(scene, layout)
     if layout is not None and _bars_win(layout, scene, lines):
-        return read_bars(scene, _with_axis_orientation(scene, layout), titles)
+        return read_bars(scene, layout, titles)
     if lines:
         # the bars lost: their orientation (gridlines taken for bars) must not swap titles
         line_titles = _titles(scene, None) if layout is not None else titles
@@ -278,10 +278,6 @@ def _best_bars(
     return max(cands, key=lambda f: (f.score * len(f.bars), len(f.bars)))
 
 
-def _with_axis_orientation(scene: Scene, layout: BarLayout) -> BarLayout:
-    return layout
-
-
 def _line_layers(scene: Scene, layout: BarLayout | None, dark: Sequence[int] = ()) -> list[int]:
     # One lone "bar" is a thick bit of a line (a marker, a flat stretch), not a bar series.
     bars = layout.bars if layout is not None and len(layout.bars) >= 2 else ()
@@ -388,6 +384,9 @@ def _halo(layers: Sequence[ColorLayer], i: int) -> bool:
 
 def _bars_win(layout: BarLayout, scene: Scene, lines: list[int]) -> bool:
     area = sum(b.span.width * b.span.length for b in layout.bars)
+    # Bars hold most of their colours' pixels; a few dots of a scatter plot on a line do not.
+    if area < 0.5 * sum(scene.layers[i].count for i in {b.layer for b in layout.bars}):
+        return False
     if not lines:
         return len(layout.bars) >= 1 and area >= 60
     line_px = sum(int(scene.layers[i].mask.sum()) for i in lines)

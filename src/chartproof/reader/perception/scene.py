@@ -10,7 +10,7 @@ from typing import Literal
 
 import numpy as np
 
-from chartproof.reader.perception.palette import ColorLayer
+from chartproof.reader.perception.palette import ColorLayer, background_color, is_blend
 from chartproof.reader.perception.records import (
     AxisFit,
     Box,
@@ -82,15 +82,16 @@ class CellValue:
 
 def series_names(scene: Scene, layer_ids: Sequence[int], default: str | None) -> list[str]:
     """A name per series layer: the legend label of the nearest legend colour (each entry
-    names one layer, closest pairs first), else a default (the axis title for one series,
-    "Series k" for several)."""
+    names one layer, closest pairs first; then swatches filled with a tint of it, as Chart.js
+    fills them), else a default (the axis title for one series, "Series k" for several)."""
     pairs: list[tuple[float, int, int]] = []
+    bg = np.array(background_color(scene.image), dtype=float)
     for k, li in enumerate(layer_ids):
         rgb = np.array(scene.layers[li].rgb, dtype=float)
         for j, e in enumerate(scene.legend):
             c = np.array([int(e.color[i : i + 2], 16) for i in (1, 3, 5)], dtype=float)
             d = float(np.linalg.norm(c - rgb))
-            if d < 45:
+            if d < 45 or is_blend(c, rgb, bg):
                 pairs.append((d, k, j))
     named: dict[int, str] = {}
     used: set[int] = set()
