@@ -53,28 +53,61 @@ Rect = tuple[int, int, int, int, float]
 _BLOCK = np.ones((2, 2), np.uint8)
 
 
+@dataclass(frozen=True)
+class _Scan:
+    """The rectangles of a mask (`_rects`) with what finding them again after a cut needs
+    (`_rescan`): each one's component, as an index into `boxes`, and first pixel (row,
+    column: rectangles come in the raster order of these), and the box (x0, y0, x1, y1) of
+    every component of the closed mask; `boxes` is None when the mask holds no 2 x 2 block
+    (nor does any part of it, so no cut of it holds a rectangle)."""
+
+    rects: list[Rect]
+    firsts: list[tuple[int, int]]
+    comps: list[int]
+    boxes: np.ndarray | None
+
+
 def _rects(mask: np.ndarray, orientation: Orientation) -> list[Rect]:
+    return _scan(mask, orientation).rects
+
+
+def _closed(mask: np.ndarray, orientation: Orientation) -> np.ndarray:
     import cv2
 
     # Gridlines drawn over bars cut them across their length: close along the bar only.
     k = np.ones((5, 1), np.uint8) if orientation == "vertical" else np.ones((1, 5), np.uint8)
+    closed: np.ndarray = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, k)
+    return closed
+
+
+def _scan(mask: np.ndarray, orientation: Orientation) -> _Scan:
+    import cv2
+
     # Work inside the colour's bounding box, with a margin the closing cannot reach across
     # (2 px of dilation, then 2 of erosion): the same components, on fewer pixels.
     cut = trimmed(mask, margin=6)
     if cut is None:
-        return []
+        return _Scan([], [], [], None)
     sub, oy, ox = cut
-    m = cv2.morphologyEx(sub.astype(np.uint8), cv2.MORPH_CLOSE, k)
+    m = _closed(sub, orientation)
     # Every rectangle kept below holds a 2 x 2 block of set pixels, so a colour that has
     # none (the antialiased fringe of a line, a hairline) is not labelled at all. (A box
     # 85 % full and 12 px or more without one is 3 px thick and holed at every other
     # pixel along its middle, and the closing fills those holes either way.)
     if not cv2.countNonZero(cv2.erode(m, _BLOCK)):
-        return []
+        return _Scan([], [], [], None)
+    return _labelled(m, oy, ox)
+
+
+def _labelled(m: np.ndarray, oy: int, ox: int) -> _Scan:
+    """The rectangles among the components of a closed mask `m` whose top left pixel is at
+    (`oy`, `ox`) of the image."""
+    import cv2
+
     n, lab, stats, _ = components(m, 4)
     stats[:, cv2.CC_STAT_LEFT] += ox
     stats[:, cv2.CC_STAT_TOP] += oy
-    out = []
+    out, firsts, comps = [], [], []
     big = stats[:, cv2.CC_STAT_AREA] >= 12
     big &= (stats[:, cv2.CC_STAT_WIDTH] >= 2) & (stats[:, cv2.CC_STAT_HEIGHT] >= 2)
     for i in np.flatnonzero(big[1:n]) + 1:  # specks (most components) skipped in bulk
@@ -89,7 +122,73 @@ def _rects(mask: np.ndarray, orientation: Orientation) -> list[Rect]:
         if fill < 0.85:
             continue
         out.append((x, y, x + w, y + h, fill))
-    return out
+        top, left, width = stats[i, cv2.CC_STAT_TOP], stats[i, cv2.CC_STAT_LEFT], stats[i, 2]
+        row = lab[top - oy, left - ox : left - ox + width]
+        firsts.append((int(top), int(left) + int(np.argmax(row == i))))
+        comps.append(int(i) - 1)
+    s = stats[1:n]
+    boxes = np.stack([s[:, 0], s[:, 1], s[:, 0] + s[:, 2], s[:, 1] + s[:, 3]], axis=1)
+    return _Scan(out, firsts, comps, boxes)
+
+
+def _rescan(
+    whole: np.ndarray,
+    mask: np.ndarray,
+    orientation: Orientation,
+    before: _Scan,
+    cuts: Sequence[Box],
+) -> list[Rect]:
+    """`_rects` of `mask`, which is `whole` (whose scan is `before`) with the `cuts` boxes
+    cleared, labelling only a window around them. The closing reaches 4 px, so a component of
+    `whole` whose box stays 4 px clear of every cut is one of `mask` as it was; the others
+    (the affected ones) fall apart only into components inside the window they and the cuts
+    span, found there; one that a component of `whole` left unaffected would be counted
+    twice and is told apart by the component of `whole` its first pixel lies in."""
+    if not cuts:
+        return list(before.rects)
+    if before.boxes is None:
+        return []
+    h, w = mask.shape
+    zones = np.array([[round(v) for v in c] for c in cuts]) + np.array([-4, -4, 4, 4])
+
+    def affected(b: np.ndarray) -> np.ndarray:
+        over = (b[:, None, 0] < zones[None, :, 2]) & (b[:, None, 2] > zones[None, :, 0])
+        over &= (b[:, None, 1] < zones[None, :, 3]) & (b[:, None, 3] > zones[None, :, 1])
+        hit: np.ndarray = over.any(axis=1)
+        return hit
+
+    hit = affected(before.boxes)
+    kept = [
+        (f, r)
+        for r, f, c in zip(before.rects, before.firsts, before.comps, strict=True)
+        if not hit[c]
+    ]
+    span = np.concatenate([zones, before.boxes[hit]])
+    x0, y0 = max(0, int(span[:, 0].min())), max(0, int(span[:, 1].min()))
+    x1, y1 = min(w, int(span[:, 2].max())), min(h, int(span[:, 3].max()))
+    if x1 > x0 and y1 > y0:
+        # closed on 12 px more, so that the 6 px kept around the window come out exact
+        outer = (max(0, y0 - 12), max(0, x0 - 12), min(h, y1 + 12), min(w, x1 + 12))
+        inner = (max(0, y0 - 6), max(0, x0 - 6), min(h, y1 + 6), min(w, x1 + 6))
+        cut = (
+            slice(inner[0] - outer[0], inner[2] - outer[0]),
+            slice(inner[1] - outer[1], inner[3] - outer[1]),
+        )
+
+        def window(m: np.ndarray) -> np.ndarray:
+            return _closed(m[outer[0] : outer[2], outer[1] : outer[3]], orientation)[cut]
+
+        found = _labelled(window(mask), inner[0], inner[1])
+        if found.rects:
+            _, lab, st, _ = components(window(whole), 4)
+            st[:, 2:4] += st[:, 0:2]
+            boxes = st[:, :4] + np.array([inner[1], inner[0], inner[1], inner[0]])
+            for r, (fy, fx) in zip(found.rects, found.firsts, strict=True):
+                k = int(lab[fy - inner[0], fx - inner[1]])
+                if affected(boxes[k : k + 1])[0]:
+                    kept.append(((fy, fx), r))
+    kept.sort(key=lambda fr: fr[0])
+    return [r for _, r in kept]
 
 
 def _trimmed(sub: np.ndarray, x: int, y: int) -> tuple[int, int, int, int, int]:
@@ -136,12 +235,12 @@ class RectMemo:
     """A bar search kept for a second search on the same layers and labels with another
     `exclude` (read_chart searches before the legend is known, and again with the legend cut
     out): each layer's mask with the labels filled in, and the rectangles found in those
-    masks. The second search cuts `exclude` out of copies of the masks it reaches and finds
-    rectangles again only in those."""
+    masks. The second search takes the rectangles of a mask `exclude` leaves as it was, and
+    finds them again in one it cuts only around the cut (`_rescan`)."""
 
     masks: list[np.ndarray] | None = None
     """Each layer's mask with the labels printed across its colour filled in, nothing cut."""
-    rects: dict[tuple[int, str], list[Rect]] = field(default_factory=dict)
+    rects: dict[tuple[int, str], _Scan] = field(default_factory=dict)
     """The rectangles of those masks, by layer index and orientation."""
 
 
@@ -155,7 +254,7 @@ def find_bar_layouts(
     """`find_bars` for the vertical and then the horizontal orientation, each layer's mask
     (labels filled in, `exclude` cut out) made once for both. With a `memo` (`RectMemo`),
     the masks and rectangles of an earlier search on the same layers and labels serve again
-    where `exclude` leaves a mask as it was."""
+    (found again around `exclude` only, where it cuts a mask)."""
     cut: list[bool] = []
     if memo is None:
         masks = _bar_masks(layers, exclude, labels)
@@ -163,10 +262,9 @@ def find_bar_layouts(
         if memo.masks is None:
             memo.masks = _bar_masks(layers, (), labels)
         masks, cut = _cut_out(memo.masks, exclude)
-    rects = None if memo is None else memo.rects
     return (
-        _find(layers, masks, "vertical", exclude, min_thickness, labels, rects, cut),
-        _find(layers, masks, "horizontal", exclude, min_thickness, labels, rects, cut),
+        _find(layers, masks, "vertical", exclude, min_thickness, labels, memo, cut),
+        _find(layers, masks, "horizontal", exclude, min_thickness, labels, memo, cut),
     )
 
 
@@ -205,24 +303,29 @@ def _find(
     exclude: Sequence[Box],
     min_thickness: int,
     labels: Sequence[Box],
-    memo: dict[tuple[int, str], list[Rect]] | None = None,
+    memo: RectMemo | None = None,
     fresh: Sequence[bool] = (),
 ) -> BarLayout | None:
-    """`find_bars` on the layers' prepared `masks` (`_bar_masks`). With a `memo`
-    (`RectMemo.rects`), the rectangles of each mask not `fresh` (cut since the memo was
-    filled) come from it, or go into it."""
+    """`find_bars` on the layers' prepared `masks` (`_bar_masks`). With a `memo`, the
+    rectangles of each mask not `fresh` (cut since the memo was filled) come from it, or go
+    into it; those of a fresh one are found again around `exclude` (`_rescan`)."""
     frame = Frame(orientation)
     h, w = layers[0].mask.shape if layers else (0, 0)
     cand: list[Bar] = []
     thin: list[Bar] = []
     for li, mask in enumerate(masks):
         key = (li, orientation)
-        if memo is None or fresh[li]:
+        scan = None if memo is None else memo.rects.get(key)
+        if memo is None:
             found = _rects(mask, orientation)
-        elif key in memo:
-            found = memo[key]
+        elif not fresh[li]:
+            if scan is None:
+                scan = memo.rects[key] = _scan(mask, orientation)
+            found = scan.rects
+        elif scan is not None and memo.masks is not None:
+            found = _rescan(memo.masks[li], mask, orientation, scan, exclude)
         else:
-            found = memo[key] = _rects(mask, orientation)
+            found = _rects(mask, orientation)
         for x0, y0, x1, y1, _ in found:
             if (x1 - x0) > 0.9 * w and (y1 - y0) > 0.9 * h:
                 continue
@@ -412,27 +515,34 @@ def _merge_split(bars: list[Bar], frame: Frame, exclude: Sequence[Box]) -> list[
     """Join pieces of one bar: halves a gridline through its middle cut lengthwise, and the
     two ends of a bar a legend box hides in the middle."""
     out = sorted(bars, key=lambda b: (b.layer, b.span.uc))
-    merged = True
-    while merged:
-        merged = False
-        for i, a in enumerate(out):
-            for j in range(i + 1, len(out)):
-                b = out[j]
-                if b.layer == a.layer and (
-                    _side_by_side(a, b) or _hidden_gap(a, b, frame, exclude)
-                ):
-                    span = Span(
-                        min(a.span.u0, b.span.u0),
-                        max(a.span.u1, b.span.u1),
-                        min(a.span.v0, b.span.v0),
-                        max(a.span.v1, b.span.v1),
-                    )
-                    out[i] = Bar(layer=a.layer, span=span, box=frame.box(span))
-                    del out[j]
-                    merged = True
-                    break
-            if merged:
-                break
+
+    def joins(a: Bar, b: Bar) -> bool:
+        return b.layer == a.layer and (_side_by_side(a, b) or _hidden_gap(a, b, frame, exclude))
+
+    # The first joining pair in (i, j) order is joined, as often as one is left. Pairs before
+    # i are known apart; a join changes only the pairs of the bar at i, so the scan goes back
+    # only to the first earlier bar that now joins it (same layer: they are sorted by layer).
+    i = 0
+    while i < len(out):
+        a = out[i]
+        j = next(
+            (j for j in range(i + 1, len(out)) if out[j].layer != a.layer or joins(a, out[j])),
+            None,
+        )
+        if j is not None and out[j].layer != a.layer:
+            j = None  # the layer's bars end there
+        if j is None:
+            i += 1
+            continue
+        b = out.pop(j)
+        span = Span(
+            min(a.span.u0, b.span.u0),
+            max(a.span.u1, b.span.u1),
+            min(a.span.v0, b.span.v0),
+            max(a.span.v1, b.span.v1),
+        )
+        out[i] = Bar(layer=a.layer, span=span, box=frame.box(span))
+        i = next((k for k in range(i) if joins(out[k], out[i])), i)
     return out
 
 
