@@ -55,11 +55,9 @@ _BLOCK = np.ones((2, 2), np.uint8)
 
 @dataclass(frozen=True)
 class _Scan:
-    """The rectangles of a mask (`_rects`) with what finding them again after a cut needs
-    (`_rescan`): each one's component, as an index into `boxes`, and first pixel (row,
-    column: rectangles come in the raster order of these), and the box (x0, y0, x1, y1) of
-    every component of the closed mask; `boxes` is None when the mask holds no 2 x 2 block
-    (nor does any part of it, so no cut of it holds a rectangle)."""
+    """A mask's rectangles (`_rects`), each with its component (an index into `boxes`) and
+    first pixel (y, x: they come in that raster order), and the box (x0, y0, x1, y1) of every
+    component of the closed mask; `boxes` None when it holds no 2 x 2 block (nor a cut)."""
 
     rects: list[Rect]
     firsts: list[tuple[int, int]]
@@ -76,8 +74,7 @@ def _closed(mask: np.ndarray, orientation: Orientation) -> np.ndarray:
 
     # Gridlines drawn over bars cut them across their length: close along the bar only.
     k = np.ones((5, 1), np.uint8) if orientation == "vertical" else np.ones((1, 5), np.uint8)
-    closed: np.ndarray = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, k)
-    return closed
+    return cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, k)
 
 
 def _scan(mask: np.ndarray, orientation: Orientation) -> _Scan:
@@ -86,22 +83,18 @@ def _scan(mask: np.ndarray, orientation: Orientation) -> _Scan:
     # Work inside the colour's bounding box, with a margin the closing cannot reach across
     # (2 px of dilation, then 2 of erosion): the same components, on fewer pixels.
     cut = trimmed(mask, margin=6)
-    if cut is None:
-        return _Scan([], [], [], None)
-    sub, oy, ox = cut
-    m = _closed(sub, orientation)
+    m = _closed(cut[0], orientation) if cut is not None else None
     # Every rectangle kept below holds a 2 x 2 block of set pixels, so a colour that has
     # none (the antialiased fringe of a line, a hairline) is not labelled at all. (A box
     # 85 % full and 12 px or more without one is 3 px thick and holed at every other
     # pixel along its middle, and the closing fills those holes either way.)
-    if not cv2.countNonZero(cv2.erode(m, _BLOCK)):
+    if cut is None or m is None or not cv2.countNonZero(cv2.erode(m, _BLOCK)):
         return _Scan([], [], [], None)
-    return _labelled(m, oy, ox)
+    return _labelled(m, cut[1], cut[2])
 
 
 def _labelled(m: np.ndarray, oy: int, ox: int) -> _Scan:
-    """The rectangles among the components of a closed mask `m` whose top left pixel is at
-    (`oy`, `ox`) of the image."""
+    """The rectangles of a closed mask `m` whose top left pixel is (`oy`, `ox`)."""
     import cv2
 
     n, lab, stats, _ = components(m, 4)
@@ -112,23 +105,19 @@ def _labelled(m: np.ndarray, oy: int, ox: int) -> _Scan:
     big &= (stats[:, cv2.CC_STAT_WIDTH] >= 2) & (stats[:, cv2.CC_STAT_HEIGHT] >= 2)
     for i in np.flatnonzero(big[1:n]) + 1:  # specks (most components) skipped in bulk
         x, y, w, h, area = (int(v) for v in stats[i])
-        fill = area / float(w * h)
+        x0, y0, w0, fill = x, y, w, area / float(w * h)
         if fill < 0.97 and area >= 40:
             tx, ty, tw, th, ta = _trimmed(lab[y - oy : y - oy + h, x - ox : x - ox + w] == i, x, y)
             # Only specks may go: a flat stretch of a line cut out of it is no bar.
             if ta >= 0.8 * area:
                 x, y, w, h, area = tx, ty, tw, th, ta
                 fill = area / float(w * h)
-        if fill < 0.85:
-            continue
-        out.append((x, y, x + w, y + h, fill))
-        top, left, width = stats[i, cv2.CC_STAT_TOP], stats[i, cv2.CC_STAT_LEFT], stats[i, 2]
-        row = lab[top - oy, left - ox : left - ox + width]
-        firsts.append((int(top), int(left) + int(np.argmax(row == i))))
-        comps.append(int(i) - 1)
+        if fill >= 0.85:
+            out.append((x, y, x + w, y + h, fill))
+            firsts.append((y0, x0 + int(np.argmax(lab[y0 - oy, x0 - ox : x0 - ox + w0] == i))))
+            comps.append(int(i) - 1)
     s = stats[1:n]
-    boxes = np.stack([s[:, 0], s[:, 1], s[:, 0] + s[:, 2], s[:, 1] + s[:, 3]], axis=1)
-    return _Scan(out, firsts, comps, boxes)
+    return _Scan(out, firsts, comps, np.stack([*s.T[:2], *(s.T[:2] + s.T[2:4])], axis=1))
 
 
 def _rescan(
@@ -138,24 +127,19 @@ def _rescan(
     before: _Scan,
     cuts: Sequence[Box],
 ) -> list[Rect]:
-    """`_rects` of `mask`, which is `whole` (whose scan is `before`) with the `cuts` boxes
-    cleared, labelling only a window around them. The closing reaches 4 px, so a component of
-    `whole` whose box stays 4 px clear of every cut is one of `mask` as it was; the others
-    (the affected ones) fall apart only into components inside the window they and the cuts
-    span, found there; one that a component of `whole` left unaffected would be counted
-    twice and is told apart by the component of `whole` its first pixel lies in."""
-    if not cuts:
-        return list(before.rects)
-    if before.boxes is None:
-        return []
-    h, w = mask.shape
+    """`_rects` of `mask`, `whole` (scanned: `before`) with the `cuts` boxes cleared, labelled
+    only around them. The closing reaches 4 px: a component of `whole` whose box stays that
+    far from every cut is one of `mask`; the others fall apart into components inside the
+    window they and the cuts span, labelled again (what else the window holds is told apart
+    by the component of `whole` its first pixel lies in)."""
+    if before.boxes is None or not cuts:
+        return [] if cuts else list(before.rects)
     zones = np.array([[round(v) for v in c] for c in cuts]) + np.array([-4, -4, 4, 4])
 
     def affected(b: np.ndarray) -> np.ndarray:
         over = (b[:, None, 0] < zones[None, :, 2]) & (b[:, None, 2] > zones[None, :, 0])
         over &= (b[:, None, 1] < zones[None, :, 3]) & (b[:, None, 3] > zones[None, :, 1])
-        hit: np.ndarray = over.any(axis=1)
-        return hit
+        return over.any(axis=1)  # type: ignore[no-any-return]
 
     hit = affected(before.boxes)
     kept = [
@@ -164,31 +148,25 @@ def _rescan(
         if not hit[c]
     ]
     span = np.concatenate([zones, before.boxes[hit]])
+    h, w = mask.shape
     x0, y0 = max(0, int(span[:, 0].min())), max(0, int(span[:, 1].min()))
     x1, y1 = min(w, int(span[:, 2].max())), min(h, int(span[:, 3].max()))
-    if x1 > x0 and y1 > y0:
-        # closed on 12 px more, so that the 6 px kept around the window come out exact
-        outer = (max(0, y0 - 12), max(0, x0 - 12), min(h, y1 + 12), min(w, x1 + 12))
-        inner = (max(0, y0 - 6), max(0, x0 - 6), min(h, y1 + 6), min(w, x1 + 6))
-        cut = (
-            slice(inner[0] - outer[0], inner[2] - outer[0]),
-            slice(inner[1] - outer[1], inner[3] - outer[1]),
-        )
+    # closed on 12 px more, so that the 6 px labelled around the window come out exact
+    oy, ox, iy, ix = max(0, y0 - 12), max(0, x0 - 12), max(0, y0 - 6), max(0, x0 - 6)
+    inner = (slice(iy - oy, min(h, y1 + 6) - oy), slice(ix - ox, min(w, x1 + 6) - ox))
 
-        def window(m: np.ndarray) -> np.ndarray:
-            return _closed(m[outer[0] : outer[2], outer[1] : outer[3]], orientation)[cut]
+    def window(m: np.ndarray) -> np.ndarray:
+        return _closed(m[oy : min(h, y1 + 12), ox : min(w, x1 + 12)], orientation)[inner]
 
-        found = _labelled(window(mask), inner[0], inner[1])
-        if found.rects:
-            _, lab, st, _ = components(window(whole), 4)
-            st[:, 2:4] += st[:, 0:2]
-            boxes = st[:, :4] + np.array([inner[1], inner[0], inner[1], inner[0]])
-            for r, (fy, fx) in zip(found.rects, found.firsts, strict=True):
-                k = int(lab[fy - inner[0], fx - inner[1]])
-                if affected(boxes[k : k + 1])[0]:
-                    kept.append(((fy, fx), r))
-    kept.sort(key=lambda fr: fr[0])
-    return [r for _, r in kept]
+    found = _labelled(window(mask), iy, ix) if x1 > x0 and y1 > y0 else _Scan([], [], [], None)
+    if found.rects:  # each piece's component in `whole`, by its first pixel
+        _, lab, st, _ = components(window(whole), 4)
+        st[:, 2:4] += st[:, :2]
+        boxes = st[:, :4] + np.array([ix, iy, ix, iy])
+        for r, (fy, fx) in zip(found.rects, found.firsts, strict=True):
+            if affected(boxes[lab[fy - iy, fx - ix]][None])[0]:
+                kept.append(((fy, fx), r))
+    return [r for _, r in sorted(kept, key=lambda fr: fr[0])]
 
 
 def _trimmed(sub: np.ndarray, x: int, y: int) -> tuple[int, int, int, int, int]:

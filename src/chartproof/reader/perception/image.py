@@ -119,22 +119,25 @@ def _shrink(rgb: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(cv2.resize(rgb, None, fx=s, fy=s, interpolation=cv2.INTER_AREA))
 
 
-def text_scale(tokens: Sequence[OcrToken]) -> float:
+def text_scale(tokens: Sequence[OcrToken], side: int = 0) -> float:
     """The factor (at most 1) that brings the median height of the horizontal text read with
-    confidence down to `TEXT_HEIGHT`, when it runs taller than `TEXT_HEIGHT_MAX`; 1 when fewer
-    than three such tokens say how tall the text is."""
+    confidence down to `TEXT_HEIGHT`, when it runs taller than `TEXT_HEIGHT_MAX`, or than
+    `TEXT_HEIGHT` in an image `side` px on its long side that is `WORK_SIDE` or more (a print
+    export shrunk to it: resampled already, and read faster smaller); 1 when fewer than
+    three such tokens say how tall the text is."""
     heights = [t.height for t in tokens if not t.vertical and abs(t.angle) < 5 and t.score >= 0.5]
     if len(heights) < 3:
         return 1.0
     median = float(np.median(heights))
-    return TEXT_HEIGHT / median if median > TEXT_HEIGHT_MAX else 1.0
+    limit = TEXT_HEIGHT if side >= WORK_SIDE else TEXT_HEIGHT_MAX
+    return TEXT_HEIGHT / median if median > limit else 1.0
 
 
 def at_text_height(
     image: np.ndarray, tokens: Sequence[OcrToken]
 ) -> tuple[np.ndarray, tuple[OcrToken, ...]]:
     """The image and its tokens scaled by `text_scale` (unchanged when that is 1)."""
-    scale = text_scale(tokens)
+    scale = text_scale(tokens, max(image.shape[:2]))
     if scale >= 1.0:
         return image, tuple(tokens)
     import cv2
