@@ -85,10 +85,6 @@ class Frame:
             return None
         return -p if self.orientation == "vertical" else p
 
-    def axis_direction(self) -> Literal["x", "y"]:
-        """The image direction of the value axis."""
-        return "y" if self.orientation == "vertical" else "x"
-
 
 def iou_matrix(a: Sequence[Box], b: Sequence[Box]) -> np.ndarray:
     """Intersection over union of every box of `a` (rows) with every box of `b` (columns),

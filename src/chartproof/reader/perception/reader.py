@@ -131,7 +131,7 @@ def read_chart(image: np.ndarray, tokens: Sequence[OcrToken]) -> ChartReading:
     lines = _line_layers(scene, layout, dark)
     titles = _titles(scene, layout)
     if layout is not None and _bars_win(layout, scene, lines):
-        return read_bars(scene, _with_axis_orientation(scene, layout), titles)
+        return read_bars(scene, layout, titles)
     if lines:
         # the bars lost: their orientation (gridlines taken for bars) must not swap titles
         line_titles = _titles(scene, None) if layout is not None else titles
@@ -276,10 +276,6 @@ def _best_bars(
     if not cands:
         return None
     return max(cands, key=lambda f: (f.score * len(f.bars), len(f.bars)))
-
-
-def _with_axis_orientation(scene: Scene, layout: BarLayout) -> BarLayout:
-    return layout
 
 
 def _line_layers(scene: Scene, layout: BarLayout | None, dark: Sequence[int] = ()) -> list[int]:
