@@ -591,9 +591,8 @@ def test_bar_rectangles(mask: np.ndarray, orientation: str, found: list[tuple[in
 
 def test_a_second_bar_search_finds_rectangles_again_only_where_the_exclusion_cut() -> None:
     """read_chart searches for bars before the legend is known and again with the legend cut
-    out: with a `memo`, the second search fills no labels in again, labels no mask whole
-    again, finds rectangles again (`_rescan`) only in the layers the cut changed, and finds
-    what a search without a memo finds."""
+    out: with a `memo`, the second search fills no labels in again, runs `_rects` only on
+    the layers the cut changed, and finds what a search without a memo finds."""
     from chartproof.reader.perception import bars
 
     img = np.full((120, 200, 3), 255, dtype=np.uint8)
@@ -603,16 +602,12 @@ def test_a_second_bar_search_finds_rectangles_again_only_where_the_exclusion_cut
     img[10:18, 150:158] = BLUE  # a legend swatch
     layers = [_layer(img, NAVY), _layer(img, BLUE)]
     legend = [(145.0, 5.0, 195.0, 22.0)]
-    calls: list[str] = []
-    real_scan, real_rescan = bars._scan, bars._rescan
+    calls: list[int] = []
+    real = bars._rects
 
-    def scan(mask: np.ndarray, orientation: str) -> object:
-        calls.append("scan")
-        return real_scan(mask, orientation)  # type: ignore[arg-type]
-
-    def rescan(*args: object) -> object:
-        calls.append("rescan")
-        return real_rescan(*args)  # type: ignore[arg-type]
+    def counted(mask: np.ndarray, orientation: str) -> list[tuple[int, int, int, int, float]]:
+        calls.append(int(mask.sum()))
+        return real(mask, orientation)  # type: ignore[arg-type]
 
     filled: list[int] = []
     real_fill = bars._under_labels
@@ -624,53 +619,16 @@ def test_a_second_bar_search_finds_rectangles_again_only_where_the_exclusion_cut
     labels = [(22.0, 50.0, 38.0, 60.0)]  # a value label printed across the first bar
     memo = bars.RectMemo()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(bars, "_scan", scan)
-        mp.setattr(bars, "_rescan", rescan)
+        mp.setattr(bars, "_rects", counted)
         mp.setattr(bars, "_under_labels", fill)
         first = bars.find_bar_layouts(layers, labels=labels, memo=memo)
-        assert (calls, len(filled)) == (["scan"] * 4, 2)  # two layers, two orientations
+        assert (len(calls), len(filled)) == (4, 2)  # two layers, two orientations
         again = bars.find_bar_layouts(layers, legend, labels=labels, memo=memo)
         # the blue layer, whose swatch the legend cut out; no label filled in again
-        assert (calls[4:], len(filled)) == (["rescan"] * 2, 2)
+        assert (len(calls), len(filled)) == (6, 2)
         assert first == bars.find_bar_layouts(layers, labels=labels)
         assert again == bars.find_bar_layouts(layers, legend, labels=labels)
     assert again[0] is not None and len(again[0].bars) == 3
-
-
-def _cut_case(seed: int) -> tuple[np.ndarray, list[tuple[float, float, float, float]]]:
-    """A mask of bars, specks, a gridline and two lattices, and one or two boxes to cut."""
-    rng = np.random.default_rng(seed)
-    mask = np.zeros((90, 140), dtype=bool)
-    for _ in range(int(rng.integers(3, 9))):
-        x, y = int(rng.integers(0, 130)), int(rng.integers(0, 80))
-        mask[y : y + int(rng.integers(2, 40)), x : x + int(rng.integers(2, 30))] = True
-    mask |= rng.random(mask.shape) < 0.03  # specks, some touching the bars
-    mask[int(rng.integers(0, 90)), :] ^= rng.random() < 0.5  # a gridline through them all
-    mask[40:46, 60:100:2] = True  # a lattice the closing fills (horizontally)
-    mask[10:80, 20:30] = True
-    mask[10:80:3, 20:30] = False  # a bar striped across, that the closing fills (vertically)
-    cuts = []
-    for _ in range(int(rng.integers(1, 3))):
-        x, y = rng.uniform(-5, 130), rng.uniform(-5, 80)
-        if rng.random() < 0.5:  # a cut across the striped bar
-            x, y = rng.uniform(5, 28), rng.uniform(0, 75)
-        cuts.append((x, y, x + rng.uniform(1, 40), y + rng.uniform(1, 30)))
-    return mask, cuts
-
-
-@pytest.mark.parametrize("seed", range(40))
-def test_rectangles_found_again_around_a_cut_are_those_of_the_cut_mask(seed: int) -> None:
-    """`_rescan` labels only around the cut boxes, and returns what labelling the whole cut
-    mask returns, in the same order (one piece of a bar cut in two, a bar the cut frees of
-    the specks that lowered its fill, the rectangles far from the cut as they were)."""
-    from chartproof.reader.perception.bars import _cut_out, _rects, _rescan, _scan
-
-    whole, cuts = _cut_case(seed)
-    cut = _cut_out([whole], cuts)[0][0]
-    for orientation in ("vertical", "horizontal"):
-        before = _scan(whole, orientation)  # type: ignore[arg-type]
-        want = _rects(cut, orientation)  # type: ignore[arg-type]
-        assert _rescan(whole, cut, orientation, before, cuts) == want  # type: ignore[arg-type]
 
 
 # (boxes a, boxes b, IoU matrix): worked by hand

@@ -53,120 +53,43 @@ Rect = tuple[int, int, int, int, float]
 _BLOCK = np.ones((2, 2), np.uint8)
 
 
-@dataclass(frozen=True)
-class _Scan:
-    """A mask's rectangles (`_rects`), each with its component (an index into `boxes`) and
-    first pixel (y, x: they come in that raster order), and the box (x0, y0, x1, y1) of every
-    component of the closed mask; `boxes` None when it holds no 2 x 2 block (nor a cut)."""
-
-    rects: list[Rect]
-    firsts: list[tuple[int, int]]
-    comps: list[int]
-    boxes: np.ndarray | None
-
-
 def _rects(mask: np.ndarray, orientation: Orientation) -> list[Rect]:
-    return _scan(mask, orientation).rects
-
-
-def _closed(mask: np.ndarray, orientation: Orientation) -> np.ndarray:
     import cv2
 
     # Gridlines drawn over bars cut them across their length: close along the bar only.
     k = np.ones((5, 1), np.uint8) if orientation == "vertical" else np.ones((1, 5), np.uint8)
-    return cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, k)
-
-
-def _scan(mask: np.ndarray, orientation: Orientation) -> _Scan:
-    import cv2
-
     # Work inside the colour's bounding box, with a margin the closing cannot reach across
     # (2 px of dilation, then 2 of erosion): the same components, on fewer pixels.
     cut = trimmed(mask, margin=6)
-    m = _closed(cut[0], orientation) if cut is not None else None
+    if cut is None:
+        return []
+    sub, oy, ox = cut
+    m = cv2.morphologyEx(sub.astype(np.uint8), cv2.MORPH_CLOSE, k)
     # Every rectangle kept below holds a 2 x 2 block of set pixels, so a colour that has
     # none (the antialiased fringe of a line, a hairline) is not labelled at all. (A box
     # 85 % full and 12 px or more without one is 3 px thick and holed at every other
     # pixel along its middle, and the closing fills those holes either way.)
-    if cut is None or m is None or not cv2.countNonZero(cv2.erode(m, _BLOCK)):
-        return _Scan([], [], [], None)
-    return _labelled(m, cut[1], cut[2])
-
-
-def _labelled(m: np.ndarray, oy: int, ox: int) -> _Scan:
-    """The rectangles of a closed mask `m` whose top left pixel is (`oy`, `ox`)."""
-    import cv2
-
+    if not cv2.countNonZero(cv2.erode(m, _BLOCK)):
+        return []
     n, lab, stats, _ = components(m, 4)
     stats[:, cv2.CC_STAT_LEFT] += ox
     stats[:, cv2.CC_STAT_TOP] += oy
-    out, firsts, comps = [], [], []
+    out = []
     big = stats[:, cv2.CC_STAT_AREA] >= 12
     big &= (stats[:, cv2.CC_STAT_WIDTH] >= 2) & (stats[:, cv2.CC_STAT_HEIGHT] >= 2)
     for i in np.flatnonzero(big[1:n]) + 1:  # specks (most components) skipped in bulk
         x, y, w, h, area = (int(v) for v in stats[i])
-        x0, y0, w0, fill = x, y, w, area / float(w * h)
+        fill = area / float(w * h)
         if fill < 0.97 and area >= 40:
             tx, ty, tw, th, ta = _trimmed(lab[y - oy : y - oy + h, x - ox : x - ox + w] == i, x, y)
             # Only specks may go: a flat stretch of a line cut out of it is no bar.
             if ta >= 0.8 * area:
                 x, y, w, h, area = tx, ty, tw, th, ta
                 fill = area / float(w * h)
-        if fill >= 0.85:
-            out.append((x, y, x + w, y + h, fill))
-            firsts.append((y0, x0 + int(np.argmax(lab[y0 - oy, x0 - ox : x0 - ox + w0] == i))))
-            comps.append(int(i) - 1)
-    s = stats[1:n]
-    return _Scan(out, firsts, comps, np.stack([*s.T[:2], *(s.T[:2] + s.T[2:4])], axis=1))
-
-
-def _rescan(
-    whole: np.ndarray,
-    mask: np.ndarray,
-    orientation: Orientation,
-    before: _Scan,
-    cuts: Sequence[Box],
-) -> list[Rect]:
-    """`_rects` of `mask`, `whole` (scanned: `before`) with the `cuts` boxes cleared, labelled
-    only around them. The closing reaches 4 px: a component of `whole` whose box stays that
-    far from every cut is one of `mask`; the others fall apart into components inside the
-    window they and the cuts span, labelled again (what else the window holds is told apart
-    by the component of `whole` its first pixel lies in)."""
-    if before.boxes is None or not cuts:
-        return [] if cuts else list(before.rects)
-    zones = np.array([[round(v) for v in c] for c in cuts]) + np.array([-4, -4, 4, 4])
-
-    def affected(b: np.ndarray) -> np.ndarray:
-        over = (b[:, None, 0] < zones[None, :, 2]) & (b[:, None, 2] > zones[None, :, 0])
-        over &= (b[:, None, 1] < zones[None, :, 3]) & (b[:, None, 3] > zones[None, :, 1])
-        return over.any(axis=1)  # type: ignore[no-any-return]
-
-    hit = affected(before.boxes)
-    kept = [
-        (f, r)
-        for r, f, c in zip(before.rects, before.firsts, before.comps, strict=True)
-        if not hit[c]
-    ]
-    span = np.concatenate([zones, before.boxes[hit]])
-    h, w = mask.shape
-    x0, y0 = max(0, int(span[:, 0].min())), max(0, int(span[:, 1].min()))
-    x1, y1 = min(w, int(span[:, 2].max())), min(h, int(span[:, 3].max()))
-    # closed on 12 px more, so that the 6 px labelled around the window come out exact
-    oy, ox, iy, ix = max(0, y0 - 12), max(0, x0 - 12), max(0, y0 - 6), max(0, x0 - 6)
-    inner = (slice(iy - oy, min(h, y1 + 6) - oy), slice(ix - ox, min(w, x1 + 6) - ox))
-
-    def window(m: np.ndarray) -> np.ndarray:
-        return _closed(m[oy : min(h, y1 + 12), ox : min(w, x1 + 12)], orientation)[inner]
-
-    found = _labelled(window(mask), iy, ix) if x1 > x0 and y1 > y0 else _Scan([], [], [], None)
-    if found.rects:  # each piece's component in `whole`, by its first pixel
-        _, lab, st, _ = components(window(whole), 4)
-        st[:, 2:4] += st[:, :2]
-        boxes = st[:, :4] + np.array([ix, iy, ix, iy])
-        for r, (fy, fx) in zip(found.rects, found.firsts, strict=True):
-            if affected(boxes[lab[fy - iy, fx - ix]][None])[0]:
-                kept.append(((fy, fx), r))
-    return [r for _, r in sorted(kept, key=lambda fr: fr[0])]
+        if fill < 0.85:
+            continue
+        out.append((x, y, x + w, y + h, fill))
+    return out
 
 
 def _trimmed(sub: np.ndarray, x: int, y: int) -> tuple[int, int, int, int, int]:
@@ -213,12 +136,12 @@ class RectMemo:
     """A bar search kept for a second search on the same layers and labels with another
     `exclude` (read_chart searches before the legend is known, and again with the legend cut
     out): each layer's mask with the labels filled in, and the rectangles found in those
-    masks. The second search takes the rectangles of a mask `exclude` leaves as it was, and
-    finds them again in one it cuts only around the cut (`_rescan`)."""
+    masks. The second search cuts `exclude` out of copies of the masks it reaches and finds
+    rectangles again only in those."""
 
     masks: list[np.ndarray] | None = None
     """Each layer's mask with the labels printed across its colour filled in, nothing cut."""
-    rects: dict[tuple[int, str], _Scan] = field(default_factory=dict)
+    rects: dict[tuple[int, str], list[Rect]] = field(default_factory=dict)
     """The rectangles of those masks, by layer index and orientation."""
 
 
@@ -232,7 +155,7 @@ def find_bar_layouts(
     """`find_bars` for the vertical and then the horizontal orientation, each layer's mask
     (labels filled in, `exclude` cut out) made once for both. With a `memo` (`RectMemo`),
     the masks and rectangles of an earlier search on the same layers and labels serve again
-    (found again around `exclude` only, where it cuts a mask)."""
+    where `exclude` leaves a mask as it was."""
     cut: list[bool] = []
     if memo is None:
         masks = _bar_masks(layers, exclude, labels)
@@ -240,9 +163,10 @@ def find_bar_layouts(
         if memo.masks is None:
             memo.masks = _bar_masks(layers, (), labels)
         masks, cut = _cut_out(memo.masks, exclude)
+    rects = None if memo is None else memo.rects
     return (
-        _find(layers, masks, "vertical", exclude, min_thickness, labels, memo, cut),
-        _find(layers, masks, "horizontal", exclude, min_thickness, labels, memo, cut),
+        _find(layers, masks, "vertical", exclude, min_thickness, labels, rects, cut),
+        _find(layers, masks, "horizontal", exclude, min_thickness, labels, rects, cut),
     )
 
 
@@ -281,29 +205,24 @@ def _find(
     exclude: Sequence[Box],
     min_thickness: int,
     labels: Sequence[Box],
-    memo: RectMemo | None = None,
+    memo: dict[tuple[int, str], list[Rect]] | None = None,
     fresh: Sequence[bool] = (),
 ) -> BarLayout | None:
-    """`find_bars` on the layers' prepared `masks` (`_bar_masks`). With a `memo`, the
-    rectangles of each mask not `fresh` (cut since the memo was filled) come from it, or go
-    into it; those of a fresh one are found again around `exclude` (`_rescan`)."""
+    """`find_bars` on the layers' prepared `masks` (`_bar_masks`). With a `memo`
+    (`RectMemo.rects`), the rectangles of each mask not `fresh` (cut since the memo was
+    filled) come from it, or go into it."""
     frame = Frame(orientation)
     h, w = layers[0].mask.shape if layers else (0, 0)
     cand: list[Bar] = []
     thin: list[Bar] = []
     for li, mask in enumerate(masks):
         key = (li, orientation)
-        scan = None if memo is None else memo.rects.get(key)
-        if memo is None:
+        if memo is None or fresh[li]:
             found = _rects(mask, orientation)
-        elif not fresh[li]:
-            if scan is None:
-                scan = memo.rects[key] = _scan(mask, orientation)
-            found = scan.rects
-        elif scan is not None and memo.masks is not None:
-            found = _rescan(memo.masks[li], mask, orientation, scan, exclude)
+        elif key in memo:
+            found = memo[key]
         else:
-            found = _rects(mask, orientation)
+            found = memo[key] = _rects(mask, orientation)
         for x0, y0, x1, y1, _ in found:
             if (x1 - x0) > 0.9 * w and (y1 - y0) > 0.9 * h:
                 continue
