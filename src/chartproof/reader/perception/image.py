@@ -46,10 +46,10 @@ on the synthetic suites (matplotlib, 8-11 pt at 100 dpi), 14-22 px on ChartQA's 
 charts, 13-21 px on FigureQA's, 13-48 px on Pew's (13 of 61 above 26 px)."""
 
 TEXT_HEIGHT_MAX = 26.0
-"""Charts whose text runs taller than this are derendered scaled down to `TEXT_HEIGHT`:
-pixel thresholds (stroke widths, gaps, marker sizes, straightness) hold at one scale, and a
-chart exported at 200-300 dpi is that chart at two to three times the scale (its text
-30-45 px once loaded)."""
+"""Charts whose text runs taller than this (than `TEXT_HEIGHT` at `WORK_SIDE`: `text_scale`)
+are derendered scaled down to `TEXT_HEIGHT`: pixel thresholds (stroke widths, gaps, marker
+sizes, straightness) hold at one scale, and a chart exported at 200-300 dpi is that chart
+at two to three times the scale (its text 30-45 px once loaded)."""
 
 
 class ImageError(ValueError):
