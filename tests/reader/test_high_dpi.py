@@ -57,6 +57,33 @@ def test_text_scale(toks: list[tuple[float, dict[str, object]]], scale: float, w
     assert got == pytest.approx(scale), why
 
 
+# (token heights, the image's long side, expected scale, why): a print export shrunk to the
+# working size is read at the tuned height as soon as its text is taller
+PRINT_CASES = [
+    ([23, 23, 23], 1400, 20 / 23, "shrunk to the working size: taller than tuned, scaled"),
+    ([23, 23, 23], 1399, 1.0, "below the working size: 26 px is the limit"),
+    ([23, 23, 23], 0, 1.0, "size not given: as below the working size"),
+    ([19, 20, 20], 1400, 1.0, "at the tuned height: not scaled"),
+    ([40, 40, 40], 1400, 0.5, "above both limits: the same scale either way"),
+]
+
+
+@pytest.mark.parametrize(("heights", "side", "scale", "why"), PRINT_CASES)
+def test_text_scale_of_a_print_export(
+    heights: list[float], side: int, scale: float, why: str
+) -> None:
+    assert text_scale([_tok(h) for h in heights], side) == pytest.approx(scale), why
+
+
+def test_a_print_export_is_derendered_at_the_tuned_text_height() -> None:
+    image = np.zeros((1400, 1000, 3), dtype=np.uint8)
+    toks = [OcrToken(text="2020", box=(0.0, 0.0, 80.0, 25.0), score=1.0) for _ in range(3)]
+    small, scaled = at_text_height(image, toks)
+    assert small.shape == (1120, 800, 3) and scaled[0].height == pytest.approx(20.0)
+    small, _ = at_text_height(image[:1399], toks)
+    assert small.shape == (1399, 1000, 3)  # not shrunk to the working size: as it is
+
+
 def test_the_limit_is_above_the_tuned_height() -> None:
     assert TEXT_HEIGHT < TEXT_HEIGHT_MAX
 

@@ -413,27 +413,34 @@ def _merge_split(bars: list[Bar], frame: Frame, exclude: Sequence[Box]) -> list[
     """Join pieces of one bar: halves a gridline through its middle cut lengthwise, and the
     two ends of a bar a legend box hides in the middle."""
     out = sorted(bars, key=lambda b: (b.layer, b.span.uc))
-    merged = True
-    while merged:
-        merged = False
-        for i, a in enumerate(out):
-            for j in range(i + 1, len(out)):
-                b = out[j]
-                if b.layer == a.layer and (
-                    _side_by_side(a, b) or _hidden_gap(a, b, frame, exclude)
-                ):
-                    span = Span(
-                        min(a.span.u0, b.span.u0),
-                        max(a.span.u1, b.span.u1),
-                        min(a.span.v0, b.span.v0),
-                        max(a.span.v1, b.span.v1),
-                    )
-                    out[i] = Bar(layer=a.layer, span=span, box=frame.box(span))
-                    del out[j]
-                    merged = True
-                    break
-            if merged:
-                break
+
+    def joins(a: Bar, b: Bar) -> bool:
+        return b.layer == a.layer and (_side_by_side(a, b) or _hidden_gap(a, b, frame, exclude))
+
+    # The first joining pair in (i, j) order is joined, as often as one is left. Pairs before
+    # i are known apart; a join changes only the pairs of the bar at i, so the scan goes back
+    # only to the first earlier bar that now joins it (same layer: they are sorted by layer).
+    i = 0
+    while i < len(out):
+        a = out[i]
+        j = next(
+            (j for j in range(i + 1, len(out)) if out[j].layer != a.layer or joins(a, out[j])),
+            None,
+        )
+        if j is not None and out[j].layer != a.layer:
+            j = None  # the layer's bars end there
+        if j is None:
+            i += 1
+            continue
+        b = out.pop(j)
+        span = Span(
+            min(a.span.u0, b.span.u0),
+            max(a.span.u1, b.span.u1),
+            min(a.span.v0, b.span.v0),
+            max(a.span.v1, b.span.v1),
+        )
+        out[i] = Bar(layer=a.layer, span=span, box=frame.box(span))
+        i = next((k for k in range(i) if joins(out[k], out[i])), i)
     return out
 
 

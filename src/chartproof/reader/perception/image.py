@@ -46,10 +46,10 @@ on the synthetic suites (matplotlib, 8-11 pt at 100 dpi), 14-22 px on ChartQA's 
 charts, 13-21 px on FigureQA's, 13-48 px on Pew's (13 of 61 above 26 px)."""
 
 TEXT_HEIGHT_MAX = 26.0
-"""Charts whose text runs taller than this are derendered scaled down to `TEXT_HEIGHT`:
-pixel thresholds (stroke widths, gaps, marker sizes, straightness) hold at one scale, and a
-chart exported at 200-300 dpi is that chart at two to three times the scale (its text
-30-45 px once loaded)."""
+"""Charts whose text runs taller than this (than `TEXT_HEIGHT` at `WORK_SIDE`: `text_scale`)
+are derendered scaled down to `TEXT_HEIGHT`: pixel thresholds (stroke widths, gaps, marker
+sizes, straightness) hold at one scale, and a chart exported at 200-300 dpi is that chart
+at two to three times the scale (its text 30-45 px once loaded)."""
 
 
 class ImageError(ValueError):
@@ -119,22 +119,25 @@ def _shrink(rgb: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(cv2.resize(rgb, None, fx=s, fy=s, interpolation=cv2.INTER_AREA))
 
 
-def text_scale(tokens: Sequence[OcrToken]) -> float:
+def text_scale(tokens: Sequence[OcrToken], side: int = 0) -> float:
     """The factor (at most 1) that brings the median height of the horizontal text read with
-    confidence down to `TEXT_HEIGHT`, when it runs taller than `TEXT_HEIGHT_MAX`; 1 when fewer
-    than three such tokens say how tall the text is."""
+    confidence down to `TEXT_HEIGHT`, when it runs taller than `TEXT_HEIGHT_MAX`, or than
+    `TEXT_HEIGHT` in an image `side` px on its long side that is `WORK_SIDE` or more (a print
+    export shrunk to it: resampled already, and read faster smaller); 1 when fewer than
+    three such tokens say how tall the text is."""
     heights = [t.height for t in tokens if not t.vertical and abs(t.angle) < 5 and t.score >= 0.5]
     if len(heights) < 3:
         return 1.0
     median = float(np.median(heights))
-    return TEXT_HEIGHT / median if median > TEXT_HEIGHT_MAX else 1.0
+    limit = TEXT_HEIGHT if side >= WORK_SIDE else TEXT_HEIGHT_MAX
+    return TEXT_HEIGHT / median if median > limit else 1.0
 
 
 def at_text_height(
     image: np.ndarray, tokens: Sequence[OcrToken]
 ) -> tuple[np.ndarray, tuple[OcrToken, ...]]:
     """The image and its tokens scaled by `text_scale` (unchanged when that is 1)."""
-    scale = text_scale(tokens)
+    scale = text_scale(tokens, max(image.shape[:2]))
     if scale >= 1.0:
         return image, tuple(tokens)
     import cv2

@@ -97,12 +97,10 @@ def _solid(in_bin: np.ndarray, text: np.ndarray) -> bool:
     when their colour happens to lie between the background and a darker one."""
     import cv2
 
-    m = (in_bin.reshape(text.shape) & ~text).astype(np.uint8)
-    total = int(m.sum())
-    if total == 0:
-        return False
-    core = int(cv2.erode(m, np.ones((3, 3), np.uint8)).sum())
-    return core >= max(12, 0.3 * total)
+    m = (in_bin.reshape(text.shape) & ~text).view(np.uint8)
+    total = cv2.countNonZero(m)
+    core = cv2.countNonZero(cv2.erode(m, np.ones((3, 3), np.uint8))) if total else 0
+    return total > 0 and core >= max(12, 0.3 * total)
 
 
 def _pack(px: np.ndarray) -> np.ndarray:
