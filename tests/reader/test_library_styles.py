@@ -1,18 +1,16 @@
 """Perception rules found on charts drawn by plotting libraries the reader was not tuned on
 (`bench/bench_styles.py`: Vega-Lite, ECharts, Chart.js), each on a small drawn case: bars of
-a group that stand apart, legend swatches filled with a tint of the series colour, and a
-scatter plot's dots that happen to line up, which are not bars."""
+a group that stand apart, and legend swatches filled with a tint of the series colour."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from chartproof.ocr import OcrToken
-from chartproof.reader.perception.bars import Bar, find_bars, group_slots
+from chartproof.reader.perception.bars import Bar, group_slots
 from chartproof.reader.perception.geometry import Frame
 from chartproof.reader.perception.legend import find_legend
 from chartproof.reader.perception.palette import background_color, color_layers, text_mask
-from chartproof.reader.perception.reader import _bars_win
 from chartproof.reader.perception.scene import Scene, series_names
 
 
@@ -78,37 +76,3 @@ def test_a_swatch_filled_with_a_tint_of_the_series_colour_names_that_series() ->
     assert len(lines) == 2
     named = dict(zip((layers[i].rgb for i in lines), series_names(scene, lines, None), strict=True))
     assert named == {BLUE: "Shoply", RED: "Cartwise"}
-
-
-def _scene(img: np.ndarray) -> Scene:
-    text = np.zeros(img.shape[:2], dtype=bool)
-    layers = tuple(color_layers(img, text, background_color(img)))
-    return Scene(
-        image=img, tokens=(), layers=layers, legend=(), legend_box=None, text=text,
-        y_axis=None, x_axis=None, text_height=12.0,
-    )  # fmt: skip
-
-
-def test_dots_of_a_scatter_plot_that_line_up_are_not_bars_but_bars_are() -> None:
-    # ECharts' scatter: 9 px dots; five of them happen to have their lower edges on one row
-    # (the bar search finds them standing on a baseline), thirty more lie about.
-    img = np.full((300, 400, 3), 255, dtype=np.uint8)
-    rng = np.random.default_rng(4)
-    for k in range(5):
-        img[111:120, 60 + 60 * k : 69 + 60 * k] = BLUE
-    for _ in range(30):
-        x, y = int(rng.integers(20, 380)), int(rng.integers(140, 280))
-        img[y : y + 9, x : x + 9] = BLUE
-    scene = _scene(img)
-    dots = find_bars(list(scene.layers), "vertical")
-    assert dots is not None and len(dots.bars) >= 5
-    assert not _bars_win(dots, scene, [])
-    # five real bars on one baseline, a legend swatch beside them
-    img = np.full((300, 400, 3), 255, dtype=np.uint8)
-    for k in range(5):
-        img[100 + 20 * k : 250, 40 + 60 * k : 80 + 60 * k] = BLUE
-    img[20:30, 340:350] = BLUE
-    scene = _scene(img)
-    bars = find_bars(list(scene.layers), "vertical")
-    assert bars is not None and len(bars.bars) == 5
-    assert _bars_win(bars, scene, [])

@@ -384,9 +384,6 @@ def _halo(layers: Sequence[ColorLayer], i: int) -> bool:
 
 def _bars_win(layout: BarLayout, scene: Scene, lines: list[int]) -> bool:
     area = sum(b.span.width * b.span.length for b in layout.bars)
-    # Bars hold most of their colours' pixels; a few dots of a scatter plot on a line do not.
-    if area < 0.5 * sum(scene.layers[i].count for i in {b.layer for b in layout.bars}):
-        return False
     if not lines:
         return len(layout.bars) >= 1 and area >= 60
     line_px = sum(int(scene.layers[i].mask.sum()) for i in lines)

@@ -82,8 +82,9 @@ class CellValue:
 
 def series_names(scene: Scene, layer_ids: Sequence[int], default: str | None) -> list[str]:
     """A name per series layer: the legend label of the nearest legend colour (each entry
-    names one layer, closest pairs first; then swatches filled with a tint of it, as Chart.js
-    fills them), else a default (the axis title for one series, "Series k" for several)."""
+    names one layer, closest pairs first; a swatch filled with a tint of the series colour,
+    as Chart.js fills it at half opacity, after those), else a default (the axis title for
+    one series, "Series k" for several)."""
     pairs: list[tuple[float, int, int]] = []
     bg = np.array(background_color(scene.image), dtype=float)
     for k, li in enumerate(layer_ids):
